@@ -1,0 +1,23 @@
+//! Rules of every game `egdb` solves, with their notation, symmetry and
+//! indexing, and the slice graph a build is cut into.
+//!
+//! This crate knows nothing of storage or the network: it turns a game spec
+//! into a [`nim::NimGame`] (more families follow), says how its positions are
+//! laid out in slices, and parses and prints positions and moves in the
+//! notation of `shared/RULES.md`.
+//!
+//! * [`spec`] — the `GAME` strings of the command line.
+//! * [`slice`] — slice ids, sizes and dependencies.
+//! * [`value`] — win/loss/draw from the mover's point of view.
+//! * [`nim`] — Triangular Nim, the hexagram ring game and custom take-away games.
+
+pub mod error;
+pub mod nim;
+pub mod slice;
+pub mod spec;
+pub mod value;
+
+pub use error::GameError;
+pub use slice::{SliceId, SliceInfo};
+pub use spec::{GameSpec, Rule};
+pub use value::Value;

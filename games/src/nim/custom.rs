@@ -1,0 +1,154 @@
+//! Custom take-away games read from a TOML file.
+//!
+//! ```toml
+//! name = "five in a row"
+//! cells = 5
+//! rule = "normal"            # or "misere"
+//! moves = [[0], [4], [1, 3]] # cell sets that must all be present; removed together
+//! lines = [[0, 1, 2, 3, 4]]  # optional: every run of consecutive cells is a move
+//! start = [0, 1, 2, 3, 4]    # optional: the start position (default: every cell)
+//! symmetries = [[4, 3, 2, 1, 0]]  # optional: cell permutations that keep the moves
+//! ```
+
+use serde::Deserialize;
+
+use super::{Board, NimDefinition, MAX_CELLS};
+use crate::{GameError, Rule};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GameFile {
+    name: Option<String>,
+    cells: u32,
+    rule: Rule,
+    #[serde(default)]
+    moves: Vec<Vec<u32>>,
+    #[serde(default)]
+    lines: Vec<Vec<u32>>,
+    start: Option<Vec<u32>>,
+    #[serde(default)]
+    symmetries: Vec<Vec<u32>>,
+}
+
+/// Parses and validates a game file's text; `path` only names it in errors.
+///
+/// # Errors
+/// [`GameError::GameFile`] naming the first problem: TOML syntax, unknown
+/// keys, cells out of range, a move listing a cell twice, no moves at all.
+pub fn parse(text: &str, path: &str) -> Result<NimDefinition, GameError> {
+    let fail = |reason: String| GameError::GameFile {
+        path: path.to_string(),
+        reason,
+    };
+    let file: GameFile = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+        match line {
+            Some(line) => fail(format!("line {line}: {}", e.message())),
+            None => fail(e.message().to_string()),
+        }
+    })?;
+    if !(1..=MAX_CELLS).contains(&file.cells) {
+        return Err(fail(format!("cells must be 1 to {MAX_CELLS}, not {}", file.cells)));
+    }
+    let to_mask = |what: &str, cells: &[u32]| -> Result<u64, GameError> {
+        let mut mask = 0u64;
+        for &c in cells {
+            if c >= file.cells {
+                return Err(fail(format!("{what} names cell {c}, but cells are 0 to {}", file.cells - 1)));
+            }
+            if mask & (1 << c) != 0 {
+                return Err(fail(format!("{what} names cell {c} twice")));
+            }
+            mask |= 1 << c;
+        }
+        Ok(mask)
+    };
+    let mut moves = Vec::new();
+    for (i, cells) in file.moves.iter().enumerate() {
+        if cells.is_empty() {
+            return Err(fail(format!("move {i} is empty")));
+        }
+        moves.push(to_mask(&format!("move {i}"), cells)?);
+    }
+    for (i, line) in file.lines.iter().enumerate() {
+        to_mask(&format!("line {i}"), line)?;
+        for start in 0..line.len() {
+            for end in start..line.len() {
+                moves.push(line[start..=end].iter().fold(0u64, |m, &c| m | 1 << c));
+            }
+        }
+    }
+    // Keep the first occurrence of each move, in file order.
+    let mut seen = std::collections::HashSet::new();
+    moves.retain(|m| seen.insert(*m));
+    if moves.is_empty() {
+        return Err(fail("the game has no moves (give `moves` or `lines`)".to_string()));
+    }
+    let all = (1u64 << file.cells) - 1;
+    let start = match &file.start {
+        Some(cells) => to_mask("start", cells)?,
+        None => all,
+    };
+    Ok(NimDefinition {
+        name: file.name.unwrap_or_else(|| path.to_string()),
+        board: Board::Custom,
+        cells: file.cells,
+        rule: file.rule,
+        moves,
+        start,
+        symmetries: file.symmetries,
+    })
+}
+
+/// The definition as a game file that [`parse`] reads back to the same game.
+pub fn to_toml(def: &NimDefinition) -> String {
+    let cells_of = |mask: u64| -> String {
+        let cells: Vec<String> = (0..64).filter(|c| mask & (1u64 << c) != 0).map(|c: u32| c.to_string()).collect();
+        format!("[{}]", cells.join(", "))
+    };
+    let moves: Vec<String> = def.moves.iter().map(|&m| cells_of(m)).collect();
+    let symmetries: Vec<String> = def
+        .symmetries
+        .iter()
+        .map(|p| format!("[{}]", p.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")))
+        .collect();
+    format!(
+        "name = {:?}\ncells = {}\nrule = \"{}\"\nstart = {}\nmoves = [{}]\nsymmetries = [{}]\n",
+        def.name,
+        def.cells,
+        def.rule.as_str(),
+        cells_of(def.start),
+        moves.join(", "),
+        symmetries.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_expand_to_runs() {
+        let def = parse("cells = 3\nrule = \"normal\"\nlines = [[0, 1, 2]]\n", "t").unwrap();
+        assert_eq!(def.moves.len(), 6);
+        let again = parse(&to_toml(&def), "t").unwrap();
+        assert_eq!(again.moves, def.moves);
+        assert_eq!(again.start, 0b111);
+    }
+
+    #[test]
+    fn bad_files_name_the_problem() {
+        for (text, needle) in [
+            ("cells = 3\nrule = \"normal\"\nmoves = [[0, 3]]", "cells are 0 to 2"),
+            ("cells = 3\nrule = \"normal\"\nmoves = [[1, 1]]", "twice"),
+            ("cells = 3\nrule = \"normal\"", "no moves"),
+            ("cells = 3\nrule = \"sudden\"\nmoves = [[0]]", "unknown variant"),
+            ("cells = 3\nrule = \"normal\"\nmoves = [[0]]\ncolour = 1", "unknown field"),
+            ("cells = 0\nrule = \"normal\"\nmoves = [[0]]", "cells must be"),
+            ("cells = [", "line 1: unclosed array"),
+        ] {
+            let err = parse(text, "g.toml").unwrap_err().to_string();
+            assert!(err.contains(needle) && err.contains("g.toml"), "{text}: {err}");
+        }
+    }
+}

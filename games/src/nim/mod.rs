@@ -1,0 +1,332 @@
+//! Take-away games: Triangular Nim, the hexagram ring game and custom games.
+//!
+//! Every one is a set of cells holding stones and a list of moves, each a set
+//! of cells that must all hold a stone and are then emptied. A position is the
+//! mask of cells that still hold a stone ([`NimGame::cells`] ≤ 63).
+
+mod cellmap;
+pub mod custom;
+pub mod hexagram;
+pub mod layout;
+mod notation;
+pub mod oracle;
+pub mod symmetry;
+pub mod triangle;
+
+use crate::{GameError, GameSpec, Rule, SliceId, SliceInfo, Value};
+pub use layout::{NimLayout, Row, Slot};
+pub use symmetry::SymmetryGroup;
+
+/// Cells a game may have: masks are `u64` and the packed layout needs one
+/// spare bit.
+pub const MAX_CELLS: u32 = 63;
+
+/// Which notation the game's positions and moves use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Board {
+    /// Rows `o/oo/ooo`, cells named `a1`, `b2`, moves `c1-c3`.
+    Triangle { layers: u32 },
+    /// Positions as the integer Σ 2^i over ringed points, moves `2+5`.
+    Hexagram,
+    /// Positions as one `o`/`.` per cell, moves `0+3`.
+    Custom,
+}
+
+/// A take-away game as data: what a game file holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NimDefinition {
+    pub name: String,
+    pub board: Board,
+    pub cells: u32,
+    pub rule: Rule,
+    /// Each move as a mask of the cells it empties.
+    pub moves: Vec<u64>,
+    pub start: u64,
+    /// Cell permutations (image of cell `i` at index `i`) that map moves to moves.
+    pub symmetries: Vec<Vec<u32>>,
+}
+
+impl NimDefinition {
+    pub fn triangle(layers: u32, rule: Rule) -> NimDefinition {
+        let cells = triangle::cell_count(layers);
+        NimDefinition {
+            name: format!("Triangular Nim, {layers} layers, {} rule", rule.as_str()),
+            board: Board::Triangle { layers },
+            cells,
+            rule,
+            moves: triangle::moves(layers),
+            start: (1u64 << cells) - 1,
+            symmetries: triangle::symmetries(layers),
+        }
+    }
+
+    pub fn hexagram() -> NimDefinition {
+        let moves = hexagram::moves();
+        NimDefinition {
+            name: "hexagram ring game".to_string(),
+            board: Board::Hexagram,
+            cells: hexagram::POINTS,
+            rule: Rule::Misere,
+            symmetries: symmetry::automorphisms(hexagram::POINTS, &moves),
+            moves,
+            start: (1u64 << hexagram::POINTS) - 1,
+        }
+    }
+}
+
+/// A validated take-away game with its symmetry group and slice layout.
+#[derive(Debug, Clone)]
+pub struct NimGame {
+    spec: GameSpec,
+    def: NimDefinition,
+    symmetry: SymmetryGroup,
+    layout: NimLayout,
+    all_cells: u64,
+}
+
+impl NimGame {
+    /// Instantiates a spec; `nim:file:PATH` reads and validates the file.
+    ///
+    /// # Errors
+    /// [`GameError::GameFile`] when the file cannot be read or is malformed.
+    pub fn from_spec(spec: &GameSpec) -> Result<NimGame, GameError> {
+        let def = match spec {
+            GameSpec::NimTriangle { layers, rule } => NimDefinition::triangle(*layers, *rule),
+            GameSpec::NimHexagram => NimDefinition::hexagram(),
+            GameSpec::NimFile { path } => {
+                let shown = path.display().to_string();
+                let text = std::fs::read_to_string(path).map_err(|e| GameError::GameFile {
+                    path: shown.clone(),
+                    reason: e.to_string(),
+                })?;
+                custom::parse(&text, &shown)?
+            }
+        };
+        NimGame::from_definition(spec.clone(), def)
+    }
+
+    /// # Errors
+    /// [`GameError::Definition`] when a symmetry does not preserve the moves
+    /// or the game has too many cells.
+    pub fn from_definition(spec: GameSpec, def: NimDefinition) -> Result<NimGame, GameError> {
+        if !(1..=MAX_CELLS).contains(&def.cells) {
+            return Err(GameError::Definition {
+                reason: format!("a game has 1 to {MAX_CELLS} cells, not {}", def.cells),
+            });
+        }
+        let symmetry = SymmetryGroup::new(def.cells, &def.moves, &def.symmetries)?;
+        let word_block = choose_word_block(def.cells, &def.moves, &symmetry);
+        let layout = NimLayout::new(def.cells, &word_block);
+        Ok(NimGame {
+            spec,
+            all_cells: (1u64 << def.cells) - 1,
+            def,
+            symmetry,
+            layout,
+        })
+    }
+
+    pub fn spec(&self) -> &GameSpec {
+        &self.spec
+    }
+
+    pub fn definition(&self) -> &NimDefinition {
+        &self.def
+    }
+
+    pub fn name(&self) -> &str {
+        &self.def.name
+    }
+
+    pub fn cells(&self) -> u32 {
+        self.def.cells
+    }
+
+    pub fn rule(&self) -> Rule {
+        self.def.rule
+    }
+
+    pub fn moves(&self) -> &[u64] {
+        &self.def.moves
+    }
+
+    pub fn start(&self) -> u64 {
+        self.def.start
+    }
+
+    pub fn symmetry(&self) -> &SymmetryGroup {
+        &self.symmetry
+    }
+
+    pub fn layout(&self) -> &NimLayout {
+        &self.layout
+    }
+
+    /// Every position of the game: `2^cells`.
+    pub fn position_count(&self) -> u64 {
+        1u64 << self.def.cells
+    }
+
+    /// The value of a position with no legal move: the player to move cannot
+    /// move, which loses under the normal rule and wins under misère.
+    pub fn terminal_value(&self) -> Value {
+        match self.def.rule {
+            Rule::Normal => Value::Loss,
+            Rule::Misere => Value::Win,
+        }
+    }
+
+    /// The legal moves of a position, in the game's move order.
+    pub fn legal_moves(&self, position: u64) -> impl Iterator<Item = u64> + '_ {
+        self.def.moves.iter().copied().filter(move |&m| m & position == m)
+    }
+
+    /// The slices of a build, in an order where dependencies come first.
+    pub fn slices(&self) -> Vec<SliceInfo> {
+        let removals = self.outer_removals();
+        (0..self.layout.slice_count())
+            .map(|h| SliceInfo {
+                id: slice_id(h),
+                slots: self.layout.words(h) << self.layout.word_bits(),
+                dependencies: removals.iter().filter(|&&k| k <= h).map(|&k| slice_id(h - k)).collect(),
+                stones: Some(h),
+            })
+            .collect()
+    }
+
+    /// The distinct numbers of outer stones one move removes (zero excluded).
+    pub fn outer_removals(&self) -> Vec<u32> {
+        let w = self.layout.word_bits();
+        let mut removals: Vec<u32> = self
+            .def
+            .moves
+            .iter()
+            .map(|&m| (self.layout.pack(m) >> w).count_ones())
+            .filter(|&k| k > 0)
+            .collect();
+        removals.sort_unstable();
+        removals.dedup();
+        removals
+    }
+
+    /// The slice number of a slice id of this game.
+    pub fn slice_number(&self, id: &SliceId) -> Option<u32> {
+        let h: u32 = id.as_str().strip_prefix("outer-")?.parse().ok()?;
+        (h < self.layout.slice_count()).then_some(h)
+    }
+
+    /// Checks that a mask is a position of this game.
+    pub fn contains(&self, position: u64) -> bool {
+        position & !self.all_cells == 0
+    }
+
+    /// A stable fingerprint of everything that decides the stored tables:
+    /// cells, rule, moves, symmetries. Stores of other games differ in it.
+    pub fn fingerprint(&self) -> u64 {
+        let mut moves = self.def.moves.clone();
+        moves.sort_unstable();
+        let mut perms = self.symmetry.permutations().to_vec();
+        perms.sort();
+        let mut hash = Fnv::default();
+        hash.write(&self.def.cells.to_le_bytes());
+        hash.write(self.def.rule.as_str().as_bytes());
+        for m in moves {
+            hash.write(&m.to_le_bytes());
+        }
+        for p in perms.iter().flatten() {
+            hash.write(&p.to_le_bytes());
+        }
+        hash.0
+    }
+}
+
+/// The id of Nim slice `h`: words whose outer cells hold `h` stones.
+pub fn slice_id(h: u32) -> SliceId {
+    SliceId::new(format!("outer-{h:02}"))
+}
+
+/// Picks up to six cells for the word block: whole symmetry orbits (so that
+/// every slice is closed under symmetry), preferring cells that share no
+/// multi-cell move, since moves inside the block cost more.
+fn choose_word_block(cells: u32, moves: &[u64], symmetry: &SymmetryGroup) -> Vec<u32> {
+    use layout::MAX_WORD_CELLS;
+    if cells <= MAX_WORD_CELLS {
+        return (0..cells).collect();
+    }
+    let mut orbits = symmetry.orbits();
+    orbits.sort_by_key(|o| std::cmp::Reverse(o.len()));
+    let inner_moves = |block: u64| moves.iter().filter(|&&m| m.count_ones() > 1 && m & block == m).count();
+    let greedy = |strict: bool| {
+        let mut block = 0u64;
+        for orbit in &orbits {
+            let mask = orbit.iter().fold(0u64, |m, &c| m | 1 << c);
+            let fits = (block | mask).count_ones() <= MAX_WORD_CELLS;
+            if fits && (!strict || inner_moves(block | mask) == 0) {
+                block |= mask;
+            }
+        }
+        block
+    };
+    let (strict, loose) = (greedy(true), greedy(false));
+    // A fuller word beats one without inner moves.
+    let block = if strict.count_ones() >= loose.count_ones() { strict } else { loose };
+    (0..cells).filter(|c| block & (1 << c) != 0).collect()
+}
+
+/// FNV-1a, 64 bits: small, stable across versions and platforms.
+struct Fnv(u64);
+
+impl Default for Fnv {
+    fn default() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv {
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= b as u64;
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn word_blocks_are_unions_of_orbits() {
+        for layers in 1..=9 {
+            let game = NimGame::from_spec(&GameSpec::NimTriangle { layers, rule: Rule::Normal }).unwrap();
+            let block = game.layout().word_cells().to_vec();
+            assert_eq!(block.len() as u32, game.cells().min(6), "{layers} layers");
+            for g in 0..game.symmetry().len() {
+                let mask = block.iter().fold(0u64, |m, &c| m | 1 << c);
+                assert_eq!(game.symmetry().apply(g, mask), mask);
+            }
+        }
+    }
+
+    #[test]
+    fn triangle_has_six_symmetries_and_hexagram_twelve() {
+        let tri = NimGame::from_spec(&GameSpec::NimTriangle { layers: 5, rule: Rule::Normal }).unwrap();
+        assert_eq!(tri.symmetry().len(), 6);
+        let hex = NimGame::from_spec(&GameSpec::NimHexagram).unwrap();
+        assert_eq!(hex.symmetry().len(), 12);
+        assert_eq!(hex.layout().word_cells(), &[0, 1, 4, 8, 11, 12]);
+    }
+
+    #[test]
+    fn dependencies_point_to_earlier_slices() {
+        let game = NimGame::from_spec(&GameSpec::NimTriangle { layers: 6, rule: Rule::Misere }).unwrap();
+        let slices = game.slices();
+        for (i, s) in slices.iter().enumerate() {
+            for d in &s.dependencies {
+                assert!(slices[..i].iter().any(|e| &e.id == d));
+            }
+        }
+        let total: u64 = slices.iter().map(|s| s.slots).sum();
+        assert_eq!(total, game.position_count());
+    }
+}

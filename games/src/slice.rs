@@ -1,0 +1,35 @@
+//! Slices: the unit of scheduling, storage and verification.
+
+use std::fmt;
+
+/// A slice's stable, human-readable id, e.g. `outer-07`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SliceId(String);
+
+impl SliceId {
+    pub fn new(id: impl Into<String>) -> SliceId {
+        SliceId(id.into())
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for SliceId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What a scheduler needs to know of a slice before anyone solves it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SliceInfo {
+    pub id: SliceId,
+    /// Slots in the slice's table: positions, counted as laid out in memory.
+    pub slots: u64,
+    /// Slices whose values this one reads; all come earlier in the plan.
+    pub dependencies: Vec<SliceId>,
+    /// Stones left outside the word block (Nim).
+    pub stones: Option<u32>,
+}

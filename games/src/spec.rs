@@ -1,0 +1,137 @@
+//! Game specs: the `GAME` argument of the command line.
+//!
+//! `nim:triangle:LAYERS:normal|misere`, `nim:hexagram`, `nim:file:PATH`,
+//! `morris:taiwan:PIECES`, `morris:standard:PIECES`.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+
+use crate::GameError;
+
+/// Who wins when the stones run out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Rule {
+    /// The player who cannot move (who faces an empty board) loses.
+    Normal,
+    /// The player who cannot move wins: taking the last stone loses.
+    Misere,
+}
+
+impl Rule {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rule::Normal => "normal",
+            Rule::Misere => "misere",
+        }
+    }
+}
+
+impl FromStr for Rule {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Rule, String> {
+        match s {
+            "normal" => Ok(Rule::Normal),
+            "misere" | "misère" => Ok(Rule::Misere),
+            other => Err(format!("rule must be `normal` or `misere`, not `{other}`")),
+        }
+    }
+}
+
+/// Largest triangle whose cells fit the 64-bit position masks.
+pub const MAX_TRIANGLE_LAYERS: u32 = 9;
+
+/// A parsed, not yet instantiated, game spec.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GameSpec {
+    NimTriangle { layers: u32, rule: Rule },
+    NimHexagram,
+    NimFile { path: PathBuf },
+}
+
+impl FromStr for GameSpec {
+    type Err = GameError;
+
+    fn from_str(spec: &str) -> Result<GameSpec, GameError> {
+        let fail = |reason: String| GameError::UnknownSpec {
+            spec: spec.to_string(),
+            reason,
+        };
+        let parts: Vec<&str> = spec.split(':').collect();
+        match parts.as_slice() {
+            ["nim", "triangle", layers, rule] => {
+                let layers: u32 = layers
+                    .parse()
+                    .map_err(|_| fail(format!("layers must be a whole number, not `{layers}`")))?;
+                if !(1..=MAX_TRIANGLE_LAYERS).contains(&layers) {
+                    return Err(fail(format!(
+                        "layers must be 1 to {MAX_TRIANGLE_LAYERS}, not {layers}"
+                    )));
+                }
+                let rule = rule.parse().map_err(fail)?;
+                Ok(GameSpec::NimTriangle { layers, rule })
+            }
+            ["nim", "triangle", ..] => Err(fail(
+                "expected nim:triangle:LAYERS:normal|misere".to_string(),
+            )),
+            ["nim", "hexagram"] => Ok(GameSpec::NimHexagram),
+            ["nim", "file", _, ..] => {
+                // A path may itself contain colons.
+                let path = spec["nim:file:".len()..].to_string();
+                if path.is_empty() {
+                    return Err(fail("expected nim:file:PATH".to_string()));
+                }
+                Ok(GameSpec::NimFile { path: path.into() })
+            }
+            ["morris", "taiwan" | "standard", ..] => Err(fail(
+                "Morris games are not implemented in this version of egdb yet".to_string(),
+            )),
+            _ => Err(fail(
+                "expected nim:triangle:LAYERS:RULE, nim:hexagram, nim:file:PATH, \
+                 morris:taiwan:PIECES or morris:standard:PIECES"
+                    .to_string(),
+            )),
+        }
+    }
+}
+
+impl fmt::Display for GameSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GameSpec::NimTriangle { layers, rule } => {
+                write!(f, "nim:triangle:{layers}:{}", rule.as_str())
+            }
+            GameSpec::NimHexagram => f.write_str("nim:hexagram"),
+            GameSpec::NimFile { path } => write!(f, "nim:file:{}", path.display()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_round_trip() {
+        for text in ["nim:triangle:7:normal", "nim:triangle:1:misere", "nim:hexagram", "nim:file:a:b.toml"] {
+            let spec: GameSpec = text.parse().unwrap();
+            assert_eq!(spec.to_string(), text);
+        }
+    }
+
+    #[test]
+    fn bad_specs_name_the_problem() {
+        for (text, needle) in [
+            ("nim:triangle:0:normal", "layers must be 1"),
+            ("nim:triangle:x:normal", "whole number"),
+            ("nim:triangle:5:sudden", "rule must be"),
+            ("nim:triangle:5", "expected nim:triangle"),
+            ("chess:kqk", "expected nim:triangle"),
+            ("nim:file:", "expected nim:file"),
+        ] {
+            let err = text.parse::<GameSpec>().unwrap_err().to_string();
+            assert!(err.contains(needle), "{text}: {err}");
+        }
+    }
+}
