@@ -1,1 +1,17 @@
-//! placeholder
+//! The coordinator side of egdb: the build manifest and scheduler, and the
+//! reader that answers queries from a finished store.
+//!
+//! * [`build`] — a build over a store: which slices are done, which are
+//!   ready, leases, verified completion. It implements the worker-facing
+//!   [`egdb_proto::Coordinator`] contract.
+//! * [`tablebase`] — probing positions of a store, block by block, with a cache.
+//! * [`game`] — turning a game spec or a store's identity into a game.
+
+pub mod build;
+pub mod error;
+pub mod game;
+pub mod tablebase;
+
+pub use build::{Build, BuildOptions, BuildProgress};
+pub use error::CoordinatorError;
+pub use tablebase::{Probe, Tablebase};

@@ -1,1 +1,29 @@
-//! placeholder
+//! The on-disk format of egdb stores; it knows nothing of game rules.
+//!
+//! * [`encoding`] — how one position's value (and depth) is held in bits.
+//! * [`block`] — the block record: header, zstd payload, CRC-32.
+//! * [`store`] — the RocksDB layout: store identity, build manifest, blocks.
+//!
+//! The format is documented in `docs/FORMAT.md`; [`FORMAT_VERSION`] changes
+//! whenever it does.
+
+pub mod block;
+pub mod encoding;
+pub mod error;
+#[cfg(feature = "store")]
+pub mod store;
+mod counts;
+
+pub use block::{decode_block, encode_block, BlockRecord};
+pub use encoding::{CellEncoding, ValueCode};
+pub use error::FormatError;
+pub use counts::SliceCounts;
+#[cfg(feature = "store")]
+pub use store::{SliceRecord, Store, StoreIdentity};
+
+/// Version of the block records and the store layout.
+pub const FORMAT_VERSION: u16 = 1;
+
+/// Raw bytes per block: small enough that a probe decompresses little,
+/// large enough that zstd finds its patterns.
+pub const DEFAULT_BLOCK_BYTES: usize = 64 * 1024;

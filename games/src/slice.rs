@@ -26,8 +26,10 @@ impl fmt::Display for SliceId {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SliceInfo {
     pub id: SliceId,
-    /// Slots in the slice's table: positions, counted as laid out in memory.
-    pub slots: u64,
+    /// Positions in the slice, every arrangement once.
+    pub positions: u64,
+    /// Words of the slice's table (64 entries each).
+    pub words: u64,
     /// Slices whose values this one reads; all come earlier in the plan.
     pub dependencies: Vec<SliceId>,
     /// Stones left outside the word block (Nim).

@@ -1,1 +1,17 @@
-//! placeholder
+//! The retrograde engines of egdb and the worker process that runs them.
+//!
+//! * [`nim`] — take-away games: the bit-parallel value engine (64 positions
+//!   per word), the depth engine, and the per-position scan baseline.
+//! * [`table`] — a solved slice in memory.
+//! * [`shard`] — a slice's bytes as compressed, checked blocks.
+//! * [`worker`] — the pull loop: lease, fetch dependencies, solve, hand over.
+
+pub mod error;
+pub mod nim;
+pub mod shard;
+pub mod table;
+pub mod worker;
+
+pub use error::WorkerError;
+pub use table::SliceTable;
+pub use worker::{Worker, WorkerConfig, WorkerReport};

@@ -187,7 +187,8 @@ impl NimGame {
         (0..self.layout.slice_count())
             .map(|h| SliceInfo {
                 id: slice_id(h),
-                slots: self.layout.words(h) << self.layout.word_bits(),
+                positions: self.layout.words(h) << self.layout.word_bits(),
+                words: self.layout.words(h),
                 dependencies: removals.iter().filter(|&&k| k <= h).map(|&k| slice_id(h - k)).collect(),
                 stones: Some(h),
             })
@@ -326,7 +327,7 @@ mod tests {
                 assert!(slices[..i].iter().any(|e| &e.id == d));
             }
         }
-        let total: u64 = slices.iter().map(|s| s.slots).sum();
+        let total: u64 = slices.iter().map(|s| s.positions).sum();
         assert_eq!(total, game.position_count());
     }
 }

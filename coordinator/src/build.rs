@@ -1,0 +1,347 @@
+//! A build over a store: the manifest (which slices are done) lives in the
+//! store itself, so a build reopened on the same store resumes.
+//!
+//! A slice is ready when every slice it depends on is done; it is leased to
+//! one worker at a time; its result is checked (every block's checksum, the
+//! announced sizes) and written with its manifest record in one atomic batch.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::Mutex;
+
+use egdb_db_format::{decode_block, CellEncoding, SliceCounts, SliceRecord, Store};
+use egdb_games::nim::NimGame;
+use egdb_games::SliceInfo;
+use egdb_proto::v1::{LeaseReply, Shard, ShardBlock, SliceResult, SliceTask};
+use egdb_proto::LinkError;
+
+use crate::game::identity;
+use crate::CoordinatorError;
+
+/// How a build runs.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// Store depths as well as values.
+    pub depth: bool,
+    /// Bytes of memory a worker may use for one slice.
+    pub memory_budget: u64,
+    /// Stop after this many slices are newly solved (the rest on a re-run).
+    pub max_slices: Option<u64>,
+    /// Decompress every block of an incoming shard and check the slice
+    /// checksum too (for shards that crossed a network).
+    pub deep_verify: bool,
+}
+
+/// Told of a build's progress.
+pub trait BuildProgress: Send + Sync {
+    /// A slice was solved and stored.
+    fn slice_done(&self, record: &SliceRecord, done: usize, total: usize);
+}
+
+/// A build of one game over one store.
+pub struct Build {
+    store: Store,
+    game: NimGame,
+    plan: Vec<SliceInfo>,
+    options: BuildOptions,
+    state: Mutex<State>,
+    progress: Option<Box<dyn BuildProgress>>,
+}
+
+#[derive(Default)]
+struct State {
+    done: HashSet<String>,
+    /// Slice id → worker holding it.
+    leased: HashMap<String, String>,
+    newly_done: u64,
+    halted: bool,
+}
+
+impl Build {
+    /// Opens (or creates) the store for a build of `game`, and reads which
+    /// slices are done already.
+    ///
+    /// # Errors
+    /// [`CoordinatorError::Format`] when the store holds another game or
+    /// cannot be opened; [`CoordinatorError::OverBudget`] when a slice could
+    /// not be solved within the memory budget (nothing is written then).
+    pub fn open(path: &Path, game: NimGame, options: BuildOptions) -> Result<Build, CoordinatorError> {
+        let plan = game.slices();
+        for slice in &plan {
+            let need = memory_need(&plan, slice, options.depth);
+            if need > options.memory_budget {
+                return Err(CoordinatorError::OverBudget {
+                    slice: slice.id.to_string(),
+                    need,
+                    budget: options.memory_budget,
+                });
+            }
+        }
+        let store = Store::create_or_open(path, &identity(&game, options.depth))?;
+        let done = store.slices()?.into_iter().map(|r| r.slice).collect();
+        Ok(Build {
+            store,
+            game,
+            plan,
+            options,
+            state: Mutex::new(State { done, ..State::default() }),
+            progress: None,
+        })
+    }
+
+    pub fn with_progress(mut self, progress: Box<dyn BuildProgress>) -> Build {
+        self.progress = Some(progress);
+        self
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn plan(&self) -> &[SliceInfo] {
+        &self.plan
+    }
+
+    /// Largest memory need of any slice of the plan, in bytes.
+    pub fn peak_memory_need(&self) -> u64 {
+        self.plan.iter().map(|s| memory_need(&self.plan, s, self.options.depth)).max().unwrap_or(0)
+    }
+
+    /// Slices done so far.
+    pub fn done(&self) -> usize {
+        self.lock().done.len()
+    }
+
+    /// Whether every slice is in the store; marks the store complete if so.
+    ///
+    /// # Errors
+    /// Store I/O errors.
+    pub fn is_complete(&self) -> Result<bool, CoordinatorError> {
+        let complete = self.lock().done.len() == self.plan.len();
+        if complete && !self.store.is_complete()? {
+            self.store.set_complete()?;
+        }
+        Ok(complete)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        // A worker thread that panicked cannot leave the sets half-updated:
+        // every update is a single insert or remove.
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn task(&self, slice: &SliceInfo) -> SliceTask {
+        let identity = self.store.identity();
+        SliceTask {
+            game: identity.game.clone(),
+            game_definition: identity.definition.clone().unwrap_or_default(),
+            slice_id: slice.id.to_string(),
+            depth: self.options.depth,
+            dependencies: slice.dependencies.iter().map(|d| d.to_string()).collect(),
+        }
+    }
+
+    /// Checks a result and turns it into its manifest record.
+    fn check(&self, result: &SliceResult) -> Result<(SliceRecord, Vec<Vec<u8>>), CoordinatorError> {
+        let shard = result.shard.as_ref();
+        let slice_id = shard.map(|s| s.slice_id.clone()).unwrap_or_default();
+        let refuse = |reason: String| CoordinatorError::ShardRefused {
+            slice: slice_id.clone(),
+            reason,
+        };
+        let shard = shard.ok_or_else(|| refuse("result carries no shard".to_string()))?;
+        let counts = result.counts.as_ref().ok_or_else(|| refuse("result carries no counts".to_string()))?;
+        let info = self
+            .plan
+            .iter()
+            .find(|s| s.id.as_str() == shard.slice_id)
+            .ok_or_else(|| refuse("not a slice of this build".to_string()))?;
+        let encoding = u8::try_from(shard.encoding)
+            .ok()
+            .and_then(CellEncoding::from_tag)
+            .ok_or_else(|| refuse(format!("unknown encoding {}", shard.encoding)))?;
+        let expected = if self.options.depth { CellEncoding::ValueDepth8 } else { CellEncoding::WinBits };
+        if encoding != expected {
+            return Err(refuse(format!("encoding {encoding:?}, the build stores {expected:?}")));
+        }
+        let expected_len = table_bytes(info, self.options.depth);
+        if shard.raw_len != expected_len || shard.block_bytes == 0 {
+            return Err(refuse(format!("{} raw bytes, the slice has {expected_len}", shard.raw_len)));
+        }
+        if shard.blocks.len() as u64 != shard.raw_len.div_ceil(shard.block_bytes) {
+            return Err(refuse(format!("{} blocks for {} bytes", shard.blocks.len(), shard.raw_len)));
+        }
+        let mut raw = self.options.deep_verify.then(Vec::new);
+        for (i, block) in shard.blocks.iter().enumerate() {
+            if block.index != i as u32 {
+                return Err(refuse(format!("block {} out of order", block.index)));
+            }
+            if let Some(raw) = raw.as_mut() {
+                raw.extend_from_slice(&decode_block(&shard.slice_id, block.index, &block.record)?.raw);
+            } else {
+                check_block_crc(&shard.slice_id, block)?;
+            }
+        }
+        if let Some(raw) = raw {
+            if crc32fast::hash(&raw) != shard.raw_crc32 {
+                return Err(refuse("slice checksum mismatch".to_string()));
+            }
+        }
+        let record = SliceRecord {
+            slice: shard.slice_id.clone(),
+            encoding,
+            raw_len: shard.raw_len,
+            raw_crc32: shard.raw_crc32,
+            block_bytes: shard.block_bytes,
+            blocks: shard.blocks.len() as u32,
+            stored_bytes: shard.blocks.iter().map(|b| b.record.len() as u64).sum(),
+            counts: SliceCounts {
+                positions: counts.positions,
+                win: counts.win,
+                loss: counts.loss,
+                draw: counts.draw,
+                canonical_positions: counts.canonical_positions,
+                canonical_win: counts.canonical_win,
+                canonical_loss: counts.canonical_loss,
+                canonical_draw: counts.canonical_draw,
+                max_depth: counts.max_depth,
+            },
+            stones: info.stones,
+            seconds: result.solve_seconds,
+        };
+        if record.counts.positions != info.positions {
+            return Err(refuse(format!("counts cover {} positions of {}", record.counts.positions, info.positions)));
+        }
+        Ok((record, shard.blocks.iter().map(|b| b.record.clone()).collect()))
+    }
+}
+
+/// The cheap check of a block record: its trailing CRC-32.
+fn check_block_crc(slice: &str, block: &ShardBlock) -> Result<(), CoordinatorError> {
+    let record = &block.record;
+    let ok = record.len() >= 4 && {
+        let (body, crc) = record.split_at(record.len() - 4);
+        crc32fast::hash(body) == u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]])
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(CoordinatorError::Format(egdb_db_format::FormatError::Corrupt {
+            slice: slice.to_string(),
+            block: block.index,
+            reason: "checksum mismatch".to_string(),
+        }))
+    }
+}
+
+/// Bytes a worker holds while solving `slice`: the tables it reads, its own
+/// table, the stored copy and the compressed shard.
+pub fn memory_need(plan: &[SliceInfo], slice: &SliceInfo, depth: bool) -> u64 {
+    let dependencies: u64 = plan
+        .iter()
+        .filter(|s| slice.dependencies.contains(&s.id))
+        .map(|s| table_bytes(s, depth))
+        .sum();
+    dependencies + 3 * table_bytes(slice, depth)
+}
+
+/// Bytes of a slice's table: 8 per word for win bits, 64 with depths.
+pub fn table_bytes(slice: &SliceInfo, depth: bool) -> u64 {
+    slice.words * if depth { 64 } else { 8 }
+}
+
+impl egdb_proto::Coordinator for Build {
+    fn lease(&self, worker: &str) -> Result<LeaseReply, LinkError> {
+        let mut state = self.lock();
+        if state.halted || state.done.len() == self.plan.len() {
+            return Ok(LeaseReply { task: None, stop: true });
+        }
+        let ready = self.plan.iter().find(|s| {
+            let id = s.id.as_str();
+            !state.done.contains(id)
+                && !state.leased.contains_key(id)
+                && s.dependencies.iter().all(|d| state.done.contains(d.as_str()))
+        });
+        let task = ready.map(|slice| {
+            state.leased.insert(slice.id.to_string(), worker.to_string());
+            self.task(slice)
+        });
+        Ok(LeaseReply { task, stop: false })
+    }
+
+    fn fetch_shard(&self, slice_id: &str) -> Result<Shard, LinkError> {
+        let fail = |e: egdb_db_format::FormatError| LinkError(e.to_string());
+        let record = self
+            .store
+            .slice(slice_id)
+            .map_err(fail)?
+            .ok_or_else(|| LinkError(format!("slice {slice_id} is not done")))?;
+        let blocks = (0..record.blocks)
+            .map(|index| {
+                self.store
+                    .block_record(slice_id, index)
+                    .map(|record| ShardBlock { index, record })
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(fail)?;
+        Ok(Shard {
+            slice_id: slice_id.to_string(),
+            encoding: record.encoding.tag() as u32,
+            raw_len: record.raw_len,
+            raw_crc32: record.raw_crc32,
+            block_bytes: record.block_bytes,
+            blocks,
+        })
+    }
+
+    fn complete(&self, worker: &str, result: SliceResult) -> Result<(), LinkError> {
+        let (record, blocks) = match self.check(&result) {
+            Ok(checked) => checked,
+            Err(e) => {
+                if let Some(shard) = &result.shard {
+                    self.lock().leased.remove(&shard.slice_id);
+                }
+                tracing::warn!(worker, error = %e, "result refused; the slice will be solved again");
+                return Err(LinkError(e.to_string()));
+            }
+        };
+        let already = self.lock().done.contains(&record.slice);
+        if !already {
+            self.store.put_slice(&record, &blocks).map_err(|e| LinkError(e.to_string()))?;
+        }
+        let (done, halted) = {
+            let mut state = self.lock();
+            state.leased.remove(&record.slice);
+            if state.done.insert(record.slice.clone()) {
+                state.newly_done += 1;
+            }
+            if self.options.max_slices.is_some_and(|max| state.newly_done >= max) {
+                state.halted = true;
+            }
+            (state.done.len(), state.halted)
+        };
+        tracing::info!(
+            slice = %record.slice,
+            worker,
+            seconds = record.seconds,
+            positions = record.counts.positions,
+            stored_bytes = record.stored_bytes,
+            "slice done"
+        );
+        if let Some(progress) = &self.progress {
+            progress.slice_done(&record, done, self.plan.len());
+        }
+        if done == self.plan.len() {
+            self.store.set_complete().map_err(|e| LinkError(e.to_string()))?;
+        } else if halted {
+            tracing::info!(done, total = self.plan.len(), "halting after the requested number of slices");
+        }
+        Ok(())
+    }
+
+    fn fail(&self, worker: &str, slice_id: &str, reason: &str) -> Result<(), LinkError> {
+        self.lock().leased.remove(slice_id);
+        tracing::warn!(worker, slice = slice_id, reason, "lease given back");
+        Ok(())
+    }
+}

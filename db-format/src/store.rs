@@ -1,0 +1,372 @@
+//! The RocksDB layout of a store.
+//!
+//! Column families:
+//! * `meta` — `format_version` (u16 LE), `identity` (JSON [`StoreIdentity`]),
+//!   `complete` (present once every slice is in).
+//! * `manifest` — slice id → JSON [`SliceRecord`], written in the same
+//!   atomic batch as the slice's blocks: a slice is in the store exactly when
+//!   its record is.
+//! * `blocks` — `slice id` `/` `block index (u32 BE)` → block record.
+
+use std::path::{Path, PathBuf};
+
+use rocksdb::{ColumnFamilyDescriptor, Options, WriteBatch, WriteOptions, DB};
+use serde::{Deserialize, Serialize};
+
+use crate::block::{decode_block, BlockRecord};
+use crate::{CellEncoding, FormatError, SliceCounts, FORMAT_VERSION};
+
+const META: &str = "meta";
+const MANIFEST: &str = "manifest";
+const BLOCKS: &str = "blocks";
+
+/// What a store holds: a store opened for another game is refused.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoreIdentity {
+    /// The game spec the store was built for, e.g. `nim:triangle:7:normal`.
+    pub game: String,
+    /// Fingerprint of the rules (cells, moves, symmetries, rule).
+    pub fingerprint: u64,
+    /// The game's definition where the spec alone does not give it (game files).
+    pub definition: Option<String>,
+    /// Whether depths are stored.
+    pub depth: bool,
+}
+
+/// A finished slice: where its blocks are and what they hold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SliceRecord {
+    pub slice: String,
+    pub encoding: CellEncoding,
+    pub raw_len: u64,
+    /// CRC-32 of the slice's raw bytes: equal for equal tables, whatever
+    /// machine or compression level built them.
+    pub raw_crc32: u32,
+    pub block_bytes: u64,
+    pub blocks: u32,
+    /// Sum of the block records' sizes.
+    pub stored_bytes: u64,
+    pub counts: SliceCounts,
+    /// Stones left outside the word block (Nim).
+    pub stones: Option<u32>,
+    /// Seconds the solve took.
+    pub seconds: f64,
+}
+
+/// An open store.
+pub struct Store {
+    db: DB,
+    path: PathBuf,
+    identity: StoreIdentity,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).field("identity", &self.identity).finish()
+    }
+}
+
+fn shown(path: &Path) -> String {
+    path.display().to_string()
+}
+
+fn options(create: bool) -> Options {
+    let mut opts = Options::default();
+    opts.create_if_missing(create);
+    opts.create_missing_column_families(create);
+    // Blocks are zstd frames already.
+    opts.set_compression_type(rocksdb::DBCompressionType::None);
+    opts
+}
+
+fn descriptors() -> Vec<ColumnFamilyDescriptor> {
+    [META, MANIFEST, BLOCKS]
+        .iter()
+        .map(|name| ColumnFamilyDescriptor::new(*name, options(false)))
+        .collect()
+}
+
+fn is_store_dir(path: &Path) -> bool {
+    path.join("CURRENT").is_file()
+}
+
+impl Store {
+    /// Opens the store at `path` for a build of `identity`, creating it when
+    /// the directory is missing or empty.
+    ///
+    /// # Errors
+    /// [`FormatError::OtherGame`] when the store holds another game or was
+    /// built with other options; [`FormatError::Open`] when the directory
+    /// holds something that is not a store.
+    pub fn create_or_open(path: &Path, identity: &StoreIdentity) -> Result<Store, FormatError> {
+        if is_store_dir(path) {
+            let store = Store::open(path)?;
+            if store.identity.fingerprint != identity.fingerprint || store.identity.game != identity.game {
+                return Err(FormatError::OtherGame {
+                    path: shown(path),
+                    found: store.identity.game.clone(),
+                    wanted: identity.game.clone(),
+                });
+            }
+            if store.identity.depth != identity.depth {
+                let with = |d: bool| if d { "with --depth" } else { "without --depth" };
+                return Err(FormatError::OtherGame {
+                    path: shown(path),
+                    found: format!("{} built {}", store.identity.game, with(store.identity.depth)),
+                    wanted: format!("a build {}", with(identity.depth)),
+                });
+            }
+            return Ok(store);
+        }
+        if path.exists() && std::fs::read_dir(path).map(|mut d| d.next().is_some()).unwrap_or(true) {
+            return Err(FormatError::Open {
+                path: shown(path),
+                reason: "exists and is not an egdb store; give an empty or new directory".to_string(),
+            });
+        }
+        let db = DB::open_cf_descriptors(&options(true), path, descriptors()).map_err(|e| FormatError::Open {
+            path: shown(path),
+            reason: e.into_string(),
+        })?;
+        let meta = db.cf_handle(META).ok_or_else(|| FormatError::Io("meta column family missing".into()))?;
+        let mut batch = WriteBatch::default();
+        batch.put_cf(meta, b"format_version", FORMAT_VERSION.to_le_bytes());
+        batch.put_cf(meta, b"identity", serde_json::to_vec(identity).map_err(|e| FormatError::Io(e.to_string()))?);
+        db.write_opt(batch, &synced())?;
+        Ok(Store {
+            db,
+            path: path.to_path_buf(),
+            identity: identity.clone(),
+        })
+    }
+
+    /// Opens an existing store.
+    ///
+    /// # Errors
+    /// [`FormatError::NotAStore`] when there is none at `path`,
+    /// [`FormatError::Version`] for a store of another format version.
+    pub fn open(path: &Path) -> Result<Store, FormatError> {
+        if !is_store_dir(path) {
+            return Err(FormatError::NotAStore { path: shown(path) });
+        }
+        let db = DB::open_cf_descriptors(&options(false), path, descriptors()).map_err(|e| FormatError::Open {
+            path: shown(path),
+            reason: e.into_string(),
+        })?;
+        let meta = db.cf_handle(META).ok_or_else(|| FormatError::NotAStore { path: shown(path) })?;
+        let version = db
+            .get_cf(meta, b"format_version")?
+            .and_then(|v| <[u8; 2]>::try_from(v.as_slice()).ok())
+            .map(u16::from_le_bytes)
+            .ok_or_else(|| FormatError::NotAStore { path: shown(path) })?;
+        if version != FORMAT_VERSION {
+            return Err(FormatError::Version {
+                path: shown(path),
+                found: version,
+                expected: FORMAT_VERSION,
+            });
+        }
+        let identity = db
+            .get_cf(meta, b"identity")?
+            .and_then(|v| serde_json::from_slice(&v).ok())
+            .ok_or_else(|| FormatError::NotAStore { path: shown(path) })?;
+        Ok(Store {
+            db,
+            path: path.to_path_buf(),
+            identity,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn identity(&self) -> &StoreIdentity {
+        &self.identity
+    }
+
+    fn cf(&self, name: &str) -> Result<&rocksdb::ColumnFamily, FormatError> {
+        self.db
+            .cf_handle(name)
+            .ok_or_else(|| FormatError::Io(format!("column family {name} missing")))
+    }
+
+    /// The record of a finished slice, `None` if it is not in the store.
+    ///
+    /// # Errors
+    /// I/O errors, or [`FormatError::Corrupt`] for an unreadable record.
+    pub fn slice(&self, id: &str) -> Result<Option<SliceRecord>, FormatError> {
+        match self.db.get_cf(self.cf(MANIFEST)?, id.as_bytes())? {
+            None => Ok(None),
+            Some(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| FormatError::Corrupt {
+                slice: id.to_string(),
+                block: 0,
+                reason: format!("manifest record: {e}"),
+            }),
+        }
+    }
+
+    /// Every finished slice's record, in id order.
+    ///
+    /// # Errors
+    /// As [`Store::slice`].
+    pub fn slices(&self) -> Result<Vec<SliceRecord>, FormatError> {
+        let mut records = Vec::new();
+        for item in self.db.iterator_cf(self.cf(MANIFEST)?, rocksdb::IteratorMode::Start) {
+            let (key, bytes) = item?;
+            let record = serde_json::from_slice(&bytes).map_err(|e| FormatError::Corrupt {
+                slice: String::from_utf8_lossy(&key).into_owned(),
+                block: 0,
+                reason: format!("manifest record: {e}"),
+            })?;
+            records.push(record);
+        }
+        Ok(records)
+    }
+
+    /// Writes a slice's blocks and its record in one atomic, synced batch.
+    /// Writing a slice that is already in the store replaces it with equal data.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn put_slice(&self, record: &SliceRecord, blocks: &[Vec<u8>]) -> Result<(), FormatError> {
+        let blocks_cf = self.cf(BLOCKS)?;
+        let mut batch = WriteBatch::default();
+        for (index, block) in blocks.iter().enumerate() {
+            batch.put_cf(blocks_cf, block_key(&record.slice, index as u32), block);
+        }
+        let json = serde_json::to_vec(record).map_err(|e| FormatError::Io(e.to_string()))?;
+        batch.put_cf(self.cf(MANIFEST)?, record.slice.as_bytes(), json);
+        self.db.write_opt(batch, &synced())?;
+        Ok(())
+    }
+
+    /// The stored record bytes of one block, unchecked (for transfer).
+    ///
+    /// # Errors
+    /// [`FormatError::Corrupt`] when the block is missing.
+    pub fn block_record(&self, slice: &str, index: u32) -> Result<Vec<u8>, FormatError> {
+        self.db
+            .get_cf(self.cf(BLOCKS)?, block_key(slice, index))?
+            .ok_or_else(|| FormatError::Corrupt {
+                slice: slice.to_string(),
+                block: index,
+                reason: "block missing from the store".to_string(),
+            })
+    }
+
+    /// One block, checked and decompressed.
+    ///
+    /// # Errors
+    /// [`FormatError::Corrupt`] naming slice and block when it fails its checks.
+    pub fn read_block(&self, slice: &str, index: u32) -> Result<BlockRecord, FormatError> {
+        decode_block(slice, index, &self.block_record(slice, index)?)
+    }
+
+    /// A whole slice's raw bytes, every block checked, and the slice CRC too.
+    ///
+    /// # Errors
+    /// [`FormatError::MissingSlice`], or [`FormatError::Corrupt`].
+    pub fn read_slice(&self, slice: &str) -> Result<(SliceRecord, Vec<u8>), FormatError> {
+        let record = self.slice(slice)?.ok_or_else(|| FormatError::MissingSlice { slice: slice.to_string() })?;
+        let mut raw = Vec::with_capacity(record.raw_len as usize);
+        for index in 0..record.blocks {
+            raw.extend_from_slice(&self.read_block(slice, index)?.raw);
+        }
+        if raw.len() as u64 != record.raw_len || crc32fast::hash(&raw) != record.raw_crc32 {
+            return Err(FormatError::Corrupt {
+                slice: slice.to_string(),
+                block: record.blocks.saturating_sub(1),
+                reason: "slice length or checksum does not match its manifest record".to_string(),
+            });
+        }
+        Ok((record, raw))
+    }
+
+    /// Marks the build complete (every slice in).
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn set_complete(&self) -> Result<(), FormatError> {
+        self.db.put_cf_opt(self.cf(META)?, b"complete", b"1", &synced())?;
+        Ok(())
+    }
+
+    /// # Errors
+    /// I/O errors.
+    pub fn is_complete(&self) -> Result<bool, FormatError> {
+        Ok(self.db.get_cf(self.cf(META)?, b"complete")?.is_some())
+    }
+}
+
+fn block_key(slice: &str, index: u32) -> Vec<u8> {
+    let mut key = Vec::with_capacity(slice.len() + 5);
+    key.extend_from_slice(slice.as_bytes());
+    key.push(b'/');
+    key.extend_from_slice(&index.to_be_bytes());
+    key
+}
+
+fn synced() -> WriteOptions {
+    let mut opts = WriteOptions::default();
+    opts.set_sync(true);
+    opts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode_block;
+
+    fn identity(game: &str) -> StoreIdentity {
+        StoreIdentity {
+            game: game.to_string(),
+            fingerprint: 42,
+            definition: None,
+            depth: false,
+        }
+    }
+
+    #[test]
+    fn slices_survive_reopening_and_other_games_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s");
+        let raw = vec![7u8; 100];
+        {
+            let store = Store::create_or_open(&path, &identity("nim:hexagram")).unwrap();
+            let block = encode_block(0, CellEncoding::WinBits, &raw, 3).unwrap();
+            let record = SliceRecord {
+                slice: "outer-00".into(),
+                encoding: CellEncoding::WinBits,
+                raw_len: 100,
+                raw_crc32: crc32fast::hash(&raw),
+                block_bytes: 65536,
+                blocks: 1,
+                stored_bytes: block.len() as u64,
+                counts: SliceCounts::default(),
+                stones: Some(0),
+                seconds: 0.0,
+            };
+            store.put_slice(&record, &[block]).unwrap();
+            assert!(!store.is_complete().unwrap());
+            store.set_complete().unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        assert!(store.is_complete().unwrap());
+        assert_eq!(store.read_slice("outer-00").unwrap().1, raw);
+        assert!(matches!(store.read_slice("outer-01"), Err(FormatError::MissingSlice { .. })));
+        drop(store);
+        let err = Store::create_or_open(&path, &identity("nim:triangle:3:normal")).unwrap_err();
+        assert!(err.to_string().contains("holds nim:hexagram, not nim:triangle:3:normal"), "{err}");
+    }
+
+    #[test]
+    fn a_directory_that_is_not_a_store_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
+        assert!(matches!(Store::open(dir.path()), Err(FormatError::NotAStore { .. })));
+        let err = Store::create_or_open(dir.path(), &identity("nim:hexagram")).unwrap_err();
+        assert!(err.to_string().contains("is not an egdb store"), "{err}");
+        assert!(dir.path().join("notes.txt").exists());
+    }
+}

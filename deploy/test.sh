@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The test suite: set up the machine, then every crate's tests (release
+# profile: the tests solve real tablebases, and it shares the build cache
+# with deploy/run.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash deploy/setup.sh
+. deploy/env.sh
+cargo test --release --workspace "$@"

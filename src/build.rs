@@ -1,0 +1,158 @@
+//! `egdb build`: an embedded coordinator and local workers over one store.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use egdb_coordinator::{Build, BuildOptions, BuildProgress, Tablebase};
+use egdb_db_format::SliceRecord;
+use egdb_games::nim::NimGame;
+use egdb_games::GameSpec;
+use egdb_worker::{Worker, WorkerConfig};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::cli::BuildArgs;
+use crate::failure::Failure;
+use crate::Exit;
+
+/// Exit status after Ctrl-C, as shells report it.
+const INTERRUPTED: i32 = 130;
+
+pub fn run(args: BuildArgs) -> Exit {
+    let spec: GameSpec = args.game.parse()?;
+    let game = NimGame::from_spec(&spec)?;
+    if args.workers == 0 {
+        return Err(Failure::bad_input("--workers must be at least 1"));
+    }
+    if !(1..=22).contains(&args.zstd_level) {
+        return Err(Failure::bad_input("--zstd-level must be 1 to 22"));
+    }
+    let store_path = args.store.clone().unwrap_or_else(|| default_store(&spec));
+    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // Only fails if a pool exists already, which then serves as well.
+    let _ = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build_global();
+    let options = BuildOptions {
+        depth: args.depth,
+        memory_budget: args.memory.unwrap_or_else(default_memory),
+        max_slices: args.max_slices,
+        deep_verify: false,
+    };
+    let positions = game.position_count();
+    let started = Instant::now();
+    let build = Build::open(&store_path, game, options)?;
+    let total = build.plan().len();
+    if build.is_complete()? {
+        println!(
+            "{} already holds the complete tablebase of {spec} ({total} slices); nothing to do",
+            store_path.display()
+        );
+        return Ok(0);
+    }
+    let done_before = build.done();
+    if done_before > 0 {
+        eprintln!("resuming {spec}: {done_before} of {total} slices already in {}", store_path.display());
+    }
+    let bar = progress_bar(&build, positions);
+    let build = build.with_progress(Box::new(BarProgress(bar.clone())));
+
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    // A second Ctrl-C stops at once; finished slices are safe in the store either way.
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(INTERRUPTED);
+        }
+        eprintln!("\ninterrupted: stopping; finished slices are kept");
+    });
+
+    let reports = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..args.workers)
+            .map(|i| {
+                let (build, cancel) = (&build, &cancel);
+                scope.spawn(move || Worker::new(WorkerConfig::named(format!("local-{i}")), build).run(cancel))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join()).collect::<Vec<_>>()
+    });
+    bar.finish_and_clear();
+    for report in reports {
+        match report {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => return Err(Failure::failed(format!("worker failed: {e}"))),
+            Err(_) => return Err(Failure::failed("a worker thread panicked")),
+        }
+    }
+    let done = build.done();
+    if !build.is_complete()? {
+        if cancel.load(Ordering::SeqCst) {
+            eprintln!("interrupted: {done} of {total} slices done; run the same command again to resume");
+            return Ok(INTERRUPTED);
+        }
+        println!("stopped as asked: {done} of {total} slices done; run again to go on");
+        return Ok(0);
+    }
+    let stored: u64 = build.store().slices()?.iter().map(|r| r.stored_bytes).sum();
+    drop(build);
+    let seconds = started.elapsed().as_secs_f64();
+    let tablebase = Tablebase::open(&store_path)?;
+    let start = tablebase.probe(tablebase.game().start())?;
+    println!(
+        "built {spec} in {}: {total} slices ({} new), {positions} positions, {seconds:.1} s, {:.1} MiB stored; start position: {}{}",
+        store_path.display(),
+        done - done_before,
+        stored as f64 / (1 << 20) as f64,
+        start.value,
+        start.depth.map(|d| format!(" in {d} plies")).unwrap_or_default(),
+    );
+    Ok(0)
+}
+
+fn default_store(spec: &GameSpec) -> PathBuf {
+    let name: String = spec
+        .to_string()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '-' })
+        .collect();
+    PathBuf::from(format!("{name}.egdb"))
+}
+
+/// 80% of the memory the kernel says is available, or 8 GiB if unknown.
+fn default_memory() -> u64 {
+    let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| {
+        text.lines()
+            .find(|l| l.starts_with("MemAvailable:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<u64>().ok())
+    });
+    available.map_or(8 << 30, |kb| kb * 1024 / 5 * 4)
+}
+
+fn progress_bar(build: &Build, positions: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let done_positions: u64 = build.store().slices().map_or(0, |r| r.iter().map(|r| r.counts.positions).sum());
+    let bar = ProgressBar::new(positions);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] {human_pos}/{human_len} positions, {per_sec}, ETA {eta} {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    bar.set_position(done_positions);
+    bar.reset_eta();
+    bar.set_message(format!("slices {}/{}", build.done(), build.plan().len()));
+    bar
+}
+
+struct BarProgress(ProgressBar);
+
+impl BuildProgress for BarProgress {
+    fn slice_done(&self, record: &SliceRecord, done: usize, total: usize) {
+        self.0.inc(record.counts.positions);
+        self.0.set_message(format!("slices {done}/{total}"));
+    }
+}

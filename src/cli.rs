@@ -1,0 +1,112 @@
+//! The command line (DESIGN.md, "Command line").
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(name = "egdb", version, about = "Build, inspect and query endgame databases")]
+pub struct Cli {
+    /// More log output on standard error (-v: each slice, -vv: debug).
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Build a tablebase: an embedded coordinator with local workers.
+    Build(BuildArgs),
+    /// Per-slice counts of a store.
+    Stats(StatsArgs),
+    /// The value, depth and moves of a position.
+    Query(QueryArgs),
+    /// Measure the engines against the per-position scan (Nim).
+    Bench(BenchArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    /// nim:triangle:LAYERS:normal|misere, nim:hexagram or nim:file:PATH.
+    pub game: String,
+    /// The store to write (default: ./GAME.egdb with `:` turned into `-`).
+    #[arg(long)]
+    pub store: Option<PathBuf>,
+    /// Local workers.
+    #[arg(long, default_value_t = 1)]
+    pub workers: usize,
+    /// Threads for the engines (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Memory budget per slice, e.g. 12GiB (default: 80% of available memory).
+    #[arg(long, value_parser = parse_bytes)]
+    pub memory: Option<u64>,
+    /// Store each position's depth (plies to the end) as well as its value.
+    #[arg(long)]
+    pub depth: bool,
+    /// Stop after solving this many slices; a re-run goes on from there.
+    #[arg(long)]
+    pub max_slices: Option<u64>,
+    /// zstd level of the stored blocks.
+    #[arg(long, default_value_t = 3)]
+    pub zstd_level: i32,
+}
+
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    #[arg(long)]
+    pub store: PathBuf,
+    /// One JSON object per slice, in an array.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    #[arg(long)]
+    pub store: PathBuf,
+    /// A position in the game's notation, or `start`.
+    pub position: String,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// A Nim game spec, e.g. nim:triangle:7:normal.
+    #[arg(default_value = "nim:triangle:7:normal")]
+    pub game: String,
+    /// Threads for the parallel run (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Timed runs of each method; the median is reported.
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// Skip the per-position scan (it takes minutes past 7 layers).
+    #[arg(long)]
+    pub no_scan: bool,
+}
+
+/// Parses `123`, `64MiB`, `12G`, `1.5GiB` (binary units either way).
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let split = text.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let number: f64 = number
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a size like 12GiB"))?;
+    let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        "t" | "tb" | "tib" => 1 << 40,
+        other => return Err(format!("unknown size unit `{other}`")),
+    };
+    if !(number >= 0.0) {
+        return Err(format!("`{text}` is not a size"));
+    }
+    Ok((number * scale as f64) as u64)
+}

@@ -1,0 +1,86 @@
+//! `egdb build`, `stats` and `query` end to end, through the real binary and
+//! real RocksDB stores.
+
+mod common;
+
+use common::*;
+
+#[test]
+fn build_stats_and_query_a_small_triangle() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("t4");
+    let out = build("nim:triangle:4:normal", &store, &[]);
+    assert!(stdout(&out).contains("start position: win"), "{}", stdout(&out));
+
+    let slices = stats_json(&store);
+    let total: u64 = slices.iter().map(|s| s["positions"].as_u64().unwrap()).sum();
+    assert_eq!(total, 1 << 10);
+    for s in &slices {
+        assert_eq!(s["phase"], "nim");
+        let (w, l, d) = (s["win"].as_u64().unwrap(), s["loss"].as_u64().unwrap(), s["draw"].as_u64().unwrap());
+        assert_eq!(w + l + d, s["positions"].as_u64().unwrap());
+        let classes = s["canonical_positions"].as_u64().unwrap();
+        assert!(classes * 6 >= s["positions"].as_u64().unwrap() && classes <= s["positions"].as_u64().unwrap());
+    }
+
+    let start = query_json(&store, "start");
+    assert_eq!(start["value"], "win");
+    let moves = start["moves"].as_array().unwrap();
+    // 10 singles, and runs of 2 to 4 on 3 directions: 3 * (1 + 3 + 6) = 30.
+    assert_eq!(moves.len(), 40);
+    assert!(moves.iter().any(|m| m["value"] == "loss"), "a winning move exists");
+    let position = query_json(&store, "./../.../o..o");
+    assert_eq!(position["position"], "./../.../o..o");
+    assert_eq!(position["moves"].as_array().unwrap().len(), 2);
+    assert_eq!(position["value"], "loss", "two stones far apart: whoever moves first loses");
+}
+
+#[test]
+fn a_finished_store_is_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("hex");
+    build("nim:hexagram", &store, &[]);
+    let before = checksums(&store);
+    let again = build("nim:hexagram", &store, &[]);
+    assert!(stdout(&again).contains("nothing to do"), "{}", stdout(&again));
+    assert_eq!(checksums(&store), before);
+    assert_eq!(query_json(&store, "2088")["value"], "loss");
+    assert_eq!(query_json(&store, "1664")["value"], "win");
+}
+
+#[test]
+fn a_halted_build_resumes_without_redoing_slices() {
+    let dir = tempfile::tempdir().unwrap();
+    let (partial, whole) = (dir.path().join("partial"), dir.path().join("whole"));
+    let first = build("nim:triangle:6:misere", &partial, &["--max-slices", "4"]);
+    assert!(stdout(&first).contains("4 of 16 slices done"), "{}", stdout(&first));
+    assert_eq!(stats_json(&partial).len(), 4);
+    let kept = checksums(&partial);
+    let second = build("nim:triangle:6:misere", &partial, &[]);
+    assert!(stderr(&second).contains("4 of 16 slices already in"), "{}", stderr(&second));
+    assert!(stdout(&second).contains("16 slices (12 new)"), "{}", stdout(&second));
+    build("nim:triangle:6:misere", &whole, &[]);
+    let resumed = checksums(&partial);
+    assert_eq!(resumed, checksums(&whole));
+    assert!(kept.iter().all(|k| resumed.contains(k)));
+}
+
+#[test]
+fn depth_builds_answer_with_depths() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("t5d");
+    build("nim:triangle:5:normal", &store, &["--depth"]);
+    let start = query_json(&store, "start");
+    assert_eq!(start["value"], "win");
+    let depth = start["depth"].as_u64().unwrap();
+    let moves = start["moves"].as_array().unwrap();
+    let best = moves
+        .iter()
+        .filter(|m| m["value"] == "loss")
+        .map(|m| m["depth"].as_u64().unwrap())
+        .min()
+        .unwrap();
+    assert_eq!(depth, best + 1);
+    let slices = stats_json(&store);
+    assert!(slices.iter().all(|s| s["max_depth"].is_u64()));
+}

@@ -1,0 +1,50 @@
+//! Running the real `egdb` binary.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+pub fn egdb(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_egdb"))
+        .args(args)
+        .output()
+        .expect("egdb runs")
+}
+
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// `egdb build GAME --store DIR [extra]`, asserting success.
+pub fn build(game: &str, store: &Path, extra: &[&str]) -> Output {
+    let mut args = vec!["build", game, "--store", store.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let out = egdb(&args);
+    assert!(out.status.success(), "build {game} failed: {}", stderr(&out));
+    out
+}
+
+pub fn stats_json(store: &Path) -> Vec<serde_json::Value> {
+    let out = egdb(&["stats", "--store", store.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "stats failed: {}", stderr(&out));
+    serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap().as_array().unwrap().clone()
+}
+
+pub fn query_json(store: &Path, position: &str) -> serde_json::Value {
+    let out = egdb(&["query", "--store", store.to_str().unwrap(), position, "--json"]);
+    assert!(out.status.success(), "query {position} failed: {}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Slice id → checksum of its table.
+pub fn checksums(store: &Path) -> Vec<(String, u64)> {
+    stats_json(store)
+        .iter()
+        .map(|s| (s["slice"].as_str().unwrap().to_string(), s["raw_crc32"].as_u64().unwrap()))
+        .collect()
+}

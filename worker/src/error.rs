@@ -1,0 +1,21 @@
+//! Errors of the engines and the worker.
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum WorkerError {
+    #[error("cancelled")]
+    Cancelled,
+    #[error("slice {slice} is needed but was not provided")]
+    MissingDependency { slice: u32 },
+    #[error("symmetry inconsistent in slice {slice}: {detail}")]
+    SymmetryInconsistent { slice: u32, detail: String },
+    #[error("shard of slice {slice} is unusable: {reason}")]
+    BadShard { slice: u32, reason: String },
+    #[error("task refused: {0}")]
+    BadTask(String),
+    #[error("coordinator: {0}")]
+    Link(#[from] egdb_proto::LinkError),
+    #[error(transparent)]
+    Format(#[from] egdb_db_format::FormatError),
+}

@@ -1,0 +1,211 @@
+//! Engines for take-away games: the bit-parallel value engine, the depth
+//! engine, and the per-position scan they are measured against.
+
+pub mod depth;
+pub mod moves;
+mod rows;
+pub mod scan;
+pub mod symmetric;
+pub mod values;
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use egdb_db_format::encoding::unpack_value_depth8;
+use egdb_db_format::{CellEncoding, SliceCounts, ValueCode};
+use egdb_games::nim::NimGame;
+
+use crate::table::SliceTable;
+use crate::WorkerError;
+use moves::MoveGroups;
+use symmetric::FixedPoints;
+
+/// A game prepared for solving: its moves grouped, its fixed points listed.
+#[derive(Debug)]
+pub struct NimEngine {
+    game: NimGame,
+    moves: MoveGroups,
+    fixed: Option<FixedPoints>,
+}
+
+impl NimEngine {
+    pub fn new(game: NimGame) -> NimEngine {
+        NimEngine {
+            moves: MoveGroups::new(&game),
+            fixed: FixedPoints::new(&game),
+            game,
+        }
+    }
+
+    pub fn game(&self) -> &NimGame {
+        &self.game
+    }
+
+    pub fn moves(&self) -> &MoveGroups {
+        &self.moves
+    }
+
+    /// Solves slice `h` from the tables of the slices it depends on.
+    ///
+    /// # Errors
+    /// [`WorkerError::MissingDependency`], [`WorkerError::Cancelled`].
+    pub fn solve(
+        &self,
+        h: u32,
+        depth: bool,
+        dependencies: &HashMap<u32, Arc<SliceTable>>,
+        cancel: &AtomicBool,
+    ) -> Result<SliceTable, WorkerError> {
+        if depth {
+            let lookup = |s: u32| match dependencies.get(&s).map(|t| t.as_ref()) {
+                Some(SliceTable::Depths(bytes)) => Some(bytes.as_slice()),
+                _ => None,
+            };
+            depth::solve_depths(&self.game, &self.moves, h, &lookup, cancel).map(SliceTable::Depths)
+        } else {
+            let lookup = |s: u32| match dependencies.get(&s).map(|t| t.as_ref()) {
+                Some(SliceTable::Bits(words)) => Some(words.as_slice()),
+                _ => None,
+            };
+            values::solve_values(&self.game, &self.moves, h, &lookup, cancel).map(SliceTable::Bits)
+        }
+    }
+
+    /// The counts `egdb stats` prints for slice `h`.
+    ///
+    /// # Errors
+    /// [`WorkerError::SymmetryInconsistent`] when the class counts of
+    /// Burnside's lemma do not come out whole: a table or symmetry is wrong.
+    pub fn counts(&self, h: u32, table: &SliceTable) -> Result<SliceCounts, WorkerError> {
+        let slots = 1usize << self.moves.word_bits;
+        let code_at = |word: u64, bit: u8| -> ValueCode {
+            match table {
+                SliceTable::Bits(words) => {
+                    if words[word as usize] >> bit & 1 == 1 {
+                        ValueCode::Win
+                    } else {
+                        ValueCode::Loss
+                    }
+                }
+                SliceTable::Depths(bytes) => unpack_value_depth8(bytes[word as usize * depth::BYTES_PER_WORD + bit as usize]).0,
+            }
+        };
+        let mut counts = SliceCounts::default();
+        match table {
+            SliceTable::Bits(words) => {
+                counts.positions = words.len() as u64 * slots as u64;
+                counts.win = words.iter().map(|w| w.count_ones() as u64).sum();
+                counts.loss = counts.positions - counts.win;
+            }
+            SliceTable::Depths(bytes) => {
+                let mut max_depth = 0u8;
+                for word in bytes.chunks(depth::BYTES_PER_WORD) {
+                    for &byte in &word[..slots] {
+                        let (code, d) = unpack_value_depth8(byte);
+                        counts.positions += 1;
+                        match code {
+                            ValueCode::Win => counts.win += 1,
+                            ValueCode::Loss => counts.loss += 1,
+                            ValueCode::Draw | ValueCode::DontCare => counts.draw += 1,
+                        }
+                        max_depth = max_depth.max(d);
+                    }
+                }
+                counts.max_depth = Some(max_depth as u32);
+            }
+        }
+        if let Some(fixed) = &self.fixed {
+            let (mut positions, mut win, mut loss, mut draw) = (counts.positions, counts.win, counts.loss, counts.draw);
+            for &(word, bit) in fixed.in_slice(h) {
+                positions += 1;
+                match code_at(word, bit) {
+                    ValueCode::Win => win += 1,
+                    ValueCode::Loss => loss += 1,
+                    _ => draw += 1,
+                }
+            }
+            let g = fixed.group_size();
+            if [positions, win, loss, draw].iter().any(|n| n % g != 0) {
+                return Err(WorkerError::SymmetryInconsistent {
+                    slice: h,
+                    detail: format!("orbit sums {positions}/{win}/{loss}/{draw} are not multiples of {g}"),
+                });
+            }
+            counts.canonical_positions = Some(positions / g);
+            counts.canonical_win = Some(win / g);
+            counts.canonical_loss = Some(loss / g);
+            counts.canonical_draw = Some(draw / g);
+        }
+        Ok(counts)
+    }
+
+    /// The bytes stored for a slice: depth tables keep each symmetry class once.
+    pub fn stored_bytes<'t>(&self, h: u32, table: &'t SliceTable) -> (CellEncoding, Cow<'t, [u8]>) {
+        match table {
+            SliceTable::Bits(words) => (CellEncoding::WinBits, Cow::Borrowed(bytemuck::cast_slice(words))),
+            SliceTable::Depths(bytes) => (
+                CellEncoding::ValueDepth8,
+                Cow::Owned(symmetric::keep_canonical(&self.game, h, bytes)),
+            ),
+        }
+    }
+
+    /// The table the engine reads, from a slice's stored bytes.
+    ///
+    /// # Errors
+    /// [`WorkerError::BadShard`] when the bytes do not fit the slice.
+    pub fn table_from_stored(&self, h: u32, encoding: CellEncoding, raw: Vec<u8>) -> Result<SliceTable, WorkerError> {
+        let words = self.game.layout().words(h) as usize;
+        let bad = |reason: String| WorkerError::BadShard { slice: h, reason };
+        match encoding {
+            CellEncoding::WinBits => {
+                if raw.len() != words * 8 {
+                    return Err(bad(format!("{} bytes for {words} words", raw.len())));
+                }
+                Ok(SliceTable::Bits(bytemuck::pod_collect_to_vec(&raw)))
+            }
+            CellEncoding::ValueDepth8 => {
+                let mut raw = raw;
+                if raw.len() != words * depth::BYTES_PER_WORD {
+                    return Err(bad(format!("{} bytes for {words} words", raw.len())));
+                }
+                let unfilled = symmetric::restore_symmetric(&self.game, h, &mut raw);
+                if unfilled > 0 {
+                    return Err(bad(format!("{unfilled} positions have no stored canonical image")));
+                }
+                Ok(SliceTable::Depths(raw))
+            }
+        }
+    }
+}
+
+/// Solves every slice of a game in RAM, keeping all tables (benchmarks and
+/// tests; builds go slice by slice through a coordinator instead).
+///
+/// # Errors
+/// [`WorkerError::Cancelled`].
+pub fn solve_all(engine: &NimEngine, depth: bool, cancel: &AtomicBool) -> Result<Vec<Arc<SliceTable>>, WorkerError> {
+    let mut tables: HashMap<u32, Arc<SliceTable>> = HashMap::new();
+    for h in 0..engine.game().layout().slice_count() {
+        let table = engine.solve(h, depth, &tables, cancel)?;
+        tables.insert(h, Arc::new(table));
+    }
+    Ok((0..tables.len() as u32).filter_map(|h| tables.remove(&h)).collect())
+}
+
+/// The value of one position in tables from [`solve_all`].
+pub fn value_in(engine: &NimEngine, tables: &[Arc<SliceTable>], position: u64) -> (ValueCode, Option<u8>) {
+    let slot = engine.game().layout().locate(position);
+    match tables[slot.slice as usize].as_ref() {
+        SliceTable::Bits(words) => {
+            let win = words[slot.word as usize] >> slot.bit & 1 == 1;
+            (if win { ValueCode::Win } else { ValueCode::Loss }, None)
+        }
+        SliceTable::Depths(bytes) => {
+            let (code, d) = unpack_value_depth8(bytes[slot.word as usize * depth::BYTES_PER_WORD + slot.bit as usize]);
+            (code, Some(d))
+        }
+    }
+}

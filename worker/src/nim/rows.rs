@@ -1,0 +1,83 @@
+//! Splitting a slice's table into rows that threads fill independently.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use egdb_games::nim::{NimLayout, Row};
+use rayon::prelude::*;
+
+use super::moves::{Group, MoveGroups};
+use crate::WorkerError;
+
+/// Runs `fill` on every row of slice `h` in parallel; `table` holds
+/// `entries_per_word` entries per word. Stops early when `cancel` is set.
+///
+/// # Errors
+/// [`WorkerError::Cancelled`] when cancelled, or the first error of `fill`.
+pub fn par_rows<T, F>(
+    layout: &NimLayout,
+    h: u32,
+    table: &mut [T],
+    entries_per_word: usize,
+    cancel: &AtomicBool,
+    fill: F,
+) -> Result<(), WorkerError>
+where
+    T: Send,
+    F: Fn(&Row, &mut [T]) -> Result<(), WorkerError> + Sync,
+{
+    let mut rest = table;
+    let mut work = Vec::new();
+    for row in layout.rows(h) {
+        let (chunk, tail) = rest.split_at_mut(row.len as usize * entries_per_word);
+        work.push((row, chunk));
+        rest = tail;
+    }
+    work.into_par_iter().try_for_each(|(row, chunk)| {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(WorkerError::Cancelled);
+        }
+        fill(&row, chunk)
+    })
+}
+
+/// A move group that applies to a row, with its source located.
+pub struct ActiveGroup<'a, T> {
+    pub group: &'a Group,
+    pub source: &'a [T],
+    /// First word of the source row.
+    pub base: u64,
+}
+
+/// The groups whose moves can apply to some word of `row` (slice `h`), and
+/// where each reads. `dependency(h')` is the table of slice `h'`.
+///
+/// # Errors
+/// [`WorkerError::MissingDependency`] when a needed slice is not given.
+pub fn active_groups<'a, T>(
+    layout: &NimLayout,
+    moves: &'a MoveGroups,
+    h: u32,
+    row: &Row,
+    dependency: &dyn Fn(u32) -> Option<&'a [T]>,
+) -> Result<(Vec<ActiveGroup<'a, T>>, Vec<ActiveGroup<'a, T>>), WorkerError> {
+    let low_stones = h - row.high_stones;
+    let (mut same_low, mut other) = (Vec::new(), Vec::new());
+    for group in &moves.groups {
+        if group.high & row.high != group.high || group.removed > h || group.low.count_ones() > low_stones {
+            continue;
+        }
+        let target = h - group.removed;
+        let source = dependency(target).ok_or(WorkerError::MissingDependency { slice: target })?;
+        let active = ActiveGroup {
+            group,
+            source,
+            base: layout.row_start(target, row.high ^ group.high),
+        };
+        if group.low == 0 {
+            same_low.push(active);
+        } else {
+            other.push(active);
+        }
+    }
+    Ok((same_low, other))
+}

@@ -1,0 +1,77 @@
+//! Shards: a slice's stored bytes as checked, compressed blocks.
+
+use egdb_db_format::{decode_block, encode_block, CellEncoding, FormatError};
+use egdb_proto::v1::{Shard, ShardBlock};
+use rayon::prelude::*;
+
+/// Cuts raw bytes into blocks and compresses them in parallel.
+///
+/// # Errors
+/// Only if compression fails.
+pub fn encode_shard(
+    slice_id: &str,
+    encoding: CellEncoding,
+    raw: &[u8],
+    block_bytes: usize,
+    level: i32,
+) -> Result<Shard, FormatError> {
+    let blocks = raw
+        .par_chunks(block_bytes.max(1))
+        .enumerate()
+        .map(|(index, chunk)| {
+            encode_block(index as u32, encoding, chunk, level).map(|record| ShardBlock {
+                index: index as u32,
+                record,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Shard {
+        slice_id: slice_id.to_string(),
+        encoding: encoding.tag() as u32,
+        raw_len: raw.len() as u64,
+        raw_crc32: crc32fast::hash(raw),
+        block_bytes: block_bytes as u64,
+        blocks,
+    })
+}
+
+/// Checks every block and the whole, and gives back the raw bytes.
+///
+/// # Errors
+/// [`FormatError::Corrupt`] naming the slice and block that fails.
+pub fn decode_shard(shard: &Shard) -> Result<(CellEncoding, Vec<u8>), FormatError> {
+    let corrupt = |block: u32, reason: String| FormatError::Corrupt {
+        slice: shard.slice_id.clone(),
+        block,
+        reason,
+    };
+    let encoding = u8::try_from(shard.encoding)
+        .ok()
+        .and_then(CellEncoding::from_tag)
+        .ok_or_else(|| corrupt(0, format!("unknown encoding {}", shard.encoding)))?;
+    let parts = shard
+        .blocks
+        .par_iter()
+        .enumerate()
+        .map(|(i, block)| {
+            if block.index != i as u32 {
+                return Err(corrupt(i as u32, format!("block {} out of order", block.index)));
+            }
+            decode_block(&shard.slice_id, block.index, &block.record)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut raw = Vec::with_capacity(shard.raw_len as usize);
+    for part in parts {
+        if part.encoding != encoding {
+            return Err(corrupt(part.index, "block encoding differs from the shard's".to_string()));
+        }
+        raw.extend_from_slice(&part.raw);
+    }
+    if raw.len() as u64 != shard.raw_len || crc32fast::hash(&raw) != shard.raw_crc32 {
+        return Err(corrupt(
+            shard.blocks.len().saturating_sub(1) as u32,
+            "shard length or checksum does not match".to_string(),
+        ));
+    }
+    Ok((encoding, raw))
+}
