@@ -7,7 +7,8 @@
 //! outer cells keep `h` stones; a move either removes outer stones (it reads
 //! a slice with fewer) or stays inside one word.
 //!
-//! Inside a slice the outer masks are split into a high and a low half; words
+//! Inside a slice the outer masks are split into a high and a low half (the
+//! low half takes up to [`MAX_LOW_BITS`] cells); words
 //! are ordered by the high half's stone count, then by the colex rank of the
 //! high half, then by the colex rank of the low half. Both ranks come from
 //! tables, so locating the word of a move's result costs one lookup and an add.
@@ -16,6 +17,10 @@ use super::cellmap::CellMap;
 
 /// Cells in a word block at most: 2^6 = 64 bits.
 pub const MAX_WORD_CELLS: u32 = 6;
+
+/// Cells of the low half at most: a row then has at most C(15, 7) words,
+/// so word numbers within a row fit 16 bits.
+pub const MAX_LOW_BITS: u32 = 15;
 
 /// The slot of one position: slice, word in the slice, bit in the word.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -70,7 +75,8 @@ impl NimLayout {
             source[bit as usize] = c as u32;
         }
         let outer = outer_cells.len() as u32;
-        let low_bits = outer / 2;
+        // A long low half gives long rows: long streams through source rows.
+        let low_bits = outer.min(MAX_LOW_BITS);
         let high_bits = outer - low_bits;
         let binomial = binomials(64);
         let mut row_base = vec![vec![0u64; high_bits as usize + 2]; outer as usize + 1];

@@ -66,15 +66,15 @@ pub fn solve_depths<'a>(
     };
     let slots = 1usize << moves.word_bits;
     let mut table = vec![0u8; layout.words(h) as usize * BYTES_PER_WORD];
-    par_rows(layout, h, &mut table, BYTES_PER_WORD, cancel, |row, bytes| {
-        let (same_low, other) = active_groups(layout, moves, h, row, dependency)?;
-        let lows = layout.low_halves(h - row.high_stones);
+    par_rows(layout, h, &mut table, BYTES_PER_WORD, cancel, |chunk, bytes| {
+        let (same_low, other) = active_groups(layout, moves, h, &chunk.row, dependency)?;
+        let lows = &layout.low_halves(h - chunk.row.high_stones)[chunk.offset as usize..];
         let mut sources = Vec::with_capacity(same_low.len() + other.len());
         for (i, word) in bytes.chunks_mut(BYTES_PER_WORD).enumerate() {
             let low = lows[i] as u64;
             sources.clear();
             for a in &same_low {
-                let at = (a.base as usize + i) * BYTES_PER_WORD;
+                let at = (a.base as usize + chunk.offset as usize + i) * BYTES_PER_WORD;
                 sources.push((&a.source[at..at + BYTES_PER_WORD], &a.group.parts));
             }
             for a in &other {

@@ -18,6 +18,10 @@ pub struct WordPart {
 /// Moves that remove the same outer stones.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Group {
+    /// For groups that remove low-half stones: `pairs[b]` lists, for a row
+    /// whose low halves have `b` stones, each word that contains the
+    /// group's low part with the rank of its source word in the source row.
+    pub pairs: std::sync::Arc<Vec<Vec<(u16, u16)>>>,
     /// Outer stones removed, high half and low half of the outer mask.
     pub high: u64,
     pub low: u64,
@@ -40,6 +44,9 @@ pub struct MoveGroups {
     /// Moves inside the word block.
     pub inner: Vec<WordPart>,
     pub inner_any_superset: u64,
+    /// The block has six cells and the only moves inside it are its six
+    /// single stones (the engine then uses constant masks).
+    pub inner_are_the_six_cells: bool,
 }
 
 impl MoveGroups {
@@ -55,6 +62,7 @@ impl MoveGroups {
         }
         let low_mask = (1u64 << layout.low_bits()) - 1;
         let mut groups: Vec<Group> = Vec::new();
+        let mut pairs_by_low: std::collections::HashMap<u64, std::sync::Arc<Vec<Vec<(u16, u16)>>>> = Default::default();
         let mut inner = Vec::new();
         for &m in game.moves() {
             let packed = layout.pack(m);
@@ -75,6 +83,10 @@ impl MoveGroups {
                     g.any_superset |= part.superset;
                 }
                 None => groups.push(Group {
+                    pairs: pairs_by_low
+                        .entry(low)
+                        .or_insert_with(|| std::sync::Arc::new(containing_words(layout, low)))
+                        .clone(),
                     high,
                     low,
                     removed: outer.count_ones(),
@@ -83,7 +95,13 @@ impl MoveGroups {
                 }),
             }
         }
+        // Groups with the same high part and as many low stones read the same
+        // source row: kept together, that row stays in cache.
+        groups.sort_by_key(|g| (g.high, g.low.count_ones(), g.low));
         let inner_any_superset = inner.iter().fold(0, |m, p| m | p.superset);
+        let mut shifts: Vec<u32> = inner.iter().map(|p| p.shift).collect();
+        shifts.sort_unstable();
+        let inner_are_the_six_cells = w == 6 && shifts == [1, 2, 4, 8, 16, 32];
         MoveGroups {
             word_bits: w,
             valid,
@@ -91,6 +109,27 @@ impl MoveGroups {
             groups,
             inner,
             inner_any_superset,
+            inner_are_the_six_cells,
         }
     }
+}
+
+/// For each stone count `b` of a row's low halves: (word in the row, rank of
+/// the source low half) for every low half that contains `part`. Both
+/// columns increase, so the engine streams through both rows.
+fn containing_words(layout: &egdb_games::nim::NimLayout, part: u64) -> Vec<Vec<(u16, u16)>> {
+    if part == 0 {
+        return Vec::new();
+    }
+    (0..=layout.low_bits())
+        .map(|b| {
+            layout
+                .low_halves(b)
+                .iter()
+                .enumerate()
+                .filter(|(_, &low)| low as u64 & part == part)
+                .map(|(i, &low)| (i as u16, layout.low_rank(low as u64 ^ part) as u16))
+                .collect()
+        })
+        .collect()
 }

@@ -8,8 +8,22 @@ use rayon::prelude::*;
 use super::moves::{Group, MoveGroups};
 use crate::WorkerError;
 
-/// Runs `fill` on every row of slice `h` in parallel; `table` holds
-/// `entries_per_word` entries per word. Stops early when `cancel` is set.
+/// Words a thread takes at once: rows longer than this are cut, so that
+/// threads stay balanced however long rows are.
+const CHUNK_WORDS: u64 = 8192;
+
+/// A run of consecutive words of one row.
+#[derive(Debug, Clone, Copy)]
+pub struct Chunk {
+    pub row: Row,
+    /// First word of the chunk, counted from the row's start.
+    pub offset: u64,
+    pub len: u64,
+}
+
+/// Runs `fill` on every chunk of every row of slice `h` in parallel;
+/// `table` holds `entries_per_word` entries per word. Stops early when
+/// `cancel` is set.
 ///
 /// # Errors
 /// [`WorkerError::Cancelled`] when cancelled, or the first error of `fill`.
@@ -23,20 +37,25 @@ pub fn par_rows<T, F>(
 ) -> Result<(), WorkerError>
 where
     T: Send,
-    F: Fn(&Row, &mut [T]) -> Result<(), WorkerError> + Sync,
+    F: Fn(&Chunk, &mut [T]) -> Result<(), WorkerError> + Sync,
 {
     let mut rest = table;
     let mut work = Vec::new();
     for row in layout.rows(h) {
-        let (chunk, tail) = rest.split_at_mut(row.len as usize * entries_per_word);
-        work.push((row, chunk));
-        rest = tail;
+        let mut offset = 0;
+        while offset < row.len {
+            let len = CHUNK_WORDS.min(row.len - offset);
+            let (entries, tail) = rest.split_at_mut(len as usize * entries_per_word);
+            work.push((Chunk { row, offset, len }, entries));
+            rest = tail;
+            offset += len;
+        }
     }
-    work.into_par_iter().try_for_each(|(row, chunk)| {
+    work.into_par_iter().try_for_each(|(chunk, entries)| {
         if cancel.load(Ordering::Relaxed) {
             return Err(WorkerError::Cancelled);
         }
-        fill(&row, chunk)
+        fill(&chunk, entries)
     })
 }
 
