@@ -84,3 +84,33 @@ fn depth_builds_answer_with_depths() {
     let slices = stats_json(&store);
     assert!(slices.iter().all(|s| s["max_depth"].is_u64()));
 }
+
+#[test]
+fn custom_games_build_from_a_file_and_query_without_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("strip.toml");
+    std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/strip.toml"), &file).unwrap();
+    let store = dir.path().join("strip");
+    let spec = format!("nim:file:{}", file.display());
+    build(&spec, &store, &["--depth"]);
+    // The store keeps the definition: the file may go.
+    std::fs::remove_file(&file).unwrap();
+    // A strip of 9 under take-1-to-3-adjacent: the first player wins by
+    // taking the middle stone and mirroring.
+    let start = query_json(&store, "start");
+    assert_eq!(start["value"], "win");
+    let mirror = start["moves"].as_array().unwrap().iter().find(|m| m["move"] == "4").unwrap().clone();
+    assert_eq!(mirror["value"], "loss");
+    let two = query_json(&store, "o.......o");
+    assert_eq!(two["value"], "loss");
+    assert_eq!(two["depth"], 2);
+}
+
+#[test]
+fn two_local_workers_build_the_same_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let (one, two) = (dir.path().join("one"), dir.path().join("two"));
+    build("nim:triangle:5:misere", &one, &["--depth"]);
+    build("nim:triangle:5:misere", &two, &["--depth", "--workers", "2", "--threads", "1"]);
+    assert_eq!(checksums(&one), checksums(&two));
+}

@@ -213,3 +213,56 @@ fn search(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::nim::NimGame;
+    use crate::{GameSpec, Rule};
+    use proptest::prelude::*;
+
+    fn games() -> Vec<NimGame> {
+        vec![
+            NimGame::from_spec(&GameSpec::NimTriangle { layers: 8, rule: Rule::Normal }).unwrap(),
+            NimGame::from_spec(&GameSpec::NimTriangle { layers: 7, rule: Rule::Misere }).unwrap(),
+            NimGame::from_spec(&GameSpec::NimHexagram).unwrap(),
+        ]
+    }
+
+    #[test]
+    fn symmetries_map_moves_onto_moves_and_close() {
+        for game in games() {
+            let mut moves = game.moves().to_vec();
+            moves.sort_unstable();
+            let group = game.symmetry();
+            for g in 0..group.len() {
+                let mut images: Vec<u64> = moves.iter().map(|&m| group.apply(g, m)).collect();
+                images.sort_unstable();
+                assert_eq!(images, moves);
+                for h in 0..group.len() {
+                    let composed: Vec<u32> = group.permutations()[g].iter().map(|&c| group.permutations()[h][c as usize]).collect();
+                    assert!(group.permutations().contains(&composed));
+                }
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn canonical_form_is_idempotent_and_shared_by_all_images(bits in any::<u64>()) {
+            for game in games() {
+                let p = bits & game.start();
+                let group = game.symmetry();
+                let c = group.canonical(p);
+                prop_assert_eq!(group.canonical(c), c);
+                prop_assert!(group.is_canonical(c));
+                for g in 0..group.len() {
+                    let image = group.apply(g, p);
+                    prop_assert_eq!(group.canonical(image), c);
+                    prop_assert_eq!(image.count_ones(), p.count_ones());
+                    // Slices are closed under symmetry.
+                    prop_assert_eq!(game.layout().locate(image).slice, game.layout().locate(p).slice);
+                }
+            }
+        }
+    }
+}
