@@ -13,7 +13,7 @@ fn an_interrupted_build_resumes_without_redoing_slices() {
     let store = dir.path().join("t7d");
     let s = store.to_str().unwrap();
     // About a minute of work: long enough to be interrupted in the middle.
-    let mut child = Command::new(env!("CARGO_BIN_EXE_egdb"))
+    let child = Command::new(env!("CARGO_BIN_EXE_egdb"))
         .args(["build", "nim:triangle:7:normal", "--depth", "--store", s])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

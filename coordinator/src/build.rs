@@ -3,7 +3,7 @@
 //!
 //! A slice is ready when every slice it depends on is done; it is leased to
 //! one worker at a time; its result is checked (every block's checksum, the
-//! announced sizes) and written with its manifest record in one atomic batch.
+//! announced sizes) and written, its manifest record last.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -41,7 +41,6 @@ pub trait BuildProgress: Send + Sync {
 /// A build of one game over one store.
 pub struct Build {
     store: Store,
-    game: NimGame,
     plan: Vec<SliceInfo>,
     options: BuildOptions,
     state: Mutex<State>,
@@ -81,7 +80,6 @@ impl Build {
         let done = store.slices()?.into_iter().map(|r| r.slice).collect();
         Ok(Build {
             store,
-            game,
             plan,
             options,
             state: Mutex::new(State { done, ..State::default() }),
@@ -142,7 +140,7 @@ impl Build {
     }
 
     /// Checks a result and turns it into its manifest record.
-    fn check(&self, result: &SliceResult) -> Result<(SliceRecord, Vec<Vec<u8>>), CoordinatorError> {
+    fn check(&self, result: &SliceResult) -> Result<SliceRecord, CoordinatorError> {
         let shard = result.shard.as_ref();
         let slice_id = shard.map(|s| s.slice_id.clone()).unwrap_or_default();
         let refuse = |reason: String| CoordinatorError::ShardRefused {
@@ -212,7 +210,7 @@ impl Build {
         if record.counts.positions != info.positions {
             return Err(refuse(format!("counts cover {} positions of {}", record.counts.positions, info.positions)));
         }
-        Ok((record, shard.blocks.iter().map(|b| b.record.clone()).collect()))
+        Ok(record)
     }
 }
 
@@ -295,7 +293,7 @@ impl egdb_proto::Coordinator for Build {
     }
 
     fn complete(&self, worker: &str, result: SliceResult) -> Result<(), LinkError> {
-        let (record, blocks) = match self.check(&result) {
+        let record = match self.check(&result) {
             Ok(checked) => checked,
             Err(e) => {
                 if let Some(shard) = &result.shard {
@@ -307,6 +305,7 @@ impl egdb_proto::Coordinator for Build {
         };
         let already = self.lock().done.contains(&record.slice);
         if !already {
+            let blocks: Vec<&[u8]> = result.shard.iter().flat_map(|s| &s.blocks).map(|b| b.record.as_slice()).collect();
             self.store.put_slice(&record, &blocks).map_err(|e| LinkError(e.to_string()))?;
         }
         let (done, halted) = {

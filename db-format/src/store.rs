@@ -3,8 +3,8 @@
 //! Column families:
 //! * `meta` — `format_version` (u16 LE), `identity` (JSON [`StoreIdentity`]),
 //!   `complete` (present once every slice is in).
-//! * `manifest` — slice id → JSON [`SliceRecord`], written in the same
-//!   atomic batch as the slice's blocks: a slice is in the store exactly when
+//! * `manifest` — slice id → JSON [`SliceRecord`], written after the
+//!   slice's blocks, in a synced write: a slice is in the store exactly when
 //!   its record is.
 //! * `blocks` — `slice id` `/` `block index (u32 BE)` → block record.
 
@@ -224,16 +224,23 @@ impl Store {
         Ok(records)
     }
 
-    /// Writes a slice's blocks and its record in one atomic, synced batch.
-    /// Writing a slice that is already in the store replaces it with equal data.
+    /// Writes a slice's blocks, then its record in a synced write: the slice
+    /// is in the store from the moment its record is. Blocks of a slice
+    /// without a record are invisible and get overwritten when it is solved
+    /// again. Writing a slice that is in the store already rewrites equal data.
     ///
     /// # Errors
     /// I/O errors.
-    pub fn put_slice(&self, record: &SliceRecord, blocks: &[Vec<u8>]) -> Result<(), FormatError> {
+    pub fn put_slice<B: AsRef<[u8]>>(&self, record: &SliceRecord, blocks: &[B]) -> Result<(), FormatError> {
+        /// Bytes per write batch, so that a large slice is not copied whole.
+        const BATCH_BYTES: usize = 64 << 20;
         let blocks_cf = self.cf(BLOCKS)?;
         let mut batch = WriteBatch::default();
         for (index, block) in blocks.iter().enumerate() {
-            batch.put_cf(blocks_cf, block_key(&record.slice, index as u32), block);
+            batch.put_cf(blocks_cf, block_key(&record.slice, index as u32), block.as_ref());
+            if batch.size_in_bytes() >= BATCH_BYTES {
+                self.db.write(std::mem::take(&mut batch))?;
+            }
         }
         let json = serde_json::to_vec(record).map_err(|e| FormatError::Io(e.to_string()))?;
         batch.put_cf(self.cf(MANIFEST)?, record.slice.as_bytes(), json);
