@@ -18,7 +18,9 @@ pub fn run(args: BenchArgs) -> Exit {
     let game = NimGame::from_spec(&spec)?;
     let positions = game.position_count();
     let runs = args.runs.max(1);
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let engine = NimEngine::new(game);
     let never = AtomicBool::new(false);
     let pool = |n: usize| {
@@ -40,14 +42,31 @@ pub fn run(args: BenchArgs) -> Exit {
         }
         Ok((median(&mut times), tables))
     };
-    println!("game: {spec} ({positions} positions, {} moves)", engine.game().moves().len());
-    println!("machine: {} cores available", std::thread::available_parallelism().map_or(1, |n| n.get()));
+    println!(
+        "game: {spec} ({positions} positions, {} moves)",
+        engine.game().moves().len()
+    );
+    println!(
+        "machine: {} cores available",
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
     let (parallel, tables) = time_engine(threads)?;
-    report(&format!("word engine, {threads} threads"), parallel, positions);
+    report(
+        &format!("word engine, {threads} threads"),
+        parallel,
+        positions,
+    );
     let (single, _) = time_engine(1)?;
     report("word engine, 1 thread", single, positions);
     let start = value_in(&engine, &tables, engine.game().start()).0;
-    println!("start position: {}", if start == ValueCode::Win { "first player wins" } else { "first player loses" });
+    println!(
+        "start position: {}",
+        if start == ValueCode::Win {
+            "first player wins"
+        } else {
+            "first player loses"
+        }
+    );
     if args.no_scan {
         return Ok(0);
     }
@@ -67,7 +86,9 @@ pub fn run(args: BenchArgs) -> Exit {
         })
         .count();
     if mismatches > 0 {
-        return Err(Failure::failed(format!("{mismatches} positions differ between the scan and the engine")));
+        return Err(Failure::failed(format!(
+            "{mismatches} positions differ between the scan and the engine"
+        )));
     }
     println!("all {positions} values agree");
     println!(

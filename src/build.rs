@@ -26,13 +26,19 @@ pub fn run(args: BuildArgs) -> Exit {
     if args.workers == 0 {
         return Err(Failure::bad_input("--workers must be at least 1"));
     }
-    if !(1..=22).contains(&args.zstd_level) {
-        return Err(Failure::bad_input("--zstd-level must be 1 to 22"));
+    if !(-7..=22).contains(&args.zstd_level) {
+        return Err(Failure::bad_input(
+            "--zstd-level must be -7 (fastest) to 22 (smallest)",
+        ));
     }
     let store_path = args.store.clone().unwrap_or_else(|| default_store(&spec));
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     // Only fails if a pool exists already, which then serves as well.
-    let _ = rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build_global();
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build_global();
     let options = BuildOptions {
         depth: args.depth,
         memory_budget: args.memory.unwrap_or_else(default_memory),
@@ -52,7 +58,10 @@ pub fn run(args: BuildArgs) -> Exit {
     }
     let done_before = build.done();
     if done_before > 0 {
-        eprintln!("resuming {spec}: {done_before} of {total} slices already in {}", store_path.display());
+        eprintln!(
+            "resuming {spec}: {done_before} of {total} slices already in {}",
+            store_path.display()
+        );
     }
     let bar = progress_bar(&build, positions);
     let build = build.with_progress(Box::new(BarProgress(bar.clone())));
@@ -71,7 +80,11 @@ pub fn run(args: BuildArgs) -> Exit {
         let handles: Vec<_> = (0..args.workers)
             .map(|i| {
                 let (build, cancel) = (&build, &cancel);
-                scope.spawn(move || Worker::new(WorkerConfig::named(format!("local-{i}")), build).run(cancel))
+                let config = WorkerConfig {
+                    zstd_level: args.zstd_level,
+                    ..WorkerConfig::named(format!("local-{i}"))
+                };
+                scope.spawn(move || Worker::new(config, build).run(cancel))
             })
             .collect();
         handles.into_iter().map(|h| h.join()).collect::<Vec<_>>()
@@ -87,7 +100,9 @@ pub fn run(args: BuildArgs) -> Exit {
     let done = build.done();
     if !build.is_complete()? {
         if cancel.load(Ordering::SeqCst) {
-            eprintln!("interrupted: {done} of {total} slices done; run the same command again to resume");
+            eprintln!(
+                "interrupted: {done} of {total} slices done; run the same command again to resume"
+            );
             return Ok(INTERRUPTED);
         }
         println!("stopped as asked: {done} of {total} slices done; run again to go on");
@@ -113,19 +128,27 @@ fn default_store(spec: &GameSpec) -> PathBuf {
     let name: String = spec
         .to_string()
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '.' { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
         .collect();
     PathBuf::from(format!("{name}.egdb"))
 }
 
 /// 80% of the memory the kernel says is available, or 8 GiB if unknown.
 fn default_memory() -> u64 {
-    let available = std::fs::read_to_string("/proc/meminfo").ok().and_then(|text| {
-        text.lines()
-            .find(|l| l.starts_with("MemAvailable:"))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|kb| kb.parse::<u64>().ok())
-    });
+    let available = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("MemAvailable:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        });
     available.map_or(8 << 30, |kb| kb * 1024 / 5 * 4)
 }
 
@@ -133,7 +156,10 @@ fn progress_bar(build: &Build, positions: u64) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
-    let done_positions: u64 = build.store().slices().map_or(0, |r| r.iter().map(|r| r.counts.positions).sum());
+    let done_positions: u64 = build
+        .store()
+        .slices()
+        .map_or(0, |r| r.iter().map(|r| r.counts.positions).sum());
     let bar = ProgressBar::new(positions);
     bar.set_style(
         ProgressStyle::with_template(

@@ -5,7 +5,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "egdb", version, about = "Build, inspect and query endgame databases")]
+#[command(
+    name = "egdb",
+    version,
+    about = "Build, inspect and query endgame databases"
+)]
 pub struct Cli {
     /// More log output on standard error (-v: each slice, -vv: debug).
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
@@ -48,8 +52,8 @@ pub struct BuildArgs {
     /// Stop after solving this many slices; a re-run goes on from there.
     #[arg(long)]
     pub max_slices: Option<u64>,
-    /// zstd level of the stored blocks.
-    #[arg(long, default_value_t = 3)]
+    /// zstd level of the stored blocks, -7 (fastest) to 22 (smallest).
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     pub zstd_level: i32,
 }
 
@@ -91,7 +95,9 @@ pub struct BenchArgs {
 /// Parses `123`, `64MiB`, `12G`, `1.5GiB` (binary units either way).
 pub fn parse_bytes(text: &str) -> Result<u64, String> {
     let text = text.trim();
-    let split = text.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(text.len());
+    let split = text
+        .find(|c: char| c.is_ascii_alphabetic())
+        .unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
     let number: f64 = number
         .trim()
@@ -105,7 +111,7 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
         "t" | "tb" | "tib" => 1 << 40,
         other => return Err(format!("unknown size unit `{other}`")),
     };
-    if !(number >= 0.0) {
+    if number.is_nan() || number < 0.0 {
         return Err(format!("`{text}` is not a size"));
     }
     Ok((number * scale as f64) as u64)

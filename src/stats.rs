@@ -24,7 +24,11 @@ pub fn run(args: StatsArgs) -> Exit {
         game.name(),
         records.len(),
         game.slices().len(),
-        if complete { ", complete" } else { ", incomplete" }
+        if complete {
+            ", complete"
+        } else {
+            ", incomplete"
+        }
     );
     println!(
         "{:<10} {:>14} {:>14} {:>14} {:>13} {:>6} {:>10}",
@@ -38,7 +42,8 @@ pub fn run(args: StatsArgs) -> Exit {
             c.positions,
             c.win,
             c.loss,
-            c.canonical_positions.map_or("-".to_string(), |n| n.to_string()),
+            c.canonical_positions
+                .map_or("-".to_string(), |n| n.to_string()),
             c.max_depth.map_or("-".to_string(), |n| n.to_string()),
             format!("{:.1}K", r.stored_bytes as f64 / 1024.0),
         );

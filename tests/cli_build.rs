@@ -10,17 +10,31 @@ fn build_stats_and_query_a_small_triangle() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("t4");
     let out = build("nim:triangle:4:normal", &store, &[]);
-    assert!(stdout(&out).contains("start position: win"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("start position: win"),
+        "{}",
+        stdout(&out)
+    );
 
     let slices = stats_json(&store);
-    let total: u64 = slices.iter().map(|s| s["positions"].as_u64().unwrap()).sum();
+    let total: u64 = slices
+        .iter()
+        .map(|s| s["positions"].as_u64().unwrap())
+        .sum();
     assert_eq!(total, 1 << 10);
     for s in &slices {
         assert_eq!(s["phase"], "nim");
-        let (w, l, d) = (s["win"].as_u64().unwrap(), s["loss"].as_u64().unwrap(), s["draw"].as_u64().unwrap());
+        let (w, l, d) = (
+            s["win"].as_u64().unwrap(),
+            s["loss"].as_u64().unwrap(),
+            s["draw"].as_u64().unwrap(),
+        );
         assert_eq!(w + l + d, s["positions"].as_u64().unwrap());
         let classes = s["canonical_positions"].as_u64().unwrap();
-        assert!(classes * 6 >= s["positions"].as_u64().unwrap() && classes <= s["positions"].as_u64().unwrap());
+        assert!(
+            classes * 6 >= s["positions"].as_u64().unwrap()
+                && classes <= s["positions"].as_u64().unwrap()
+        );
     }
 
     let start = query_json(&store, "start");
@@ -28,11 +42,17 @@ fn build_stats_and_query_a_small_triangle() {
     let moves = start["moves"].as_array().unwrap();
     // 10 singles, and runs of 2 to 4 on 3 directions: 3 * (1 + 3 + 6) = 30.
     assert_eq!(moves.len(), 40);
-    assert!(moves.iter().any(|m| m["value"] == "loss"), "a winning move exists");
+    assert!(
+        moves.iter().any(|m| m["value"] == "loss"),
+        "a winning move exists"
+    );
     let position = query_json(&store, "./../.../o..o");
     assert_eq!(position["position"], "./../.../o..o");
     assert_eq!(position["moves"].as_array().unwrap().len(), 2);
-    assert_eq!(position["value"], "loss", "two stones far apart: whoever moves first loses");
+    assert_eq!(
+        position["value"], "loss",
+        "two stones far apart: whoever moves first loses"
+    );
 }
 
 #[test]
@@ -42,7 +62,11 @@ fn a_finished_store_is_left_alone() {
     build("nim:hexagram", &store, &[]);
     let before = checksums(&store);
     let again = build("nim:hexagram", &store, &[]);
-    assert!(stdout(&again).contains("nothing to do"), "{}", stdout(&again));
+    assert!(
+        stdout(&again).contains("nothing to do"),
+        "{}",
+        stdout(&again)
+    );
     assert_eq!(checksums(&store), before);
     assert_eq!(query_json(&store, "2088")["value"], "loss");
     assert_eq!(query_json(&store, "1664")["value"], "win");
@@ -53,12 +77,24 @@ fn a_halted_build_resumes_without_redoing_slices() {
     let dir = tempfile::tempdir().unwrap();
     let (partial, whole) = (dir.path().join("partial"), dir.path().join("whole"));
     let first = build("nim:triangle:6:misere", &partial, &["--max-slices", "4"]);
-    assert!(stdout(&first).contains("4 of 16 slices done"), "{}", stdout(&first));
+    assert!(
+        stdout(&first).contains("4 of 16 slices done"),
+        "{}",
+        stdout(&first)
+    );
     assert_eq!(stats_json(&partial).len(), 4);
     let kept = checksums(&partial);
     let second = build("nim:triangle:6:misere", &partial, &[]);
-    assert!(stderr(&second).contains("4 of 16 slices already in"), "{}", stderr(&second));
-    assert!(stdout(&second).contains("16 slices (12 new)"), "{}", stdout(&second));
+    assert!(
+        stderr(&second).contains("4 of 16 slices already in"),
+        "{}",
+        stderr(&second)
+    );
+    assert!(
+        stdout(&second).contains("16 slices (12 new)"),
+        "{}",
+        stdout(&second)
+    );
     build("nim:triangle:6:misere", &whole, &[]);
     let resumed = checksums(&partial);
     assert_eq!(resumed, checksums(&whole));
@@ -89,7 +125,11 @@ fn depth_builds_answer_with_depths() {
 fn custom_games_build_from_a_file_and_query_without_it() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("strip.toml");
-    std::fs::copy(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/strip.toml"), &file).unwrap();
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/strip.toml"),
+        &file,
+    )
+    .unwrap();
     let store = dir.path().join("strip");
     let spec = format!("nim:file:{}", file.display());
     build(&spec, &store, &["--depth"]);
@@ -99,7 +139,13 @@ fn custom_games_build_from_a_file_and_query_without_it() {
     // taking the middle stone and mirroring.
     let start = query_json(&store, "start");
     assert_eq!(start["value"], "win");
-    let mirror = start["moves"].as_array().unwrap().iter().find(|m| m["move"] == "4").unwrap().clone();
+    let mirror = start["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == "4")
+        .unwrap()
+        .clone();
     assert_eq!(mirror["value"], "loss");
     let two = query_json(&store, "o.......o");
     assert_eq!(two["value"], "loss");
@@ -111,6 +157,10 @@ fn two_local_workers_build_the_same_tables() {
     let dir = tempfile::tempdir().unwrap();
     let (one, two) = (dir.path().join("one"), dir.path().join("two"));
     build("nim:triangle:5:misere", &one, &["--depth"]);
-    build("nim:triangle:5:misere", &two, &["--depth", "--workers", "2", "--threads", "1"]);
+    build(
+        "nim:triangle:5:misere",
+        &two,
+        &["--depth", "--workers", "2", "--threads", "1"],
+    );
     assert_eq!(checksums(&one), checksums(&two));
 }

@@ -18,9 +18,18 @@ fn unknown_games_are_refused_and_nothing_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("s");
     let s = store.to_str().unwrap();
-    assert_refused(&["build", "nim:triangle:0:normal", "--store", s], "layers must be 1");
-    assert_refused(&["build", "nim:square:4", "--store", s], "unknown game `nim:square:4`");
-    assert_refused(&["build", "nim:triangle:4:sudden", "--store", s], "rule must be");
+    assert_refused(
+        &["build", "nim:triangle:0:normal", "--store", s],
+        "layers must be 1",
+    );
+    assert_refused(
+        &["build", "nim:square:4", "--store", s],
+        "unknown game `nim:square:4`",
+    );
+    assert_refused(
+        &["build", "nim:triangle:4:sudden", "--store", s],
+        "rule must be",
+    );
     assert!(!store.exists());
 }
 
@@ -30,8 +39,19 @@ fn broken_game_files_are_refused() {
     let store = dir.path().join("s");
     let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/broken.toml");
     let spec = format!("nim:file:{file}");
-    assert_refused(&["build", &spec, "--store", store.to_str().unwrap()], "names cell 9");
-    assert_refused(&["build", "nim:file:/no/such/game.toml", "--store", store.to_str().unwrap()], "/no/such/game.toml");
+    assert_refused(
+        &["build", &spec, "--store", store.to_str().unwrap()],
+        "names cell 9",
+    );
+    assert_refused(
+        &[
+            "build",
+            "nim:file:/no/such/game.toml",
+            "--store",
+            store.to_str().unwrap(),
+        ],
+        "/no/such/game.toml",
+    );
     assert!(!store.exists());
 }
 
@@ -44,9 +64,22 @@ fn malformed_positions_and_foreign_stores_are_refused() {
     let before = checksums(&store);
     assert_refused(&["query", "--store", s, "o/oo"], "2 rows given");
     assert_refused(&["query", "--store", s, "o/ox/ooo"], "`x` is neither");
-    assert_refused(&["build", "nim:triangle:4:normal", "--store", s], "holds nim:triangle:3:normal");
-    assert_refused(&["build", "nim:triangle:3:normal", "--store", s, "--depth"], "without --depth");
-    assert_refused(&["stats", "--store", dir.path().join("none").to_str().unwrap()], "no egdb store");
+    assert_refused(
+        &["build", "nim:triangle:4:normal", "--store", s],
+        "holds nim:triangle:3:normal",
+    );
+    assert_refused(
+        &["build", "nim:triangle:3:normal", "--store", s, "--depth"],
+        "without --depth",
+    );
+    assert_refused(
+        &[
+            "stats",
+            "--store",
+            dir.path().join("none").to_str().unwrap(),
+        ],
+        "no egdb store",
+    );
     assert_eq!(checksums(&store), before);
     assert!(!dir.path().join("none").exists());
 }

@@ -27,18 +27,36 @@ fn an_interrupted_build_resumes_without_redoing_slices() {
         if done > 0 && started.elapsed() > Duration::from_secs(3) {
             break;
         }
-        assert!(started.elapsed() < Duration::from_secs(60), "build did not start");
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "build did not start"
+        );
     }
-    let status = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
     assert!(status.success());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
-    assert!(stderr(&out).contains("run the same command again to resume"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("run the same command again to resume"),
+        "{}",
+        stderr(&out)
+    );
 
     let kept = checksums(&store);
-    assert!(!kept.is_empty() && kept.len() < 23, "{} slices kept", kept.len());
+    assert!(
+        !kept.is_empty() && kept.len() < 23,
+        "{} slices kept",
+        kept.len()
+    );
     // Go on for one more slice only: it must start from what is there.
-    let again = build("nim:triangle:7:normal", &store, &["--depth", "--max-slices", "1"]);
+    let again = build(
+        "nim:triangle:7:normal",
+        &store,
+        &["--depth", "--max-slices", "1"],
+    );
     let expected = format!("{} of 23 slices already in", kept.len());
     assert!(stderr(&again).contains(&expected), "{}", stderr(&again));
     let now = checksums(&store);

@@ -64,7 +64,11 @@ impl Build {
     /// [`CoordinatorError::Format`] when the store holds another game or
     /// cannot be opened; [`CoordinatorError::OverBudget`] when a slice could
     /// not be solved within the memory budget (nothing is written then).
-    pub fn open(path: &Path, game: NimGame, options: BuildOptions) -> Result<Build, CoordinatorError> {
+    pub fn open(
+        path: &Path,
+        game: NimGame,
+        options: BuildOptions,
+    ) -> Result<Build, CoordinatorError> {
         let plan = game.slices();
         for slice in &plan {
             let need = memory_need(&plan, slice, options.depth);
@@ -82,7 +86,10 @@ impl Build {
             store,
             plan,
             options,
-            state: Mutex::new(State { done, ..State::default() }),
+            state: Mutex::new(State {
+                done,
+                ..State::default()
+            }),
             progress: None,
         })
     }
@@ -102,7 +109,11 @@ impl Build {
 
     /// Largest memory need of any slice of the plan, in bytes.
     pub fn peak_memory_need(&self) -> u64 {
-        self.plan.iter().map(|s| memory_need(&self.plan, s, self.options.depth)).max().unwrap_or(0)
+        self.plan
+            .iter()
+            .map(|s| memory_need(&self.plan, s, self.options.depth))
+            .max()
+            .unwrap_or(0)
     }
 
     /// Slices done so far.
@@ -125,7 +136,9 @@ impl Build {
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         // A worker thread that panicked cannot leave the sets half-updated:
         // every update is a single insert or remove.
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn task(&self, slice: &SliceInfo) -> SliceTask {
@@ -148,7 +161,10 @@ impl Build {
             reason,
         };
         let shard = shard.ok_or_else(|| refuse("result carries no shard".to_string()))?;
-        let counts = result.counts.as_ref().ok_or_else(|| refuse("result carries no counts".to_string()))?;
+        let counts = result
+            .counts
+            .as_ref()
+            .ok_or_else(|| refuse("result carries no counts".to_string()))?;
         let info = self
             .plan
             .iter()
@@ -158,16 +174,29 @@ impl Build {
             .ok()
             .and_then(CellEncoding::from_tag)
             .ok_or_else(|| refuse(format!("unknown encoding {}", shard.encoding)))?;
-        let expected = if self.options.depth { CellEncoding::ValueDepth8 } else { CellEncoding::WinBits };
+        let expected = if self.options.depth {
+            CellEncoding::ValueDepth8
+        } else {
+            CellEncoding::WinBits
+        };
         if encoding != expected {
-            return Err(refuse(format!("encoding {encoding:?}, the build stores {expected:?}")));
+            return Err(refuse(format!(
+                "encoding {encoding:?}, the build stores {expected:?}"
+            )));
         }
         let expected_len = table_bytes(info, self.options.depth);
         if shard.raw_len != expected_len || shard.block_bytes == 0 {
-            return Err(refuse(format!("{} raw bytes, the slice has {expected_len}", shard.raw_len)));
+            return Err(refuse(format!(
+                "{} raw bytes, the slice has {expected_len}",
+                shard.raw_len
+            )));
         }
         if shard.blocks.len() as u64 != shard.raw_len.div_ceil(shard.block_bytes) {
-            return Err(refuse(format!("{} blocks for {} bytes", shard.blocks.len(), shard.raw_len)));
+            return Err(refuse(format!(
+                "{} blocks for {} bytes",
+                shard.blocks.len(),
+                shard.raw_len
+            )));
         }
         let mut raw = self.options.deep_verify.then(Vec::new);
         for (i, block) in shard.blocks.iter().enumerate() {
@@ -175,7 +204,9 @@ impl Build {
                 return Err(refuse(format!("block {} out of order", block.index)));
             }
             if let Some(raw) = raw.as_mut() {
-                raw.extend_from_slice(&decode_block(&shard.slice_id, block.index, &block.record)?.raw);
+                raw.extend_from_slice(
+                    &decode_block(&shard.slice_id, block.index, &block.record)?.raw,
+                );
             } else {
                 check_block_crc(&shard.slice_id, block)?;
             }
@@ -208,7 +239,10 @@ impl Build {
             seconds: result.solve_seconds,
         };
         if record.counts.positions != info.positions {
-            return Err(refuse(format!("counts cover {} positions of {}", record.counts.positions, info.positions)));
+            return Err(refuse(format!(
+                "counts cover {} positions of {}",
+                record.counts.positions, info.positions
+            )));
         }
         Ok(record)
     }
@@ -224,11 +258,13 @@ fn check_block_crc(slice: &str, block: &ShardBlock) -> Result<(), CoordinatorErr
     if ok {
         Ok(())
     } else {
-        Err(CoordinatorError::Format(egdb_db_format::FormatError::Corrupt {
-            slice: slice.to_string(),
-            block: block.index,
-            reason: "checksum mismatch".to_string(),
-        }))
+        Err(CoordinatorError::Format(
+            egdb_db_format::FormatError::Corrupt {
+                slice: slice.to_string(),
+                block: block.index,
+                reason: "checksum mismatch".to_string(),
+            },
+        ))
     }
 }
 
@@ -252,16 +288,23 @@ impl egdb_proto::Coordinator for Build {
     fn lease(&self, worker: &str) -> Result<LeaseReply, LinkError> {
         let mut state = self.lock();
         if state.halted || state.done.len() == self.plan.len() {
-            return Ok(LeaseReply { task: None, stop: true });
+            return Ok(LeaseReply {
+                task: None,
+                stop: true,
+            });
         }
         let ready = self.plan.iter().find(|s| {
             let id = s.id.as_str();
             !state.done.contains(id)
                 && !state.leased.contains_key(id)
-                && s.dependencies.iter().all(|d| state.done.contains(d.as_str()))
+                && s.dependencies
+                    .iter()
+                    .all(|d| state.done.contains(d.as_str()))
         });
         let task = ready.map(|slice| {
-            state.leased.insert(slice.id.to_string(), worker.to_string());
+            state
+                .leased
+                .insert(slice.id.to_string(), worker.to_string());
             self.task(slice)
         });
         Ok(LeaseReply { task, stop: false })
@@ -305,8 +348,15 @@ impl egdb_proto::Coordinator for Build {
         };
         let already = self.lock().done.contains(&record.slice);
         if !already {
-            let blocks: Vec<&[u8]> = result.shard.iter().flat_map(|s| &s.blocks).map(|b| b.record.as_slice()).collect();
-            self.store.put_slice(&record, &blocks).map_err(|e| LinkError(e.to_string()))?;
+            let blocks: Vec<&[u8]> = result
+                .shard
+                .iter()
+                .flat_map(|s| &s.blocks)
+                .map(|b| b.record.as_slice())
+                .collect();
+            self.store
+                .put_slice(&record, &blocks)
+                .map_err(|e| LinkError(e.to_string()))?;
         }
         let (done, halted) = {
             let mut state = self.lock();
@@ -314,7 +364,11 @@ impl egdb_proto::Coordinator for Build {
             if state.done.insert(record.slice.clone()) {
                 state.newly_done += 1;
             }
-            if self.options.max_slices.is_some_and(|max| state.newly_done >= max) {
+            if self
+                .options
+                .max_slices
+                .is_some_and(|max| state.newly_done >= max)
+            {
                 state.halted = true;
             }
             (state.done.len(), state.halted)
@@ -331,9 +385,15 @@ impl egdb_proto::Coordinator for Build {
             progress.slice_done(&record, done, self.plan.len());
         }
         if done == self.plan.len() {
-            self.store.set_complete().map_err(|e| LinkError(e.to_string()))?;
+            self.store
+                .set_complete()
+                .map_err(|e| LinkError(e.to_string()))?;
         } else if halted {
-            tracing::info!(done, total = self.plan.len(), "halting after the requested number of slices");
+            tracing::info!(
+                done,
+                total = self.plan.len(),
+                "halting after the requested number of slices"
+            );
         }
         Ok(())
     }

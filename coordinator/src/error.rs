@@ -9,7 +9,11 @@ pub enum CoordinatorError {
     #[error(transparent)]
     Format(#[from] egdb_db_format::FormatError),
     #[error("slice {slice} needs {need} bytes of memory; the budget is {budget} bytes")]
-    OverBudget { slice: String, need: u64, budget: u64 },
+    OverBudget {
+        slice: String,
+        need: u64,
+        budget: u64,
+    },
     #[error("position is in slice {slice}, which is not in the store (yet)")]
     SliceNotFound { slice: String },
     #[error("shard of slice {slice} refused: {reason}")]

@@ -9,7 +9,8 @@ pub fn identity(game: &NimGame, depth: bool) -> StoreIdentity {
     StoreIdentity {
         game: game.spec().to_string(),
         fingerprint: game.fingerprint(),
-        definition: (game.definition().board == Board::Custom).then(|| custom::to_toml(game.definition())),
+        definition: (game.definition().board == Board::Custom)
+            .then(|| custom::to_toml(game.definition())),
         depth,
     }
 }

@@ -18,6 +18,9 @@ use crate::CoordinatorError;
 /// Decompressed blocks kept at most.
 const CACHED_BLOCKS: usize = 256;
 
+/// Decompressed blocks by (slice number, block index).
+type BlockCache = HashMap<(u32, u32), Arc<Vec<u8>>>;
+
 /// What the table says of one position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Probe {
@@ -31,7 +34,7 @@ pub struct Tablebase {
     store: Store,
     game: NimGame,
     records: HashMap<String, SliceRecord>,
-    cache: Mutex<HashMap<(u32, u32), Arc<Vec<u8>>>>,
+    cache: Mutex<BlockCache>,
 }
 
 impl Tablebase {
@@ -40,7 +43,11 @@ impl Tablebase {
     pub fn open(path: &Path) -> Result<Tablebase, CoordinatorError> {
         let store = Store::open(path)?;
         let game = from_identity(store.identity())?;
-        let records = store.slices()?.into_iter().map(|r| (r.slice.clone(), r)).collect();
+        let records = store
+            .slices()?
+            .into_iter()
+            .map(|r| (r.slice.clone(), r))
+            .collect();
         Ok(Tablebase {
             store,
             game,
@@ -72,28 +79,40 @@ impl Tablebase {
     /// its checksum — never a value from a bad block.
     pub fn probe(&self, position: u64) -> Result<Probe, CoordinatorError> {
         // Depth tables keep each symmetry class once, under its canonical member.
-        let slot = self.game.layout().locate(self.game.symmetry().canonical(position));
+        let slot = self
+            .game
+            .layout()
+            .locate(self.game.symmetry().canonical(position));
         let id = slice_id(slot.slice);
-        let record = self
-            .records
-            .get(id.as_str())
-            .ok_or_else(|| CoordinatorError::SliceNotFound { slice: id.to_string() })?;
+        let record =
+            self.records
+                .get(id.as_str())
+                .ok_or_else(|| CoordinatorError::SliceNotFound {
+                    slice: id.to_string(),
+                })?;
         let entry = slot.word * 64 + slot.bit as u64;
         let byte_at = match record.encoding {
             CellEncoding::WinBits => entry / 8,
             CellEncoding::ValueDepth8 => entry,
         };
-        let block_index = (byte_at / record.block_bytes) as u32;
-        let block = self.block(slot.slice, record, block_index)?;
-        let byte = block[(byte_at % record.block_bytes) as usize];
+        let block_bytes = record.block_bytes.max(1);
+        let block_index = (byte_at / block_bytes) as u32;
         let corrupt = |reason: &str| FormatError::Corrupt {
             slice: id.to_string(),
             block: block_index,
             reason: reason.to_string(),
         };
+        let block = self.block(slot.slice, record, block_index)?;
+        let byte = *block
+            .get((byte_at % block_bytes) as usize)
+            .ok_or_else(|| corrupt("block shorter than its manifest record says"))?;
         match record.encoding {
             CellEncoding::WinBits => Ok(Probe {
-                value: if byte >> (entry % 8) & 1 == 1 { Value::Win } else { Value::Loss },
+                value: if byte >> (entry % 8) & 1 == 1 {
+                    Value::Win
+                } else {
+                    Value::Loss
+                },
                 depth: None,
             }),
             CellEncoding::ValueDepth8 => {
@@ -102,7 +121,9 @@ impl Tablebase {
                     ValueCode::Win => Value::Win,
                     ValueCode::Loss => Value::Loss,
                     ValueCode::Draw => Value::Draw,
-                    ValueCode::DontCare => return Err(corrupt("canonical position stored as don't-care").into()),
+                    ValueCode::DontCare => {
+                        return Err(corrupt("canonical position stored as don't-care").into())
+                    }
                 };
                 Ok(Probe {
                     value,
@@ -124,7 +145,12 @@ impl Tablebase {
             .collect()
     }
 
-    fn block(&self, slice: u32, record: &SliceRecord, index: u32) -> Result<Arc<Vec<u8>>, CoordinatorError> {
+    fn block(
+        &self,
+        slice: u32,
+        record: &SliceRecord,
+        index: u32,
+    ) -> Result<Arc<Vec<u8>>, CoordinatorError> {
         let key = (slice, index);
         if let Some(block) = self.lock().get(&key) {
             return Ok(block.clone());
@@ -146,7 +172,9 @@ impl Tablebase {
         Ok(block)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(u32, u32), Arc<Vec<u8>>>> {
-        self.cache.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, BlockCache> {
+        self.cache
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }

@@ -13,6 +13,8 @@
 //! 20+n    4     CRC-32 (IEEE) of bytes 0 .. 20+n
 //! ```
 
+use std::cell::RefCell;
+
 use crate::{CellEncoding, FormatError, FORMAT_VERSION};
 
 const MAGIC: &[u8; 4] = b"EGBK";
@@ -30,8 +32,13 @@ pub struct BlockRecord {
 ///
 /// # Errors
 /// Only if zstd fails, which it does not for in-memory buffers in practice.
-pub fn encode_block(index: u32, encoding: CellEncoding, raw: &[u8], level: i32) -> Result<Vec<u8>, FormatError> {
-    let payload = zstd::bulk::compress(raw, level).map_err(|e| FormatError::Io(format!("zstd: {e}")))?;
+pub fn encode_block(
+    index: u32,
+    encoding: CellEncoding,
+    raw: &[u8],
+    level: i32,
+) -> Result<Vec<u8>, FormatError> {
+    let payload = compress(raw, level).map_err(|e| FormatError::Io(format!("zstd: {e}")))?;
     let mut record = Vec::with_capacity(HEADER + payload.len() + 4);
     record.extend_from_slice(MAGIC);
     record.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
@@ -52,14 +59,21 @@ pub fn encode_block(index: u32, encoding: CellEncoding, raw: &[u8], level: i32) 
 /// [`FormatError::Corrupt`] when the record is truncated, its checksum
 /// fails, its header is inconsistent or its payload does not decompress to
 /// the announced length; [`FormatError::Version`] for another format version.
-pub fn decode_block(slice: &str, expected_index: u32, record: &[u8]) -> Result<BlockRecord, FormatError> {
+pub fn decode_block(
+    slice: &str,
+    expected_index: u32,
+    record: &[u8],
+) -> Result<BlockRecord, FormatError> {
     let corrupt = |reason: String| FormatError::Corrupt {
         slice: slice.to_string(),
         block: expected_index,
         reason,
     };
     if record.len() < HEADER + 4 {
-        return Err(corrupt(format!("record of {} bytes is truncated", record.len())));
+        return Err(corrupt(format!(
+            "record of {} bytes is truncated",
+            record.len()
+        )));
     }
     let (body, crc) = record.split_at(record.len() - 4);
     let stored = u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]);
@@ -77,7 +91,8 @@ pub fn decode_block(slice: &str, expected_index: u32, record: &[u8]) -> Result<B
             expected: FORMAT_VERSION,
         });
     }
-    let encoding = CellEncoding::from_tag(body[6]).ok_or_else(|| corrupt(format!("unknown encoding {}", body[6])))?;
+    let encoding = CellEncoding::from_tag(body[6])
+        .ok_or_else(|| corrupt(format!("unknown encoding {}", body[6])))?;
     let word = |at: usize| u32::from_le_bytes([body[at], body[at + 1], body[at + 2], body[at + 3]]);
     let index = word(8);
     if index != expected_index {
@@ -86,13 +101,54 @@ pub fn decode_block(slice: &str, expected_index: u32, record: &[u8]) -> Result<B
     let raw_len = word(12) as usize;
     let payload_len = word(16) as usize;
     if HEADER + payload_len != body.len() {
-        return Err(corrupt(format!("payload length {payload_len} does not match the record")));
+        return Err(corrupt(format!(
+            "payload length {payload_len} does not match the record"
+        )));
     }
-    let raw = zstd::bulk::decompress(&body[HEADER..], raw_len).map_err(|e| corrupt(format!("zstd: {e}")))?;
+    let raw = decompress(&body[HEADER..], raw_len).map_err(|e| corrupt(format!("zstd: {e}")))?;
     if raw.len() != raw_len {
-        return Err(corrupt(format!("{} raw bytes, header says {raw_len}", raw.len())));
+        return Err(corrupt(format!(
+            "{} raw bytes, header says {raw_len}",
+            raw.len()
+        )));
     }
-    Ok(BlockRecord { index, encoding, raw })
+    Ok(BlockRecord {
+        index,
+        encoding,
+        raw,
+    })
+}
+
+thread_local! {
+    // Contexts are costly to set up, blocks small: one context per thread.
+    static COMPRESSOR: RefCell<Option<(i32, zstd::bulk::Compressor<'static>)>> = const { RefCell::new(None) };
+    static DECOMPRESSOR: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+}
+
+fn compress(raw: &[u8], level: i32) -> std::io::Result<Vec<u8>> {
+    COMPRESSOR.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.as_ref().is_none_or(|(l, _)| *l != level) {
+            *slot = Some((level, zstd::bulk::Compressor::new(level)?));
+        }
+        match slot.as_mut() {
+            Some((_, compressor)) => compressor.compress(raw),
+            None => zstd::bulk::compress(raw, level),
+        }
+    })
+}
+
+fn decompress(payload: &[u8], capacity: usize) -> std::io::Result<Vec<u8>> {
+    DECOMPRESSOR.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(zstd::bulk::Decompressor::new()?);
+        }
+        match slot.as_mut() {
+            Some(decompressor) => decompressor.decompress(payload, capacity),
+            None => zstd::bulk::decompress(payload, capacity),
+        }
+    })
 }
 
 #[cfg(test)]
@@ -130,7 +186,12 @@ mod tests {
     #[test]
     fn a_block_filed_under_another_index_is_refused() {
         let record = encode_block(3, CellEncoding::WinBits, b"abc", 3).unwrap();
-        let err = decode_block("outer-01", 4, &record).unwrap_err().to_string();
-        assert!(err.contains("block 4 of slice outer-01") && err.contains("block 3"), "{err}");
+        let err = decode_block("outer-01", 4, &record)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("block 4 of slice outer-01") && err.contains("block 3"),
+            "{err}"
+        );
     }
 }

@@ -65,9 +65,17 @@ mod tests {
 
     #[test]
     fn value_depth_bytes_round_trip() {
-        for code in [ValueCode::DontCare, ValueCode::Loss, ValueCode::Draw, ValueCode::Win] {
+        for code in [
+            ValueCode::DontCare,
+            ValueCode::Loss,
+            ValueCode::Draw,
+            ValueCode::Win,
+        ] {
             for depth in 0..=MAX_DEPTH8 {
-                assert_eq!(unpack_value_depth8(pack_value_depth8(code, depth)), (code, depth));
+                assert_eq!(
+                    unpack_value_depth8(pack_value_depth8(code, depth)),
+                    (code, depth)
+                );
             }
         }
     }

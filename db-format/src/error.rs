@@ -9,12 +9,26 @@ pub enum FormatError {
     Open { path: String, reason: String },
     #[error("no egdb store at {path}")]
     NotAStore { path: String },
-    #[error("store {path} was written in format version {found}; this egdb reads version {expected}")]
-    Version { path: String, found: u16, expected: u16 },
+    #[error(
+        "store {path} was written in format version {found}; this egdb reads version {expected}"
+    )]
+    Version {
+        path: String,
+        found: u16,
+        expected: u16,
+    },
     #[error("store {path} holds {found}, not {wanted}")]
-    OtherGame { path: String, found: String, wanted: String },
+    OtherGame {
+        path: String,
+        found: String,
+        wanted: String,
+    },
     #[error("corrupt block {block} of slice {slice}: {reason}")]
-    Corrupt { slice: String, block: u32, reason: String },
+    Corrupt {
+        slice: String,
+        block: u32,
+        reason: String,
+    },
     #[error("slice {slice} is not in the store")]
     MissingSlice { slice: String },
     #[error("store I/O: {0}")]

@@ -8,16 +8,16 @@
 //! whenever it does.
 
 pub mod block;
+mod counts;
 pub mod encoding;
 pub mod error;
 #[cfg(feature = "store")]
 pub mod store;
-mod counts;
 
 pub use block::{decode_block, encode_block, BlockRecord};
+pub use counts::SliceCounts;
 pub use encoding::{CellEncoding, ValueCode};
 pub use error::FormatError;
-pub use counts::SliceCounts;
 #[cfg(feature = "store")]
 pub use store::{SliceRecord, Store, StoreIdentity};
 

@@ -62,7 +62,10 @@ pub struct Store {
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store").field("path", &self.path).field("identity", &self.identity).finish()
+        f.debug_struct("Store")
+            .field("path", &self.path)
+            .field("identity", &self.identity)
+            .finish()
     }
 }
 
@@ -101,7 +104,9 @@ impl Store {
     pub fn create_or_open(path: &Path, identity: &StoreIdentity) -> Result<Store, FormatError> {
         if is_store_dir(path) {
             let store = Store::open(path)?;
-            if store.identity.fingerprint != identity.fingerprint || store.identity.game != identity.game {
+            if store.identity.fingerprint != identity.fingerprint
+                || store.identity.game != identity.game
+            {
                 return Err(FormatError::OtherGame {
                     path: shown(path),
                     found: store.identity.game.clone(),
@@ -112,26 +117,43 @@ impl Store {
                 let with = |d: bool| if d { "with --depth" } else { "without --depth" };
                 return Err(FormatError::OtherGame {
                     path: shown(path),
-                    found: format!("{} built {}", store.identity.game, with(store.identity.depth)),
+                    found: format!(
+                        "{} built {}",
+                        store.identity.game,
+                        with(store.identity.depth)
+                    ),
                     wanted: format!("a build {}", with(identity.depth)),
                 });
             }
             return Ok(store);
         }
-        if path.exists() && std::fs::read_dir(path).map(|mut d| d.next().is_some()).unwrap_or(true) {
+        if path.exists()
+            && std::fs::read_dir(path)
+                .map(|mut d| d.next().is_some())
+                .unwrap_or(true)
+        {
             return Err(FormatError::Open {
                 path: shown(path),
-                reason: "exists and is not an egdb store; give an empty or new directory".to_string(),
+                reason: "exists and is not an egdb store; give an empty or new directory"
+                    .to_string(),
             });
         }
-        let db = DB::open_cf_descriptors(&options(true), path, descriptors()).map_err(|e| FormatError::Open {
-            path: shown(path),
-            reason: e.into_string(),
+        let db = DB::open_cf_descriptors(&options(true), path, descriptors()).map_err(|e| {
+            FormatError::Open {
+                path: shown(path),
+                reason: e.into_string(),
+            }
         })?;
-        let meta = db.cf_handle(META).ok_or_else(|| FormatError::Io("meta column family missing".into()))?;
+        let meta = db
+            .cf_handle(META)
+            .ok_or_else(|| FormatError::Io("meta column family missing".into()))?;
         let mut batch = WriteBatch::default();
         batch.put_cf(meta, b"format_version", FORMAT_VERSION.to_le_bytes());
-        batch.put_cf(meta, b"identity", serde_json::to_vec(identity).map_err(|e| FormatError::Io(e.to_string()))?);
+        batch.put_cf(
+            meta,
+            b"identity",
+            serde_json::to_vec(identity).map_err(|e| FormatError::Io(e.to_string()))?,
+        );
         db.write_opt(batch, &synced())?;
         Ok(Store {
             db,
@@ -149,11 +171,15 @@ impl Store {
         if !is_store_dir(path) {
             return Err(FormatError::NotAStore { path: shown(path) });
         }
-        let db = DB::open_cf_descriptors(&options(false), path, descriptors()).map_err(|e| FormatError::Open {
-            path: shown(path),
-            reason: e.into_string(),
+        let db = DB::open_cf_descriptors(&options(false), path, descriptors()).map_err(|e| {
+            FormatError::Open {
+                path: shown(path),
+                reason: e.into_string(),
+            }
         })?;
-        let meta = db.cf_handle(META).ok_or_else(|| FormatError::NotAStore { path: shown(path) })?;
+        let meta = db
+            .cf_handle(META)
+            .ok_or_else(|| FormatError::NotAStore { path: shown(path) })?;
         let version = db
             .get_cf(meta, b"format_version")?
             .and_then(|v| <[u8; 2]>::try_from(v.as_slice()).ok())
@@ -198,11 +224,15 @@ impl Store {
     pub fn slice(&self, id: &str) -> Result<Option<SliceRecord>, FormatError> {
         match self.db.get_cf(self.cf(MANIFEST)?, id.as_bytes())? {
             None => Ok(None),
-            Some(bytes) => serde_json::from_slice(&bytes).map(Some).map_err(|e| FormatError::Corrupt {
-                slice: id.to_string(),
-                block: 0,
-                reason: format!("manifest record: {e}"),
-            }),
+            Some(bytes) => {
+                serde_json::from_slice(&bytes)
+                    .map(Some)
+                    .map_err(|e| FormatError::Corrupt {
+                        slice: id.to_string(),
+                        block: 0,
+                        reason: format!("manifest record: {e}"),
+                    })
+            }
         }
     }
 
@@ -212,7 +242,10 @@ impl Store {
     /// As [`Store::slice`].
     pub fn slices(&self) -> Result<Vec<SliceRecord>, FormatError> {
         let mut records = Vec::new();
-        for item in self.db.iterator_cf(self.cf(MANIFEST)?, rocksdb::IteratorMode::Start) {
+        for item in self
+            .db
+            .iterator_cf(self.cf(MANIFEST)?, rocksdb::IteratorMode::Start)
+        {
             let (key, bytes) = item?;
             let record = serde_json::from_slice(&bytes).map_err(|e| FormatError::Corrupt {
                 slice: String::from_utf8_lossy(&key).into_owned(),
@@ -231,13 +264,21 @@ impl Store {
     ///
     /// # Errors
     /// I/O errors.
-    pub fn put_slice<B: AsRef<[u8]>>(&self, record: &SliceRecord, blocks: &[B]) -> Result<(), FormatError> {
+    pub fn put_slice<B: AsRef<[u8]>>(
+        &self,
+        record: &SliceRecord,
+        blocks: &[B],
+    ) -> Result<(), FormatError> {
         /// Bytes per write batch, so that a large slice is not copied whole.
         const BATCH_BYTES: usize = 64 << 20;
         let blocks_cf = self.cf(BLOCKS)?;
         let mut batch = WriteBatch::default();
         for (index, block) in blocks.iter().enumerate() {
-            batch.put_cf(blocks_cf, block_key(&record.slice, index as u32), block.as_ref());
+            batch.put_cf(
+                blocks_cf,
+                block_key(&record.slice, index as u32),
+                block.as_ref(),
+            );
             if batch.size_in_bytes() >= BATCH_BYTES {
                 self.db.write(std::mem::take(&mut batch))?;
             }
@@ -275,7 +316,11 @@ impl Store {
     /// # Errors
     /// [`FormatError::MissingSlice`], or [`FormatError::Corrupt`].
     pub fn read_slice(&self, slice: &str) -> Result<(SliceRecord, Vec<u8>), FormatError> {
-        let record = self.slice(slice)?.ok_or_else(|| FormatError::MissingSlice { slice: slice.to_string() })?;
+        let record = self
+            .slice(slice)?
+            .ok_or_else(|| FormatError::MissingSlice {
+                slice: slice.to_string(),
+            })?;
         let mut raw = Vec::with_capacity(record.raw_len as usize);
         for index in 0..record.blocks {
             raw.extend_from_slice(&self.read_block(slice, index)?.raw);
@@ -295,7 +340,8 @@ impl Store {
     /// # Errors
     /// I/O errors.
     pub fn set_complete(&self) -> Result<(), FormatError> {
-        self.db.put_cf_opt(self.cf(META)?, b"complete", b"1", &synced())?;
+        self.db
+            .put_cf_opt(self.cf(META)?, b"complete", b"1", &synced())?;
         Ok(())
     }
 
@@ -361,17 +407,27 @@ mod tests {
         let store = Store::open(&path).unwrap();
         assert!(store.is_complete().unwrap());
         assert_eq!(store.read_slice("outer-00").unwrap().1, raw);
-        assert!(matches!(store.read_slice("outer-01"), Err(FormatError::MissingSlice { .. })));
+        assert!(matches!(
+            store.read_slice("outer-01"),
+            Err(FormatError::MissingSlice { .. })
+        ));
         drop(store);
         let err = Store::create_or_open(&path, &identity("nim:triangle:3:normal")).unwrap_err();
-        assert!(err.to_string().contains("holds nim:hexagram, not nim:triangle:3:normal"), "{err}");
+        assert!(
+            err.to_string()
+                .contains("holds nim:hexagram, not nim:triangle:3:normal"),
+            "{err}"
+        );
     }
 
     #[test]
     fn a_directory_that_is_not_a_store_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
-        assert!(matches!(Store::open(dir.path()), Err(FormatError::NotAStore { .. })));
+        assert!(matches!(
+            Store::open(dir.path()),
+            Err(FormatError::NotAStore { .. })
+        ));
         let err = Store::create_or_open(dir.path(), &identity("nim:hexagram")).unwrap_err();
         assert!(err.to_string().contains("is not an egdb store"), "{err}");
         assert!(dir.path().join("notes.txt").exists());

@@ -114,7 +114,12 @@ mod tests {
 
     #[test]
     fn specs_round_trip() {
-        for text in ["nim:triangle:7:normal", "nim:triangle:1:misere", "nim:hexagram", "nim:file:a:b.toml"] {
+        for text in [
+            "nim:triangle:7:normal",
+            "nim:triangle:1:misere",
+            "nim:hexagram",
+            "nim:file:a:b.toml",
+        ] {
             let spec: GameSpec = text.parse().unwrap();
             assert_eq!(spec.to_string(), text);
         }

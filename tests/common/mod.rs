@@ -25,19 +25,37 @@ pub fn build(game: &str, store: &Path, extra: &[&str]) -> Output {
     let mut args = vec!["build", game, "--store", store.to_str().unwrap()];
     args.extend_from_slice(extra);
     let out = egdb(&args);
-    assert!(out.status.success(), "build {game} failed: {}", stderr(&out));
+    assert!(
+        out.status.success(),
+        "build {game} failed: {}",
+        stderr(&out)
+    );
     out
 }
 
 pub fn stats_json(store: &Path) -> Vec<serde_json::Value> {
     let out = egdb(&["stats", "--store", store.to_str().unwrap(), "--json"]);
     assert!(out.status.success(), "stats failed: {}", stderr(&out));
-    serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap().as_array().unwrap().clone()
+    serde_json::from_slice::<serde_json::Value>(&out.stdout)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
 }
 
 pub fn query_json(store: &Path, position: &str) -> serde_json::Value {
-    let out = egdb(&["query", "--store", store.to_str().unwrap(), position, "--json"]);
-    assert!(out.status.success(), "query {position} failed: {}", stderr(&out));
+    let out = egdb(&[
+        "query",
+        "--store",
+        store.to_str().unwrap(),
+        position,
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "query {position} failed: {}",
+        stderr(&out)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -45,6 +63,11 @@ pub fn query_json(store: &Path, position: &str) -> serde_json::Value {
 pub fn checksums(store: &Path) -> Vec<(String, u64)> {
     stats_json(store)
         .iter()
-        .map(|s| (s["slice"].as_str().unwrap().to_string(), s["raw_crc32"].as_u64().unwrap()))
+        .map(|s| {
+            (
+                s["slice"].as_str().unwrap().to_string(),
+                s["raw_crc32"].as_u64().unwrap(),
+            )
+        })
         .collect()
 }

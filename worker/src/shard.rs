@@ -55,7 +55,10 @@ pub fn decode_shard(shard: &Shard) -> Result<(CellEncoding, Vec<u8>), FormatErro
         .enumerate()
         .map(|(i, block)| {
             if block.index != i as u32 {
-                return Err(corrupt(i as u32, format!("block {} out of order", block.index)));
+                return Err(corrupt(
+                    i as u32,
+                    format!("block {} out of order", block.index),
+                ));
             }
             decode_block(&shard.slice_id, block.index, &block.record)
         })
@@ -63,7 +66,10 @@ pub fn decode_shard(shard: &Shard) -> Result<(CellEncoding, Vec<u8>), FormatErro
     let mut raw = Vec::with_capacity(shard.raw_len as usize);
     for part in parts {
         if part.encoding != encoding {
-            return Err(corrupt(part.index, "block encoding differs from the shard's".to_string()));
+            return Err(corrupt(
+                part.index,
+                "block encoding differs from the shard's".to_string(),
+            ));
         }
         raw.extend_from_slice(&part.raw);
     }

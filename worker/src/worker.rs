@@ -32,7 +32,7 @@ impl WorkerConfig {
         WorkerConfig {
             name: name.into(),
             block_bytes: egdb_db_format::DEFAULT_BLOCK_BYTES,
-            zstd_level: 3,
+            zstd_level: 1,
             poll: Duration::from_millis(20),
         }
     }
@@ -106,7 +106,10 @@ impl<'a> Worker<'a> {
         if let Some(engine) = self.engines.get(&task.game) {
             return Ok(engine.clone());
         }
-        let spec: GameSpec = task.game.parse().map_err(|e: egdb_games::GameError| WorkerError::BadTask(e.to_string()))?;
+        let spec: GameSpec = task
+            .game
+            .parse()
+            .map_err(|e: egdb_games::GameError| WorkerError::BadTask(e.to_string()))?;
         let game = match &spec {
             GameSpec::NimFile { path } => {
                 let def = custom::parse(&task.game_definition, &path.display().to_string())
@@ -126,17 +129,28 @@ impl<'a> Worker<'a> {
     /// # Errors
     /// [`WorkerError::BadTask`] for a task that names no slice of its game;
     /// shard, engine and coordinator errors.
-    pub fn solve(&mut self, task: &SliceTask, cancel: &AtomicBool) -> Result<SliceResult, WorkerError> {
+    pub fn solve(
+        &mut self,
+        task: &SliceTask,
+        cancel: &AtomicBool,
+    ) -> Result<SliceResult, WorkerError> {
         let engine = self.engine(task)?;
         let slice_number = |id: &str| {
             engine
                 .game()
                 .slice_number(&SliceId::new(id))
-                .ok_or_else(|| WorkerError::BadTask(format!("{id} is not a slice of {}", task.game)))
+                .ok_or_else(|| {
+                    WorkerError::BadTask(format!("{id} is not a slice of {}", task.game))
+                })
         };
         let h = slice_number(&task.slice_id)?;
-        let needed = task.dependencies.iter().map(|d| slice_number(d)).collect::<Result<Vec<_>, _>>()?;
-        self.cache.retain(|(game, s), _| *game == task.game && needed.contains(s));
+        let needed = task
+            .dependencies
+            .iter()
+            .map(|d| slice_number(d))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.cache
+            .retain(|(game, s), _| *game == task.game && needed.contains(s));
         let mut tables = HashMap::new();
         for (id, &s) in task.dependencies.iter().zip(&needed) {
             let key = (task.game.clone(), s);
@@ -154,11 +168,19 @@ impl<'a> Worker<'a> {
         }
         let started = Instant::now();
         let table = engine.solve(h, task.depth, &tables, cancel)?;
+        let solved = started.elapsed().as_secs_f64();
         let counts = engine.counts(h, &table)?;
+        let counted = started.elapsed().as_secs_f64();
         let (encoding, bytes) = engine.stored_bytes(h, &table);
-        let shard = encode_shard(&task.slice_id, encoding, &bytes, self.config.block_bytes, self.config.zstd_level)?;
+        let shard = encode_shard(
+            &task.slice_id,
+            encoding,
+            &bytes,
+            self.config.block_bytes,
+            self.config.zstd_level,
+        )?;
         let seconds = started.elapsed().as_secs_f64();
-        tracing::debug!(slice = %task.slice_id, seconds, positions = counts.positions, "solved");
+        tracing::debug!(slice = %task.slice_id, solved, counted, seconds, positions = counts.positions, "solved");
         self.cache.insert((task.game.clone(), h), Arc::new(table));
         Ok(SliceResult {
             shard: Some(shard),

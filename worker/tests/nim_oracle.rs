@@ -27,8 +27,16 @@ fn check_against_oracle(game: NimGame) {
     let scan = scan_values(engine.game());
     for (p, &(value, depth)) in truth.iter().enumerate() {
         let p = p as u64;
-        assert_eq!(value_in(&engine, &values, p).0, code(value), "value of {p:#x}");
-        assert_eq!(value_in(&engine, &depths, p), (code(value), Some(depth as u8)), "depth of {p:#x}");
+        assert_eq!(
+            value_in(&engine, &values, p).0,
+            code(value),
+            "value of {p:#x}"
+        );
+        assert_eq!(
+            value_in(&engine, &depths, p),
+            (code(value), Some(depth as u8)),
+            "depth of {p:#x}"
+        );
         let scan_win = scan[(p >> 6) as usize] >> (p & 63) & 1 == 1;
         assert_eq!(scan_win, value == Value::Win, "scan of {p:#x}");
     }
@@ -53,10 +61,20 @@ fn hexagram_agrees_with_the_oracle() {
 }
 
 fn zigzag(rule: Rule) -> NimGame {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/zigzag.toml")).unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/zigzag.toml"
+    ))
+    .unwrap();
     let mut def = custom::parse(&text, "zigzag.toml").unwrap();
     def.rule = rule;
-    NimGame::from_definition(GameSpec::NimFile { path: "zigzag.toml".into() }, def).unwrap()
+    NimGame::from_definition(
+        GameSpec::NimFile {
+            path: "zigzag.toml".into(),
+        },
+        def,
+    )
+    .unwrap()
 }
 
 #[test]
@@ -70,7 +88,10 @@ fn published_triangle_results() {
     let text = include_str!("data/triangle_results.csv");
     let never = AtomicBool::new(false);
     let mut checked = 0;
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
         let fields: Vec<&str> = line.split(',').collect();
         let layers: u32 = fields[0].parse().unwrap();
         // Eight layers is the benchmark's job (minutes, 8 GiB).
@@ -81,7 +102,11 @@ fn published_triangle_results() {
             let engine = NimEngine::new(triangle(layers, rule));
             let tables = solve_all(&engine, false, &never).unwrap();
             let start = value_in(&engine, &tables, engine.game().start()).0;
-            let expected = if expected == "win" { ValueCode::Win } else { ValueCode::Loss };
+            let expected = if expected == "win" {
+                ValueCode::Win
+            } else {
+                ValueCode::Loss
+            };
             assert_eq!(start, expected, "{layers} layers, {rule:?}");
             checked += 1;
         }
@@ -94,14 +119,29 @@ fn published_hexagram_results() {
     let game = NimGame::from_spec(&GameSpec::NimHexagram).unwrap();
     let engine = NimEngine::new(game);
     let tables = solve_all(&engine, true, &AtomicBool::new(false)).unwrap();
-    let probe = |text: &str| value_in(&engine, &tables, engine.game().parse_position(text).unwrap()).0;
-    assert_eq!(probe("2088"), ValueCode::Loss, "2088 is a second-player win");
+    let probe = |text: &str| {
+        value_in(
+            &engine,
+            &tables,
+            engine.game().parse_position(text).unwrap(),
+        )
+        .0
+    };
+    assert_eq!(
+        probe("2088"),
+        ValueCode::Loss,
+        "2088 is a second-player win"
+    );
     assert_eq!(probe("1664"), ValueCode::Win, "1664 is a first-player win");
 }
 
 #[test]
 fn class_counts_match_brute_force_counting() {
-    for game in [triangle(5, Rule::Misere), NimGame::from_spec(&GameSpec::NimHexagram).unwrap(), zigzag(Rule::Normal)] {
+    for game in [
+        triangle(5, Rule::Misere),
+        NimGame::from_spec(&GameSpec::NimHexagram).unwrap(),
+        zigzag(Rule::Normal),
+    ] {
         let truth = oracle::solve(&game);
         let engine = NimEngine::new(game);
         let tables = solve_all(&engine, true, &AtomicBool::new(false)).unwrap();
@@ -113,10 +153,20 @@ fn class_counts_match_brute_force_counting() {
                 .filter(in_slice)
                 .filter(|&p| game.symmetry().is_canonical(p))
                 .collect();
-            let wins = canonical.iter().filter(|&&p| truth[p as usize].0 == Value::Win).count() as u64;
-            assert_eq!(counts.canonical_positions, Some(canonical.len() as u64), "slice {h}");
+            let wins = canonical
+                .iter()
+                .filter(|&&p| truth[p as usize].0 == Value::Win)
+                .count() as u64;
+            assert_eq!(
+                counts.canonical_positions,
+                Some(canonical.len() as u64),
+                "slice {h}"
+            );
             assert_eq!(counts.canonical_win, Some(wins), "slice {h}");
-            assert_eq!(counts.positions, (0..game.position_count()).filter(in_slice).count() as u64);
+            assert_eq!(
+                counts.positions,
+                (0..game.position_count()).filter(in_slice).count() as u64
+            );
         }
     }
 }
@@ -127,7 +177,9 @@ fn stored_depth_tables_restore_to_the_full_table() {
     let tables = solve_all(&engine, true, &AtomicBool::new(false)).unwrap();
     for (h, table) in tables.iter().enumerate() {
         let (encoding, stored) = engine.stored_bytes(h as u32, table);
-        let restored = engine.table_from_stored(h as u32, encoding, stored.into_owned()).unwrap();
+        let restored = engine
+            .table_from_stored(h as u32, encoding, stored.into_owned())
+            .unwrap();
         assert_eq!(&restored, table.as_ref(), "slice {h}");
     }
 }

@@ -43,8 +43,8 @@ mod tests {
     fn maps_every_cell() {
         let target: Vec<u32> = (0..20).map(|c| (c * 7) % 20).collect();
         let map = CellMap::new(&target);
-        for c in 0..20 {
-            assert_eq!(map.apply(1 << c), 1 << target[c]);
+        for (c, &bit) in target.iter().enumerate() {
+            assert_eq!(map.apply(1 << c), 1 << bit);
         }
         assert_eq!(map.apply(0b11), (1 << target[0]) | (1 << target[1]));
     }

@@ -41,20 +41,28 @@ pub fn parse(text: &str, path: &str) -> Result<NimDefinition, GameError> {
         reason,
     };
     let file: GameFile = toml::from_str(text).map_err(|e| {
-        let line = e.span().map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+        let line = e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
         match line {
             Some(line) => fail(format!("line {line}: {}", e.message())),
             None => fail(e.message().to_string()),
         }
     })?;
     if !(1..=MAX_CELLS).contains(&file.cells) {
-        return Err(fail(format!("cells must be 1 to {MAX_CELLS}, not {}", file.cells)));
+        return Err(fail(format!(
+            "cells must be 1 to {MAX_CELLS}, not {}",
+            file.cells
+        )));
     }
     let to_mask = |what: &str, cells: &[u32]| -> Result<u64, GameError> {
         let mut mask = 0u64;
         for &c in cells {
             if c >= file.cells {
-                return Err(fail(format!("{what} names cell {c}, but cells are 0 to {}", file.cells - 1)));
+                return Err(fail(format!(
+                    "{what} names cell {c}, but cells are 0 to {}",
+                    file.cells - 1
+                )));
             }
             if mask & (1 << c) != 0 {
                 return Err(fail(format!("{what} names cell {c} twice")));
@@ -82,7 +90,9 @@ pub fn parse(text: &str, path: &str) -> Result<NimDefinition, GameError> {
     let mut seen = std::collections::HashSet::new();
     moves.retain(|m| seen.insert(*m));
     if moves.is_empty() {
-        return Err(fail("the game has no moves (give `moves` or `lines`)".to_string()));
+        return Err(fail(
+            "the game has no moves (give `moves` or `lines`)".to_string(),
+        ));
     }
     let all = (1u64 << file.cells) - 1;
     let start = match &file.start {
@@ -103,14 +113,22 @@ pub fn parse(text: &str, path: &str) -> Result<NimDefinition, GameError> {
 /// The definition as a game file that [`parse`] reads back to the same game.
 pub fn to_toml(def: &NimDefinition) -> String {
     let cells_of = |mask: u64| -> String {
-        let cells: Vec<String> = (0..64).filter(|c| mask & (1u64 << c) != 0).map(|c: u32| c.to_string()).collect();
+        let cells: Vec<String> = (0..64)
+            .filter(|c| mask & (1u64 << c) != 0)
+            .map(|c: u32| c.to_string())
+            .collect();
         format!("[{}]", cells.join(", "))
     };
     let moves: Vec<String> = def.moves.iter().map(|&m| cells_of(m)).collect();
     let symmetries: Vec<String> = def
         .symmetries
         .iter()
-        .map(|p| format!("[{}]", p.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")))
+        .map(|p| {
+            format!(
+                "[{}]",
+                p.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+            )
+        })
         .collect();
     format!(
         "name = {:?}\ncells = {}\nrule = \"{}\"\nstart = {}\nmoves = [{}]\nsymmetries = [{}]\n",
@@ -139,16 +157,31 @@ mod tests {
     #[test]
     fn bad_files_name_the_problem() {
         for (text, needle) in [
-            ("cells = 3\nrule = \"normal\"\nmoves = [[0, 3]]", "cells are 0 to 2"),
+            (
+                "cells = 3\nrule = \"normal\"\nmoves = [[0, 3]]",
+                "cells are 0 to 2",
+            ),
             ("cells = 3\nrule = \"normal\"\nmoves = [[1, 1]]", "twice"),
             ("cells = 3\nrule = \"normal\"", "no moves"),
-            ("cells = 3\nrule = \"sudden\"\nmoves = [[0]]", "unknown variant"),
-            ("cells = 3\nrule = \"normal\"\nmoves = [[0]]\ncolour = 1", "unknown field"),
-            ("cells = 0\nrule = \"normal\"\nmoves = [[0]]", "cells must be"),
+            (
+                "cells = 3\nrule = \"sudden\"\nmoves = [[0]]",
+                "unknown variant",
+            ),
+            (
+                "cells = 3\nrule = \"normal\"\nmoves = [[0]]\ncolour = 1",
+                "unknown field",
+            ),
+            (
+                "cells = 0\nrule = \"normal\"\nmoves = [[0]]",
+                "cells must be",
+            ),
             ("cells = [", "line 1: unclosed array"),
         ] {
             let err = parse(text, "g.toml").unwrap_err().to_string();
-            assert!(err.contains(needle) && err.contains("g.toml"), "{text}: {err}");
+            assert!(
+                err.contains(needle) && err.contains("g.toml"),
+                "{text}: {err}"
+            );
         }
     }
 }

@@ -63,7 +63,9 @@ pub struct NimLayout {
 impl NimLayout {
     /// A layout with the given word block (at most six cells).
     pub fn new(cells: u32, word_cells: &[u32]) -> NimLayout {
-        assert!(word_cells.len() as u32 <= MAX_WORD_CELLS && cells <= 63);
+        // Games are validated to at most 63 cells; blocks are chosen by
+        // `choose_word_block` with at most six.
+        debug_assert!(word_cells.len() as u32 <= MAX_WORD_CELLS && cells <= 63);
         let word_cells = word_cells.to_vec();
         let outer_cells: Vec<u32> = (0..cells).filter(|c| !word_cells.contains(c)).collect();
         let mut target = vec![0u32; cells as usize];
@@ -226,16 +228,22 @@ impl NimLayout {
     /// Every row of slice `h`, in word order.
     pub fn rows(&self, h: u32) -> impl Iterator<Item = Row> + '_ {
         let low_bits = self.low_bits;
-        (0..=self.high_bits.min(h)).filter(move |a| h - a <= low_bits).flat_map(move |a| {
-            let len = self.binomial[low_bits as usize][(h - a) as usize];
-            let base = self.row_base[h as usize][a as usize];
-            self.high.unrank(a).iter().enumerate().map(move |(r, &high)| Row {
-                high_stones: a,
-                high: high as u64,
-                first_word: base + r as u64 * len,
-                len,
+        (0..=self.high_bits.min(h))
+            .filter(move |a| h - a <= low_bits)
+            .flat_map(move |a| {
+                let len = self.binomial[low_bits as usize][(h - a) as usize];
+                let base = self.row_base[h as usize][a as usize];
+                self.high
+                    .unrank(a)
+                    .iter()
+                    .enumerate()
+                    .map(move |(r, &high)| Row {
+                        high_stones: a,
+                        high: high as u64,
+                        first_word: base + r as u64 * len,
+                        len,
+                    })
             })
-        })
     }
 }
 
@@ -292,7 +300,9 @@ mod tests {
     #[test]
     fn slices_cover_every_position_once() {
         let layout = layout();
-        let total: u64 = (0..layout.slice_count()).map(|h| layout.words(h) << layout.word_bits()).sum();
+        let total: u64 = (0..layout.slice_count())
+            .map(|h| layout.words(h) << layout.word_bits())
+            .sum();
         assert_eq!(total, 1 << 15);
         let mut seen = std::collections::HashSet::new();
         for mask in 0..1u64 << 15 {

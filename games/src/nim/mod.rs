@@ -178,7 +178,11 @@ impl NimGame {
 
     /// The legal moves of a position, in the game's move order.
     pub fn legal_moves(&self, position: u64) -> impl Iterator<Item = u64> + '_ {
-        self.def.moves.iter().copied().filter(move |&m| m & position == m)
+        self.def
+            .moves
+            .iter()
+            .copied()
+            .filter(move |&m| m & position == m)
     }
 
     /// The slices of a build, in an order where dependencies come first.
@@ -189,7 +193,11 @@ impl NimGame {
                 id: slice_id(h),
                 positions: self.layout.words(h) << self.layout.word_bits(),
                 words: self.layout.words(h),
-                dependencies: removals.iter().filter(|&&k| k <= h).map(|&k| slice_id(h - k)).collect(),
+                dependencies: removals
+                    .iter()
+                    .filter(|&&k| k <= h)
+                    .map(|&k| slice_id(h - k))
+                    .collect(),
                 stones: Some(h),
             })
             .collect()
@@ -256,7 +264,12 @@ fn choose_word_block(cells: u32, moves: &[u64], symmetry: &SymmetryGroup) -> Vec
     }
     let mut orbits = symmetry.orbits();
     orbits.sort_by_key(|o| std::cmp::Reverse(o.len()));
-    let inner_moves = |block: u64| moves.iter().filter(|&&m| m.count_ones() > 1 && m & block == m).count();
+    let inner_moves = |block: u64| {
+        moves
+            .iter()
+            .filter(|&&m| m.count_ones() > 1 && m & block == m)
+            .count()
+    };
     let greedy = |strict: bool| {
         let mut block = 0u64;
         for orbit in &orbits {
@@ -270,7 +283,11 @@ fn choose_word_block(cells: u32, moves: &[u64], symmetry: &SymmetryGroup) -> Vec
     };
     let (strict, loose) = (greedy(true), greedy(false));
     // A fuller word beats one without inner moves.
-    let block = if strict.count_ones() >= loose.count_ones() { strict } else { loose };
+    let block = if strict.count_ones() >= loose.count_ones() {
+        strict
+    } else {
+        loose
+    };
     (0..cells).filter(|c| block & (1 << c) != 0).collect()
 }
 
@@ -299,7 +316,11 @@ mod tests {
     #[test]
     fn word_blocks_are_unions_of_orbits() {
         for layers in 1..=9 {
-            let game = NimGame::from_spec(&GameSpec::NimTriangle { layers, rule: Rule::Normal }).unwrap();
+            let game = NimGame::from_spec(&GameSpec::NimTriangle {
+                layers,
+                rule: Rule::Normal,
+            })
+            .unwrap();
             let block = game.layout().word_cells().to_vec();
             assert_eq!(block.len() as u32, game.cells().min(6), "{layers} layers");
             for g in 0..game.symmetry().len() {
@@ -311,7 +332,11 @@ mod tests {
 
     #[test]
     fn triangle_has_six_symmetries_and_hexagram_twelve() {
-        let tri = NimGame::from_spec(&GameSpec::NimTriangle { layers: 5, rule: Rule::Normal }).unwrap();
+        let tri = NimGame::from_spec(&GameSpec::NimTriangle {
+            layers: 5,
+            rule: Rule::Normal,
+        })
+        .unwrap();
         assert_eq!(tri.symmetry().len(), 6);
         let hex = NimGame::from_spec(&GameSpec::NimHexagram).unwrap();
         assert_eq!(hex.symmetry().len(), 12);
@@ -320,7 +345,11 @@ mod tests {
 
     #[test]
     fn dependencies_point_to_earlier_slices() {
-        let game = NimGame::from_spec(&GameSpec::NimTriangle { layers: 6, rule: Rule::Misere }).unwrap();
+        let game = NimGame::from_spec(&GameSpec::NimTriangle {
+            layers: 6,
+            rule: Rule::Misere,
+        })
+        .unwrap();
         let slices = game.slices();
         for (i, s) in slices.iter().enumerate() {
             for d in &s.dependencies {

@@ -35,17 +35,22 @@ impl NimGame {
                         .ok_or_else(|| fail("a list is written [0,3,5]".to_string()))?;
                     parse_cell_list(inner, cells).map_err(fail)?
                 } else if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
-                    text.parse::<u64>().map_err(|_| fail("number too large".to_string()))?
+                    text.parse::<u64>()
+                        .map_err(|_| fail("number too large".to_string()))?
                 } else if !text.is_empty() && text.bytes().all(|b| b == b'o' || b == b'.') {
                     if text.len() != cells as usize {
-                        return Err(fail(format!("{} cells given, the game has {cells}", text.len())));
+                        return Err(fail(format!(
+                            "{} cells given, the game has {cells}",
+                            text.len()
+                        )));
                     }
                     text.bytes()
                         .enumerate()
                         .fold(0u64, |m, (i, b)| if b == b'o' { m | 1 << i } else { m })
                 } else {
                     return Err(fail(
-                        "expected `start`, an integer, a list like [0,3,5] or one o/. per cell".to_string(),
+                        "expected `start`, an integer, a list like [0,3,5] or one o/. per cell"
+                            .to_string(),
                     ));
                 }
             }
@@ -61,7 +66,13 @@ impl NimGame {
             Board::Triangle { layers } => (0..layers)
                 .map(|r| {
                     (0..=r)
-                        .map(|c| if position & (1 << triangle::cell(r, c)) != 0 { 'o' } else { '.' })
+                        .map(|c| {
+                            if position & (1 << triangle::cell(r, c)) != 0 {
+                                'o'
+                            } else {
+                                '.'
+                            }
+                        })
                         .collect::<String>()
                 })
                 .collect::<Vec<_>>()
@@ -87,8 +98,11 @@ impl NimGame {
         let mask = match self.definition().board {
             Board::Triangle { layers } => {
                 let cell = |name: &str| {
-                    triangle::parse_cell(layers, name.trim())
-                        .ok_or_else(|| fail(format!("`{name}` is not a cell of the {layers}-layer triangle")))
+                    triangle::parse_cell(layers, name.trim()).ok_or_else(|| {
+                        fail(format!(
+                            "`{name}` is not a cell of the {layers}-layer triangle"
+                        ))
+                    })
                 };
                 if let Some((a, b)) = text.split_once('-') {
                     let (a, b) = (cell(a)?, cell(b)?);
@@ -96,9 +110,12 @@ impl NimGame {
                         .iter()
                         .copied()
                         .find(|&m| m & (1 << a) != 0 && m & (1 << b) != 0 && ends_of_line(m, a, b))
-                        .ok_or_else(|| fail("the two cells are not the ends of one line".to_string()))?
+                        .ok_or_else(|| {
+                            fail("the two cells are not the ends of one line".to_string())
+                        })?
                 } else {
-                    text.split(',').try_fold(0u64, |m, name| Ok(m | 1 << cell(name)?))?
+                    text.split(',')
+                        .try_fold(0u64, |m, name| Ok(m | 1 << cell(name)?))?
                 }
             }
             Board::Hexagram | Board::Custom => {
@@ -122,12 +139,18 @@ impl NimGame {
         match self.definition().board {
             Board::Triangle { .. } => match cells.as_slice() {
                 [one] => triangle::cell_name(*one),
-                [first, .., last] => format!("{}-{}", triangle::cell_name(*first), triangle::cell_name(*last)),
+                [first, .., last] => format!(
+                    "{}-{}",
+                    triangle::cell_name(*first),
+                    triangle::cell_name(*last)
+                ),
                 [] => String::new(),
             },
-            Board::Hexagram | Board::Custom => {
-                cells.iter().map(u32::to_string).collect::<Vec<_>>().join("+")
-            }
+            Board::Hexagram | Board::Custom => cells
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join("+"),
         }
     }
 }
@@ -141,12 +164,20 @@ fn ends_of_line(m: u64, a: u32, b: u32) -> bool {
 fn parse_rows(text: &str, layers: u32) -> Result<u64, String> {
     let rows: Vec<&str> = text.split('/').collect();
     if rows.len() != layers as usize {
-        return Err(format!("{} rows given, the triangle has {layers}", rows.len()));
+        return Err(format!(
+            "{} rows given, the triangle has {layers}",
+            rows.len()
+        ));
     }
     let mut mask = 0u64;
     for (r, row) in rows.iter().enumerate() {
         if row.chars().count() != r + 1 {
-            return Err(format!("row {} has {} cells, it should have {}", r + 1, row.chars().count(), r + 1));
+            return Err(format!(
+                "row {} has {} cells, it should have {}",
+                r + 1,
+                row.chars().count(),
+                r + 1
+            ));
         }
         for (c, ch) in row.chars().enumerate() {
             match ch {
@@ -162,9 +193,14 @@ fn parse_rows(text: &str, layers: u32) -> Result<u64, String> {
 fn parse_cell_list(text: &str, cells: u32) -> Result<u64, String> {
     let mut mask = 0u64;
     for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
-        let c: u32 = item.parse().map_err(|_| format!("`{item}` is not a cell number"))?;
+        let c: u32 = item
+            .parse()
+            .map_err(|_| format!("`{item}` is not a cell number"))?;
         if c >= cells {
-            return Err(format!("cell {c} does not exist (cells are 0 to {})", cells - 1));
+            return Err(format!(
+                "cell {c} does not exist (cells are 0 to {})",
+                cells - 1
+            ));
         }
         mask |= 1 << c;
     }
@@ -178,7 +214,11 @@ mod tests {
     use proptest::prelude::*;
 
     fn triangle(layers: u32) -> NimGame {
-        NimGame::from_spec(&GameSpec::NimTriangle { layers, rule: Rule::Normal }).unwrap()
+        NimGame::from_spec(&GameSpec::NimTriangle {
+            layers,
+            rule: Rule::Normal,
+        })
+        .unwrap()
     }
 
     #[test]
@@ -186,7 +226,10 @@ mod tests {
         let game = triangle(3);
         assert_eq!(game.parse_position("o/oo/ooo").unwrap(), 0b111111);
         assert_eq!(game.parse_position("start").unwrap(), 0b111111);
-        assert_eq!(game.parse_position("./.o/o..").unwrap(), (1 << 2) | (1 << 3));
+        assert_eq!(
+            game.parse_position("./.o/o..").unwrap(),
+            (1 << 2) | (1 << 3)
+        );
         assert_eq!(game.format_position(0b111111), "o/oo/ooo");
     }
 
@@ -215,10 +258,17 @@ mod tests {
         let line = game.parse_move(full, "d1-d4").unwrap();
         assert_eq!(line.count_ones(), 4);
         assert_eq!(game.format_move(line), "d1-d4");
-        assert_eq!(game.parse_move(full, "b1,c2").unwrap(), game.parse_move(full, "b1-c2").unwrap());
+        assert_eq!(
+            game.parse_move(full, "b1,c2").unwrap(),
+            game.parse_move(full, "b1-c2").unwrap()
+        );
         assert!(game.parse_move(full, "a1-d2").is_err());
         assert!(game.parse_move(full, "b1,d4").is_err());
-        assert!(game.parse_move(0, "a1").unwrap_err().to_string().contains("not legal"));
+        assert!(game
+            .parse_move(0, "a1")
+            .unwrap_err()
+            .to_string()
+            .contains("not legal"));
     }
 
     proptest! {

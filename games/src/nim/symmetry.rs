@@ -36,7 +36,10 @@ impl SymmetryGroup {
                 reason: format!("symmetry {i}: {reason}"),
             };
             if perm.len() != cells as usize {
-                return Err(fail(format!("has {} entries for {cells} cells", perm.len())));
+                return Err(fail(format!(
+                    "has {} entries for {cells} cells",
+                    perm.len()
+                )));
             }
             let mut seen = vec![false; cells as usize];
             for &c in perm {
@@ -66,7 +69,10 @@ impl SymmetryGroup {
         let mut i = 0;
         while i < self.perms.len() {
             for j in 0..self.perms.len() {
-                let composed: Vec<u32> = self.perms[i].iter().map(|&c| self.perms[j][c as usize]).collect();
+                let composed: Vec<u32> = self.perms[i]
+                    .iter()
+                    .map(|&c| self.perms[j][c as usize])
+                    .collect();
                 if !self.perms.contains(&composed) {
                     if self.perms.len() >= LARGEST {
                         return Err(GameError::Definition {
@@ -103,7 +109,11 @@ impl SymmetryGroup {
     /// The representative of the position's class: its smallest image.
     #[inline]
     pub fn canonical(&self, mask: u64) -> u64 {
-        self.maps.iter().map(|m| m.apply(mask)).min().unwrap_or(mask)
+        self.maps
+            .iter()
+            .map(|m| m.apply(mask))
+            .min()
+            .unwrap_or(mask)
     }
 
     pub fn is_canonical(&self, mask: u64) -> bool {
@@ -172,7 +182,15 @@ pub fn automorphisms(cells: u32, moves: &[u64]) -> Vec<Vec<u32>> {
     let mut found = Vec::new();
     let mut image = vec![u32::MAX; n];
     let mut used = vec![false; n];
-    search(0, &mut image, &mut used, &together, &degree, &sorted_moves, &mut found);
+    search(
+        0,
+        &mut image,
+        &mut used,
+        &together,
+        &degree,
+        &sorted_moves,
+        &mut found,
+    );
     found
 }
 
@@ -222,8 +240,16 @@ mod tests {
 
     fn games() -> Vec<NimGame> {
         vec![
-            NimGame::from_spec(&GameSpec::NimTriangle { layers: 8, rule: Rule::Normal }).unwrap(),
-            NimGame::from_spec(&GameSpec::NimTriangle { layers: 7, rule: Rule::Misere }).unwrap(),
+            NimGame::from_spec(&GameSpec::NimTriangle {
+                layers: 8,
+                rule: Rule::Normal,
+            })
+            .unwrap(),
+            NimGame::from_spec(&GameSpec::NimTriangle {
+                layers: 7,
+                rule: Rule::Misere,
+            })
+            .unwrap(),
             NimGame::from_spec(&GameSpec::NimHexagram).unwrap(),
         ]
     }
@@ -239,7 +265,10 @@ mod tests {
                 images.sort_unstable();
                 assert_eq!(images, moves);
                 for h in 0..group.len() {
-                    let composed: Vec<u32> = group.permutations()[g].iter().map(|&c| group.permutations()[h][c as usize]).collect();
+                    let composed: Vec<u32> = group.permutations()[g]
+                        .iter()
+                        .map(|&c| group.permutations()[h][c as usize])
+                        .collect();
                     assert!(group.permutations().contains(&composed));
                 }
             }

@@ -48,7 +48,14 @@ pub fn moves(layers: u32) -> Vec<u64> {
 /// The six symmetries of the triangle as cell permutations. In barycentric
 /// coordinates `x = c`, `y = r - c`, `z = n - 1 - r` they permute `(x, y, z)`.
 pub fn symmetries(layers: u32) -> Vec<Vec<u32>> {
-    let orders: [[usize; 3]; 6] = [[0, 1, 2], [1, 2, 0], [2, 0, 1], [1, 0, 2], [0, 2, 1], [2, 1, 0]];
+    let orders: [[usize; 3]; 6] = [
+        [0, 1, 2],
+        [1, 2, 0],
+        [2, 0, 1],
+        [1, 0, 2],
+        [0, 2, 1],
+        [2, 1, 0],
+    ];
     orders
         .iter()
         .map(|order| {

@@ -66,41 +66,49 @@ pub fn solve_depths<'a>(
     };
     let slots = 1usize << moves.word_bits;
     let mut table = vec![0u8; layout.words(h) as usize * BYTES_PER_WORD];
-    par_rows(layout, h, &mut table, BYTES_PER_WORD, cancel, |chunk, bytes| {
-        let (same_low, other) = active_groups(layout, moves, h, &chunk.row, dependency)?;
-        let lows = &layout.low_halves(h - chunk.row.high_stones)[chunk.offset as usize..];
-        let mut sources = Vec::with_capacity(same_low.len() + other.len());
-        for (i, word) in bytes.chunks_mut(BYTES_PER_WORD).enumerate() {
-            let low = lows[i] as u64;
-            sources.clear();
-            for a in &same_low {
-                let at = (a.base as usize + chunk.offset as usize + i) * BYTES_PER_WORD;
-                sources.push((&a.source[at..at + BYTES_PER_WORD], &a.group.parts));
-            }
-            for a in &other {
-                if low & a.group.low == a.group.low {
-                    let at = (a.base + layout.low_rank(low ^ a.group.low)) as usize * BYTES_PER_WORD;
+    par_rows(
+        layout,
+        h,
+        &mut table,
+        BYTES_PER_WORD,
+        cancel,
+        |chunk, bytes| {
+            let (same_low, other) = active_groups(layout, moves, h, &chunk.row, dependency)?;
+            let lows = &layout.low_halves(h - chunk.row.high_stones)[chunk.offset as usize..];
+            let mut sources = Vec::with_capacity(same_low.len() + other.len());
+            for (i, word) in bytes.chunks_mut(BYTES_PER_WORD).enumerate() {
+                let low = lows[i] as u64;
+                sources.clear();
+                for a in &same_low {
+                    let at = (a.base as usize + chunk.offset as usize + i) * BYTES_PER_WORD;
                     sources.push((&a.source[at..at + BYTES_PER_WORD], &a.group.parts));
                 }
-            }
-            for l in 0..slots {
-                let mut children = Children::default();
-                for (source, parts) in &sources {
-                    for p in parts.iter() {
-                        if l as u32 & p.shift == p.shift {
-                            children.add(source[l ^ p.shift as usize]);
+                for a in &other {
+                    if low & a.group.low == a.group.low {
+                        let at =
+                            (a.base + layout.low_rank(low ^ a.group.low)) as usize * BYTES_PER_WORD;
+                        sources.push((&a.source[at..at + BYTES_PER_WORD], &a.group.parts));
+                    }
+                }
+                for l in 0..slots {
+                    let mut children = Children::default();
+                    for (source, parts) in &sources {
+                        for p in parts.iter() {
+                            if l as u32 & p.shift == p.shift {
+                                children.add(source[l ^ p.shift as usize]);
+                            }
                         }
                     }
-                }
-                for p in &moves.inner {
-                    if l as u32 & p.shift == p.shift {
-                        children.add(word[l ^ p.shift as usize]);
+                    for p in &moves.inner {
+                        if l as u32 & p.shift == p.shift {
+                            children.add(word[l ^ p.shift as usize]);
+                        }
                     }
+                    word[l] = children.value(terminal);
                 }
-                word[l] = children.value(terminal);
             }
-        }
-        Ok(())
-    })?;
+            Ok(())
+        },
+    )?;
     Ok(table)
 }

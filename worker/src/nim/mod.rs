@@ -89,7 +89,10 @@ impl NimEngine {
                         ValueCode::Loss
                     }
                 }
-                SliceTable::Depths(bytes) => unpack_value_depth8(bytes[word as usize * depth::BYTES_PER_WORD + bit as usize]).0,
+                SliceTable::Depths(bytes) => {
+                    unpack_value_depth8(bytes[word as usize * depth::BYTES_PER_WORD + bit as usize])
+                        .0
+                }
             }
         };
         let mut counts = SliceCounts::default();
@@ -117,7 +120,8 @@ impl NimEngine {
             }
         }
         if let Some(fixed) = &self.fixed {
-            let (mut positions, mut win, mut loss, mut draw) = (counts.positions, counts.win, counts.loss, counts.draw);
+            let (mut positions, mut win, mut loss, mut draw) =
+                (counts.positions, counts.win, counts.loss, counts.draw);
             for &(word, bit) in fixed.in_slice(h) {
                 positions += 1;
                 match code_at(word, bit) {
@@ -130,7 +134,9 @@ impl NimEngine {
             if [positions, win, loss, draw].iter().any(|n| n % g != 0) {
                 return Err(WorkerError::SymmetryInconsistent {
                     slice: h,
-                    detail: format!("orbit sums {positions}/{win}/{loss}/{draw} are not multiples of {g}"),
+                    detail: format!(
+                        "orbit sums {positions}/{win}/{loss}/{draw} are not multiples of {g}"
+                    ),
                 });
             }
             counts.canonical_positions = Some(positions / g);
@@ -144,7 +150,10 @@ impl NimEngine {
     /// The bytes stored for a slice: depth tables keep each symmetry class once.
     pub fn stored_bytes<'t>(&self, h: u32, table: &'t SliceTable) -> (CellEncoding, Cow<'t, [u8]>) {
         match table {
-            SliceTable::Bits(words) => (CellEncoding::WinBits, Cow::Borrowed(bytemuck::cast_slice(words))),
+            SliceTable::Bits(words) => (
+                CellEncoding::WinBits,
+                Cow::Borrowed(bytemuck::cast_slice(words)),
+            ),
             SliceTable::Depths(bytes) => (
                 CellEncoding::ValueDepth8,
                 Cow::Owned(symmetric::keep_canonical(&self.game, h, bytes)),
@@ -156,7 +165,12 @@ impl NimEngine {
     ///
     /// # Errors
     /// [`WorkerError::BadShard`] when the bytes do not fit the slice.
-    pub fn table_from_stored(&self, h: u32, encoding: CellEncoding, raw: Vec<u8>) -> Result<SliceTable, WorkerError> {
+    pub fn table_from_stored(
+        &self,
+        h: u32,
+        encoding: CellEncoding,
+        raw: Vec<u8>,
+    ) -> Result<SliceTable, WorkerError> {
         let words = self.game.layout().words(h) as usize;
         let bad = |reason: String| WorkerError::BadShard { slice: h, reason };
         match encoding {
@@ -173,7 +187,9 @@ impl NimEngine {
                 }
                 let unfilled = symmetric::restore_symmetric(&self.game, h, &mut raw);
                 if unfilled > 0 {
-                    return Err(bad(format!("{unfilled} positions have no stored canonical image")));
+                    return Err(bad(format!(
+                        "{unfilled} positions have no stored canonical image"
+                    )));
                 }
                 Ok(SliceTable::Depths(raw))
             }
@@ -186,17 +202,27 @@ impl NimEngine {
 ///
 /// # Errors
 /// [`WorkerError::Cancelled`].
-pub fn solve_all(engine: &NimEngine, depth: bool, cancel: &AtomicBool) -> Result<Vec<Arc<SliceTable>>, WorkerError> {
+pub fn solve_all(
+    engine: &NimEngine,
+    depth: bool,
+    cancel: &AtomicBool,
+) -> Result<Vec<Arc<SliceTable>>, WorkerError> {
     let mut tables: HashMap<u32, Arc<SliceTable>> = HashMap::new();
     for h in 0..engine.game().layout().slice_count() {
         let table = engine.solve(h, depth, &tables, cancel)?;
         tables.insert(h, Arc::new(table));
     }
-    Ok((0..tables.len() as u32).filter_map(|h| tables.remove(&h)).collect())
+    Ok((0..tables.len() as u32)
+        .filter_map(|h| tables.remove(&h))
+        .collect())
 }
 
 /// The value of one position in tables from [`solve_all`].
-pub fn value_in(engine: &NimEngine, tables: &[Arc<SliceTable>], position: u64) -> (ValueCode, Option<u8>) {
+pub fn value_in(
+    engine: &NimEngine,
+    tables: &[Arc<SliceTable>],
+    position: u64,
+) -> (ValueCode, Option<u8>) {
     let slot = engine.game().layout().locate(position);
     match tables[slot.slice as usize].as_ref() {
         SliceTable::Bits(words) => {
@@ -204,7 +230,9 @@ pub fn value_in(engine: &NimEngine, tables: &[Arc<SliceTable>], position: u64) -
             (if win { ValueCode::Win } else { ValueCode::Loss }, None)
         }
         SliceTable::Depths(bytes) => {
-            let (code, d) = unpack_value_depth8(bytes[slot.word as usize * depth::BYTES_PER_WORD + slot.bit as usize]);
+            let (code, d) = unpack_value_depth8(
+                bytes[slot.word as usize * depth::BYTES_PER_WORD + slot.bit as usize],
+            );
             (code, Some(d))
         }
     }

@@ -15,13 +15,16 @@ pub struct WordPart {
     pub superset: u64,
 }
 
+/// (word in the row, source word in the source row) lists, by low stones.
+pub type PairLists = std::sync::Arc<Vec<Vec<(u16, u16)>>>;
+
 /// Moves that remove the same outer stones.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Group {
     /// For groups that remove low-half stones: `pairs[b]` lists, for a row
     /// whose low halves have `b` stones, each word that contains the
     /// group's low part with the rank of its source word in the source row.
-    pub pairs: std::sync::Arc<Vec<Vec<(u16, u16)>>>,
+    pub pairs: PairLists,
     /// Outer stones removed, high half and low half of the outer mask.
     pub high: u64,
     pub low: u64,
@@ -54,15 +57,23 @@ impl MoveGroups {
         let layout = game.layout();
         let w = layout.word_bits();
         let slots = 1u32 << w;
-        let valid = if slots == 64 { u64::MAX } else { (1u64 << slots) - 1 };
-        let superset = |part: u64| (0..slots as u64).filter(|l| l & part == part).fold(0u64, |m, l| m | 1 << l);
+        let valid = if slots == 64 {
+            u64::MAX
+        } else {
+            (1u64 << slots) - 1
+        };
+        let superset = |part: u64| {
+            (0..slots as u64)
+                .filter(|l| l & part == part)
+                .fold(0u64, |m, l| m | 1 << l)
+        };
         let mut by_popcount = [0u64; 7];
         for l in 0..slots as u64 {
             by_popcount[l.count_ones() as usize] |= 1 << l;
         }
         let low_mask = (1u64 << layout.low_bits()) - 1;
         let mut groups: Vec<Group> = Vec::new();
-        let mut pairs_by_low: std::collections::HashMap<u64, std::sync::Arc<Vec<Vec<(u16, u16)>>>> = Default::default();
+        let mut pairs_by_low: std::collections::HashMap<u64, PairLists> = Default::default();
         let mut inner = Vec::new();
         for &m in game.moves() {
             let packed = layout.pack(m);

@@ -67,6 +67,10 @@ pub struct ActiveGroup<'a, T> {
     pub base: u64,
 }
 
+/// Active groups that remove no low-half stones (they read their source
+/// row in step), and the others (they follow pair lists).
+pub type ActiveGroups<'a, T> = (Vec<ActiveGroup<'a, T>>, Vec<ActiveGroup<'a, T>>);
+
 /// The groups whose moves can apply to some word of `row` (slice `h`), and
 /// where each reads. `dependency(h')` is the table of slice `h'`.
 ///
@@ -78,11 +82,14 @@ pub fn active_groups<'a, T>(
     h: u32,
     row: &Row,
     dependency: &dyn Fn(u32) -> Option<&'a [T]>,
-) -> Result<(Vec<ActiveGroup<'a, T>>, Vec<ActiveGroup<'a, T>>), WorkerError> {
+) -> Result<ActiveGroups<'a, T>, WorkerError> {
     let low_stones = h - row.high_stones;
     let (mut same_low, mut other) = (Vec::new(), Vec::new());
     for group in &moves.groups {
-        if group.high & row.high != group.high || group.removed > h || group.low.count_ones() > low_stones {
+        if group.high & row.high != group.high
+            || group.removed > h
+            || group.low.count_ones() > low_stones
+        {
             continue;
         }
         let target = h - group.removed;

@@ -28,7 +28,10 @@ impl FixedPoints {
         let symmetry = game.symmetry();
         let layout = game.layout();
         let cycles: Vec<Vec<u64>> = (1..symmetry.len()).map(|g| symmetry.cycles(g)).collect();
-        let total: u64 = cycles.iter().map(|c| 1u64.checked_shl(c.len() as u32).unwrap_or(u64::MAX)).sum();
+        let total: u64 = cycles
+            .iter()
+            .map(|c| 1u64.checked_shl(c.len() as u32).unwrap_or(u64::MAX))
+            .sum();
         if total > MAX_FIXED_POSITIONS {
             return None;
         }
@@ -75,7 +78,10 @@ where
             let outer = (row.high << layout.low_bits()) | low as u64;
             let word = row.first_word as usize + i;
             for l in 0..1u64 << w {
-                visit(word * BYTES_PER_WORD + l as usize, layout.unpack((outer << w) | l));
+                visit(
+                    word * BYTES_PER_WORD + l as usize,
+                    layout.unpack((outer << w) | l),
+                );
             }
         }
     });
@@ -88,7 +94,10 @@ pub fn keep_canonical(game: &NimGame, h: u32, table: &[u8]) -> Vec<u8> {
     if symmetry.len() == 1 {
         return table.to_vec();
     }
-    let stored: Vec<std::sync::atomic::AtomicU8> = table.iter().map(|&b| std::sync::atomic::AtomicU8::new(b)).collect();
+    let stored: Vec<std::sync::atomic::AtomicU8> = table
+        .iter()
+        .map(|&b| std::sync::atomic::AtomicU8::new(b))
+        .collect();
     for_each_position(game, h, |entry, mask| {
         if !symmetry.is_canonical(mask) {
             stored[entry].store(0, std::sync::atomic::Ordering::Relaxed);
@@ -108,7 +117,10 @@ pub fn restore_symmetric(game: &NimGame, h: u32, stored: &mut [u8]) -> u64 {
     }
     let valid_slots = 1usize << layout.word_bits();
     let snapshot = stored.to_vec();
-    let filled: Vec<std::sync::atomic::AtomicU8> = stored.iter().map(|&b| std::sync::atomic::AtomicU8::new(b)).collect();
+    let filled: Vec<std::sync::atomic::AtomicU8> = stored
+        .iter()
+        .map(|&b| std::sync::atomic::AtomicU8::new(b))
+        .collect();
     let unfilled = std::sync::atomic::AtomicU64::new(0);
     for_each_position(game, h, |entry, mask| {
         if snapshot[entry] != 0 || entry % BYTES_PER_WORD >= valid_slots {

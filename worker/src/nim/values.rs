@@ -26,7 +26,11 @@ fn prefetch(source: &[u64], at: usize) {
     #[cfg(target_arch = "x86_64")]
     if let Some(word) = source.get(at) {
         // SAFETY: a prefetch is only a hint; the address is a valid element.
-        unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>((word as *const u64).cast()) };
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                (word as *const u64).cast(),
+            )
+        };
     }
 }
 
@@ -59,7 +63,10 @@ pub fn solve_values<'a>(
     par_rows(layout, h, &mut table, 1, cancel, |chunk, words| {
         let (same_low, other) = active_groups(layout, moves, h, &chunk.row, dependency)?;
         let low_stones = (h - chunk.row.high_stones) as usize;
-        let (first, end) = (chunk.offset as u16, (chunk.offset + chunk.len).min(u16::MAX as u64 + 1) as u32);
+        let (first, end) = (
+            chunk.offset as u16,
+            (chunk.offset + chunk.len).min(u16::MAX as u64 + 1) as u32,
+        );
         // `words` accumulates wins; `movable` the positions with some move.
         let mut movable = vec![moves.inner_any_superset; if misere { words.len() } else { 0 }];
         for a in &same_low {
@@ -88,7 +95,8 @@ pub fn solve_values<'a>(
             let pairs = if chunk.offset == 0 && chunk.len == chunk.row.len {
                 &pairs[..]
             } else {
-                &pairs[pairs.partition_point(|p| p.0 < first)..pairs.partition_point(|p| (p.0 as u32) < end)]
+                &pairs[pairs.partition_point(|p| p.0 < first)
+                    ..pairs.partition_point(|p| (p.0 as u32) < end)]
             };
             // Word indices relative to the chunk.
             let at = |i: u16| (i - first) as usize;
