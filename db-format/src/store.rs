@@ -83,10 +83,18 @@ fn options(create: bool) -> Options {
 }
 
 fn descriptors() -> Vec<ColumnFamilyDescriptor> {
-    [META, MANIFEST, BLOCKS]
-        .iter()
-        .map(|name| ColumnFamilyDescriptor::new(*name, options(false)))
-        .collect()
+    let mut blocks = options(false);
+    // Block records are large and never change: keep them in blob files,
+    // out of the LSM tree, so that compaction does not rewrite them.
+    blocks.set_enable_blob_files(true);
+    blocks.set_min_blob_size(1024);
+    blocks.set_blob_file_size(256 << 20);
+    blocks.set_write_buffer_size(256 << 20);
+    vec![
+        ColumnFamilyDescriptor::new(META, options(false)),
+        ColumnFamilyDescriptor::new(MANIFEST, options(false)),
+        ColumnFamilyDescriptor::new(BLOCKS, blocks),
+    ]
 }
 
 fn is_store_dir(path: &Path) -> bool {

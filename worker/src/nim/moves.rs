@@ -50,6 +50,9 @@ pub struct MoveGroups {
     /// The block has six cells and the only moves inside it are its six
     /// single stones (the engine then uses constant masks).
     pub inner_are_the_six_cells: bool,
+    /// Every cell alone is a move: the empty board is then the only
+    /// position without a move.
+    pub singles_cover_all: bool,
 }
 
 impl MoveGroups {
@@ -113,6 +116,7 @@ impl MoveGroups {
         let mut shifts: Vec<u32> = inner.iter().map(|p| p.shift).collect();
         shifts.sort_unstable();
         let inner_are_the_six_cells = w == 6 && shifts == [1, 2, 4, 8, 16, 32];
+        let singles_cover_all = (0..game.cells()).all(|c| game.moves().contains(&(1u64 << c)));
         MoveGroups {
             word_bits: w,
             valid,
@@ -121,6 +125,7 @@ impl MoveGroups {
             inner,
             inner_any_superset,
             inner_are_the_six_cells,
+            singles_cover_all,
         }
     }
 }

@@ -59,6 +59,10 @@ pub fn solve_values<'a>(
 ) -> Result<Vec<u64>, WorkerError> {
     let layout = game.layout();
     let misere = game.rule() == Rule::Misere;
+    // Positions without a move win under misère. Where every cell alone is
+    // a move that is the empty board only, so no bookkeeping is needed.
+    let track_movable = misere && !moves.singles_cover_all;
+    let empty_board_wins = misere && moves.singles_cover_all && h == 0;
     let mut table = vec![0u64; layout.words(h) as usize];
     par_rows(layout, h, &mut table, 1, cancel, |chunk, words| {
         let (same_low, other) = active_groups(layout, moves, h, &chunk.row, dependency)?;
@@ -68,7 +72,8 @@ pub fn solve_values<'a>(
             (chunk.offset + chunk.len).min(u16::MAX as u64 + 1) as u32,
         );
         // `words` accumulates wins; `movable` the positions with some move.
-        let mut movable = vec![moves.inner_any_superset; if misere { words.len() } else { 0 }];
+        let mut movable =
+            vec![moves.inner_any_superset; if track_movable { words.len() } else { 0 }];
         for a in &same_low {
             let start = (a.base + chunk.offset) as usize;
             let source = &a.source[start..start + words.len()];
@@ -118,15 +123,19 @@ pub fn solve_values<'a>(
                     }
                 }
             }
-            if misere {
+            if track_movable {
                 for &(i, _) in pairs {
                     movable[at(i)] |= a.group.any_superset;
                 }
             }
         }
+        if empty_board_wins {
+            // Slice 0 is one word, and its bit 0 is the empty board.
+            words[0] |= 1;
+        }
         for (i, word) in words.iter_mut().enumerate() {
             let mut wins = *word;
-            if misere {
+            if track_movable {
                 // Whoever cannot move has won: the opponent took the last stone.
                 wins |= !movable[i];
             }
