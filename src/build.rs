@@ -23,6 +23,9 @@ const INTERRUPTED: i32 = 130;
 pub fn run(args: BuildArgs) -> Exit {
     let spec: GameSpec = args.game.parse()?;
     let game = NimGame::from_spec(&spec)?;
+    if args.max_slices == Some(0) {
+        return Err(Failure::bad_input("--max-slices must be at least 1"));
+    }
     if args.workers == 0 {
         return Err(Failure::bad_input("--workers must be at least 1"));
     }

@@ -13,6 +13,7 @@ use cli::{Cli, Command};
 use failure::Failure;
 
 fn main() {
+    restore_sigpipe();
     let cli = Cli::parse();
     init_logging(cli.verbose);
     let outcome = match cli.command {
@@ -27,6 +28,17 @@ fn main() {
             eprintln!("egdb: {}", failure.message);
             std::process::exit(failure.exit_code());
         }
+    }
+}
+
+/// Rust ignores SIGPIPE, so printing into a closed pipe (`egdb query … |
+/// head -1`) would panic; like other Unix filters, egdb ends quietly instead.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: resets one signal's disposition to the default before any
+    // other thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

@@ -164,3 +164,20 @@ fn two_local_workers_build_the_same_tables() {
     );
     assert_eq!(checksums(&one), checksums(&two));
 }
+
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("t3");
+    build("nim:triangle:3:normal", &store, &[]);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_egdb"))
+        .args(["query", "--store", store.to_str().unwrap(), "start"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the reading end before egdb writes.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+}

@@ -41,7 +41,7 @@ impl Tablebase {
     /// # Errors
     /// [`FormatError::NotAStore`] and friends; a game this egdb does not know.
     pub fn open(path: &Path) -> Result<Tablebase, CoordinatorError> {
-        let store = Store::open(path)?;
+        let store = Store::open_read_only(path)?;
         let game = from_identity(store.identity())?;
         let records = store
             .slices()?

@@ -170,20 +170,36 @@ impl Store {
         })
     }
 
-    /// Opens an existing store.
+    /// Opens an existing store for writing (builds).
     ///
     /// # Errors
     /// [`FormatError::NotAStore`] when there is none at `path`,
     /// [`FormatError::Version`] for a store of another format version.
     pub fn open(path: &Path) -> Result<Store, FormatError> {
+        Store::open_with(path, false)
+    }
+
+    /// Opens an existing store for reading only: no compaction starts, and
+    /// a store that a build is writing can be read meanwhile.
+    ///
+    /// # Errors
+    /// As [`Store::open`].
+    pub fn open_read_only(path: &Path) -> Result<Store, FormatError> {
+        Store::open_with(path, true)
+    }
+
+    fn open_with(path: &Path, read_only: bool) -> Result<Store, FormatError> {
         if !is_store_dir(path) {
             return Err(FormatError::NotAStore { path: shown(path) });
         }
-        let db = DB::open_cf_descriptors(&options(false), path, descriptors()).map_err(|e| {
-            FormatError::Open {
-                path: shown(path),
-                reason: e.into_string(),
-            }
+        let opened = if read_only {
+            DB::open_cf_descriptors_read_only(&options(false), path, descriptors(), false)
+        } else {
+            DB::open_cf_descriptors(&options(false), path, descriptors())
+        };
+        let db = opened.map_err(|e| FormatError::Open {
+            path: shown(path),
+            reason: e.into_string(),
         })?;
         let meta = db
             .cf_handle(META)

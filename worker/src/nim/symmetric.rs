@@ -4,10 +4,12 @@
 //! Slices are closed under the game's symmetries (the word block is a union
 //! of orbits), so both work slice by slice.
 
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
 use egdb_games::nim::NimGame;
-use rayon::prelude::*;
 
 use super::depth::BYTES_PER_WORD;
+use super::rows::par_rows;
 
 /// Most fixed positions enumerated for class counts; past it they are skipped.
 const MAX_FIXED_POSITIONS: u64 = 1 << 26;
@@ -63,47 +65,48 @@ impl FixedPoints {
     }
 }
 
-/// Calls `visit(entry index in a depth table, position mask)` for every
-/// position of slice `h`, rows in parallel.
-fn for_each_position<F>(game: &NimGame, h: u32, visit: F)
+/// Calls `visit(position mask, entry)` for every position of slice `h`,
+/// each with its own entry of the depth table `table`, chunks in parallel.
+fn for_each_entry<F>(game: &NimGame, h: u32, table: &mut [u8], visit: F)
 where
-    F: Fn(usize, u64) + Sync,
+    F: Fn(u64, &mut u8) + Sync,
 {
     let layout = game.layout();
     let w = layout.word_bits();
-    let rows: Vec<_> = layout.rows(h).collect();
-    rows.par_iter().for_each(|row| {
-        let lows = layout.low_halves(h - row.high_stones);
-        for (i, &low) in lows.iter().enumerate() {
-            let outer = (row.high << layout.low_bits()) | low as u64;
-            let word = row.first_word as usize + i;
-            for l in 0..1u64 << w {
-                visit(
-                    word * BYTES_PER_WORD + l as usize,
-                    layout.unpack((outer << w) | l),
-                );
+    let never = AtomicBool::new(false);
+    // Only cancellation makes `par_rows` fail, and nothing cancels here.
+    let _ = par_rows(
+        layout,
+        h,
+        table,
+        BYTES_PER_WORD,
+        &never,
+        |chunk, entries| {
+            let lows = &layout.low_halves(h - chunk.row.high_stones)[chunk.offset as usize..];
+            for (word, &low) in entries.chunks_mut(BYTES_PER_WORD).zip(lows) {
+                let outer = (chunk.row.high << layout.low_bits()) | low as u64;
+                for (l, entry) in word.iter_mut().enumerate().take(1 << w) {
+                    visit(layout.unpack((outer << w) | l as u64), entry);
+                }
             }
-        }
-    });
+            Ok(())
+        },
+    );
 }
 
 /// A copy of a depth table with every non-canonical position set to
 /// "don't care" (0), for storage.
 pub fn keep_canonical(game: &NimGame, h: u32, table: &[u8]) -> Vec<u8> {
+    let mut stored = table.to_vec();
     let symmetry = game.symmetry();
-    if symmetry.len() == 1 {
-        return table.to_vec();
+    if symmetry.len() > 1 {
+        for_each_entry(game, h, &mut stored, |mask, entry| {
+            if !symmetry.is_canonical(mask) {
+                *entry = 0;
+            }
+        });
     }
-    let stored: Vec<std::sync::atomic::AtomicU8> = table
-        .iter()
-        .map(|&b| std::sync::atomic::AtomicU8::new(b))
-        .collect();
-    for_each_position(game, h, |entry, mask| {
-        if !symmetry.is_canonical(mask) {
-            stored[entry].store(0, std::sync::atomic::Ordering::Relaxed);
-        }
-    });
-    stored.into_iter().map(|b| b.into_inner()).collect()
+    stored
 }
 
 /// Fills the "don't care" entries of a stored depth table from their
@@ -115,27 +118,19 @@ pub fn restore_symmetric(game: &NimGame, h: u32, stored: &mut [u8]) -> u64 {
     if symmetry.len() == 1 {
         return 0;
     }
-    let valid_slots = 1usize << layout.word_bits();
     let snapshot = stored.to_vec();
-    let filled: Vec<std::sync::atomic::AtomicU8> = stored
-        .iter()
-        .map(|&b| std::sync::atomic::AtomicU8::new(b))
-        .collect();
-    let unfilled = std::sync::atomic::AtomicU64::new(0);
-    for_each_position(game, h, |entry, mask| {
-        if snapshot[entry] != 0 || entry % BYTES_PER_WORD >= valid_slots {
+    let unfilled = AtomicU64::new(0);
+    for_each_entry(game, h, stored, |mask, entry| {
+        if *entry != 0 {
             return;
         }
         let slot = layout.locate(symmetry.canonical(mask));
         let source = snapshot[slot.word as usize * BYTES_PER_WORD + slot.bit as usize];
         if slot.slice != h || source == 0 {
-            unfilled.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            unfilled.fetch_add(1, Ordering::Relaxed);
         } else {
-            filled[entry].store(source, std::sync::atomic::Ordering::Relaxed);
+            *entry = source;
         }
     });
-    for (target, value) in stored.iter_mut().zip(filled) {
-        *target = value.into_inner();
-    }
     unfilled.into_inner()
 }
