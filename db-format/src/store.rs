@@ -4,8 +4,8 @@
 //! * `meta` — `format_version` (u16 LE), `identity` (JSON [`StoreIdentity`]),
 //!   `complete` (present once every slice is in).
 //! * `manifest` — slice id → JSON [`SliceRecord`], written after the
-//!   slice's blocks, in a synced write: a slice is in the store exactly when
-//!   its record is.
+//!   slice's blocks through the same write-ahead log: a slice is in the
+//!   store exactly when its record is.
 //! * `blocks` — `slice id` `/` `block index (u32 BE)` → block record.
 
 use std::path::{Path, PathBuf};
@@ -83,18 +83,10 @@ fn options(create: bool) -> Options {
 }
 
 fn descriptors() -> Vec<ColumnFamilyDescriptor> {
-    let mut blocks = options(false);
-    // Block records are large and never change: keep them in blob files,
-    // out of the LSM tree, so that compaction does not rewrite them.
-    blocks.set_enable_blob_files(true);
-    blocks.set_min_blob_size(1024);
-    blocks.set_blob_file_size(256 << 20);
-    blocks.set_write_buffer_size(256 << 20);
-    vec![
-        ColumnFamilyDescriptor::new(META, options(false)),
-        ColumnFamilyDescriptor::new(MANIFEST, options(false)),
-        ColumnFamilyDescriptor::new(BLOCKS, blocks),
-    ]
+    [META, MANIFEST, BLOCKS]
+        .iter()
+        .map(|name| ColumnFamilyDescriptor::new(*name, options(false)))
+        .collect()
 }
 
 fn is_store_dir(path: &Path) -> bool {
@@ -281,10 +273,11 @@ impl Store {
         Ok(records)
     }
 
-    /// Writes a slice's blocks, then its record in a synced write: the slice
-    /// is in the store from the moment its record is. Blocks of a slice
-    /// without a record are invisible and get overwritten when it is solved
-    /// again. Writing a slice that is in the store already rewrites equal data.
+    /// Writes a slice's blocks, then its record in a synced write: the
+    /// slice is in the store from the moment its record is. Both go through
+    /// RocksDB's write-ahead log in that order, so a crashed process
+    /// recovers each slice whole or not at all. Writing a slice again
+    /// rewrites equal data.
     ///
     /// # Errors
     /// I/O errors.
