@@ -224,17 +224,7 @@ impl Build {
             block_bytes: shard.block_bytes,
             blocks: shard.blocks.len() as u32,
             stored_bytes: shard.blocks.iter().map(|b| b.record.len() as u64).sum(),
-            counts: SliceCounts {
-                positions: counts.positions,
-                win: counts.win,
-                loss: counts.loss,
-                draw: counts.draw,
-                canonical_positions: counts.canonical_positions,
-                canonical_win: counts.canonical_win,
-                canonical_loss: counts.canonical_loss,
-                canonical_draw: counts.canonical_draw,
-                max_depth: counts.max_depth,
-            },
+            counts: SliceCounts::from(counts),
             stones: info.stones,
             seconds: result.solve_seconds,
         };

@@ -51,3 +51,37 @@ pub trait Coordinator: Send + Sync {
     /// When the coordinator cannot be reached.
     fn fail(&self, worker: &str, slice_id: &str, reason: &str) -> Result<(), LinkError>;
 }
+
+/// Per-slice counts cross the wire as [`v1::SliceCounts`] and are stored as
+/// [`egdb_db_format::SliceCounts`]; these are the two conversions.
+impl From<&egdb_db_format::SliceCounts> for v1::SliceCounts {
+    fn from(c: &egdb_db_format::SliceCounts) -> v1::SliceCounts {
+        v1::SliceCounts {
+            positions: c.positions,
+            win: c.win,
+            loss: c.loss,
+            draw: c.draw,
+            canonical_positions: c.canonical_positions,
+            canonical_win: c.canonical_win,
+            canonical_loss: c.canonical_loss,
+            canonical_draw: c.canonical_draw,
+            max_depth: c.max_depth,
+        }
+    }
+}
+
+impl From<&v1::SliceCounts> for egdb_db_format::SliceCounts {
+    fn from(c: &v1::SliceCounts) -> egdb_db_format::SliceCounts {
+        egdb_db_format::SliceCounts {
+            positions: c.positions,
+            win: c.win,
+            loss: c.loss,
+            draw: c.draw,
+            canonical_positions: c.canonical_positions,
+            canonical_win: c.canonical_win,
+            canonical_loss: c.canonical_loss,
+            canonical_draw: c.canonical_draw,
+            max_depth: c.max_depth,
+        }
+    }
+}

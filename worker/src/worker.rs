@@ -184,17 +184,7 @@ impl<'a> Worker<'a> {
         self.cache.insert((task.game.clone(), h), Arc::new(table));
         Ok(SliceResult {
             shard: Some(shard),
-            counts: Some(WireCounts {
-                positions: counts.positions,
-                win: counts.win,
-                loss: counts.loss,
-                draw: counts.draw,
-                canonical_positions: counts.canonical_positions,
-                canonical_win: counts.canonical_win,
-                canonical_loss: counts.canonical_loss,
-                canonical_draw: counts.canonical_draw,
-                max_depth: counts.max_depth,
-            }),
+            counts: Some(WireCounts::from(&counts)),
             solve_seconds: seconds,
         })
     }
