@@ -13,5 +13,5 @@ mkdir -p tablebases
 for game in "${games[@]}"; do
   store="tablebases/$(echo "$game" | tr ':/' '--').egdb"
   "$EGDB_BIN" build "$game" --store "$store"
-  "$EGDB_BIN" query --store "$store" start | head -n 1
+  "$EGDB_BIN" query --store "$store" start | sed -n 1p
 done
