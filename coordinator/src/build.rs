@@ -9,6 +9,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Mutex;
 
+use egdb_db_format::block::checksum_holds;
 use egdb_db_format::{decode_block, CellEncoding, SliceCounts, SliceRecord, Store};
 use egdb_games::nim::NimGame;
 use egdb_games::SliceInfo;
@@ -107,15 +108,6 @@ impl Build {
         &self.plan
     }
 
-    /// Largest memory need of any slice of the plan, in bytes.
-    pub fn peak_memory_need(&self) -> u64 {
-        self.plan
-            .iter()
-            .map(|s| memory_need(&self.plan, s, self.options.depth))
-            .max()
-            .unwrap_or(0)
-    }
-
     /// Slices done so far.
     pub fn done(&self) -> usize {
         self.lock().done.len()
@@ -208,7 +200,15 @@ impl Build {
                     &decode_block(&shard.slice_id, block.index, &block.record)?.raw,
                 );
             } else {
-                check_block_crc(&shard.slice_id, block)?;
+                if !checksum_holds(&block.record) {
+                    return Err(CoordinatorError::Format(
+                        egdb_db_format::FormatError::Corrupt {
+                            slice: shard.slice_id.clone(),
+                            block: block.index,
+                            reason: "checksum mismatch".to_string(),
+                        },
+                    ));
+                }
             }
         }
         if let Some(raw) = raw {
@@ -235,26 +235,6 @@ impl Build {
             )));
         }
         Ok(record)
-    }
-}
-
-/// The cheap check of a block record: its trailing CRC-32.
-fn check_block_crc(slice: &str, block: &ShardBlock) -> Result<(), CoordinatorError> {
-    let record = &block.record;
-    let ok = record.len() >= 4 && {
-        let (body, crc) = record.split_at(record.len() - 4);
-        crc32fast::hash(body) == u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]])
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(CoordinatorError::Format(
-            egdb_db_format::FormatError::Corrupt {
-                slice: slice.to_string(),
-                block: block.index,
-                reason: "checksum mismatch".to_string(),
-            },
-        ))
     }
 }
 

@@ -22,11 +22,5 @@ pub fn identity(game: &NimGame, depth: bool) -> StoreIdentity {
 /// [`GameError`] when the identity names no game this egdb knows.
 pub fn from_identity(identity: &StoreIdentity) -> Result<NimGame, GameError> {
     let spec: GameSpec = identity.game.parse()?;
-    match (&spec, &identity.definition) {
-        (GameSpec::NimFile { path }, Some(definition)) => {
-            let def = custom::parse(definition, &path.display().to_string())?;
-            NimGame::from_definition(spec.clone(), def)
-        }
-        _ => NimGame::from_spec(&spec),
-    }
+    NimGame::from_spec_with_definition(&spec, identity.definition.as_deref())
 }

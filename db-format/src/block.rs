@@ -53,6 +53,16 @@ pub fn encode_block(
     Ok(record)
 }
 
+/// Whether a record's trailing CRC-32 matches the rest: the cheap check,
+/// without decompressing.
+pub fn checksum_holds(record: &[u8]) -> bool {
+    let Some(split) = record.len().checked_sub(4) else {
+        return false;
+    };
+    let (body, crc) = record.split_at(split);
+    crc32fast::hash(body) == u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]])
+}
+
 /// Checks and decompresses a block record. `slice` only names it in errors.
 ///
 /// # Errors
@@ -75,11 +85,10 @@ pub fn decode_block(
             record.len()
         )));
     }
-    let (body, crc) = record.split_at(record.len() - 4);
-    let stored = u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]]);
-    if crc32fast::hash(body) != stored {
+    if !checksum_holds(record) {
         return Err(corrupt("checksum mismatch".to_string()));
     }
+    let body = &record[..record.len() - 4];
     if &body[0..4] != MAGIC {
         return Err(corrupt("bad magic".to_string()));
     }

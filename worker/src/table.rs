@@ -8,13 +8,3 @@ pub enum SliceTable {
     /// One value-and-depth byte per position, 64 bytes per word.
     Depths(Vec<u8>),
 }
-
-impl SliceTable {
-    /// Bytes of memory the table takes.
-    pub fn memory_bytes(&self) -> usize {
-        match self {
-            SliceTable::Bits(words) => words.len() * 8,
-            SliceTable::Depths(bytes) => bytes.len(),
-        }
-    }
-}

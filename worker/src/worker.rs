@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use egdb_games::nim::{custom, NimGame};
+use egdb_games::nim::NimGame;
 use egdb_games::{GameSpec, SliceId};
 use egdb_proto::v1::{SliceCounts as WireCounts, SliceResult, SliceTask};
 use egdb_proto::Coordinator;
@@ -110,15 +110,10 @@ impl<'a> Worker<'a> {
             .game
             .parse()
             .map_err(|e: egdb_games::GameError| WorkerError::BadTask(e.to_string()))?;
-        let game = match &spec {
-            GameSpec::NimFile { path } => {
-                let def = custom::parse(&task.game_definition, &path.display().to_string())
-                    .map_err(|e| WorkerError::BadTask(e.to_string()))?;
-                NimGame::from_definition(spec.clone(), def)
-            }
-            _ => NimGame::from_spec(&spec),
-        }
-        .map_err(|e| WorkerError::BadTask(e.to_string()))?;
+        let definition =
+            (!task.game_definition.is_empty()).then_some(task.game_definition.as_str());
+        let game = NimGame::from_spec_with_definition(&spec, definition)
+            .map_err(|e| WorkerError::BadTask(e.to_string()))?;
         let engine = Arc::new(NimEngine::new(game));
         self.engines.insert(task.game.clone(), engine.clone());
         Ok(engine)

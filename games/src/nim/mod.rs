@@ -105,6 +105,25 @@ impl NimGame {
         NimGame::from_definition(spec.clone(), def)
     }
 
+    /// The game of a spec whose definition travels with it (a store's copy,
+    /// a task's): `nim:file:` games are read from `definition` rather than
+    /// from the file, which may be gone or elsewhere.
+    ///
+    /// # Errors
+    /// As [`NimGame::from_spec`], and for a malformed definition.
+    pub fn from_spec_with_definition(
+        spec: &GameSpec,
+        definition: Option<&str>,
+    ) -> Result<NimGame, GameError> {
+        match (spec, definition) {
+            (GameSpec::NimFile { path }, Some(definition)) => {
+                let def = custom::parse(definition, &path.display().to_string())?;
+                NimGame::from_definition(spec.clone(), def)
+            }
+            _ => NimGame::from_spec(spec),
+        }
+    }
+
     /// # Errors
     /// [`GameError::Definition`] when a symmetry does not preserve the moves
     /// or the game has too many cells.
