@@ -2,7 +2,7 @@
 //! indexing, and the slice graph a build is cut into.
 //!
 //! This crate knows nothing of storage or the network: it turns a game spec
-//! into a [`nim::NimGame`] (more families follow), says how its positions are
+//! into a [`nim::NimGame`] or a [`morris::MorrisGame`], says how its positions are
 //! laid out in slices, and parses and prints positions and moves in the
 //! notation of `shared/RULES.md`.
 //!
@@ -10,8 +10,10 @@
 //! * [`slice`] — slice ids, sizes and dependencies.
 //! * [`value`] — win/loss/draw from the mover's point of view.
 //! * [`nim`] — Triangular Nim, the hexagram ring game and custom take-away games.
+//! * [`morris`] — Taiwan Morris and Nine Men's Morris on the 24-point board.
 
 pub mod error;
+pub mod morris;
 pub mod nim;
 pub mod slice;
 pub mod spec;

@@ -7,6 +7,7 @@ use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
+use crate::morris::{Variant, MAX_PIECES, MIN_PIECES};
 use crate::GameError;
 
 /// Who wins when the stones run out.
@@ -48,6 +49,7 @@ pub enum GameSpec {
     NimTriangle { layers: u32, rule: Rule },
     NimHexagram,
     NimFile { path: PathBuf },
+    Morris { variant: Variant, pieces: u8 },
 }
 
 impl FromStr for GameSpec {
@@ -84,8 +86,24 @@ impl FromStr for GameSpec {
                 }
                 Ok(GameSpec::NimFile { path: path.into() })
             }
-            ["morris", "taiwan" | "standard", ..] => Err(fail(
-                "Morris games are not implemented in this version of egdb yet".to_string(),
+            ["morris", variant @ ("taiwan" | "standard"), pieces] => {
+                let variant = if *variant == "taiwan" {
+                    Variant::Taiwan
+                } else {
+                    Variant::Standard
+                };
+                let pieces: u8 = pieces
+                    .parse()
+                    .map_err(|_| fail(format!("pieces must be a whole number, not `{pieces}`")))?;
+                if !(MIN_PIECES..=MAX_PIECES).contains(&pieces) {
+                    return Err(fail(format!(
+                        "pieces must be {MIN_PIECES} to {MAX_PIECES}, not {pieces}"
+                    )));
+                }
+                Ok(GameSpec::Morris { variant, pieces })
+            }
+            ["morris", ..] => Err(fail(
+                "expected morris:taiwan:PIECES or morris:standard:PIECES".to_string(),
             )),
             _ => Err(fail(
                 "expected nim:triangle:LAYERS:RULE, nim:hexagram, nim:file:PATH, \
@@ -104,6 +122,9 @@ impl fmt::Display for GameSpec {
             }
             GameSpec::NimHexagram => f.write_str("nim:hexagram"),
             GameSpec::NimFile { path } => write!(f, "nim:file:{}", path.display()),
+            GameSpec::Morris { variant, pieces } => {
+                write!(f, "morris:{}:{pieces}", variant.as_str())
+            }
         }
     }
 }
@@ -119,6 +140,8 @@ mod tests {
             "nim:triangle:1:misere",
             "nim:hexagram",
             "nim:file:a:b.toml",
+            "morris:taiwan:6",
+            "morris:standard:12",
         ] {
             let spec: GameSpec = text.parse().unwrap();
             assert_eq!(spec.to_string(), text);
@@ -134,6 +157,9 @@ mod tests {
             ("nim:triangle:5", "expected nim:triangle"),
             ("chess:kqk", "expected nim:triangle"),
             ("nim:file:", "expected nim:file"),
+            ("morris:taiwan:13", "pieces must be 3 to 12"),
+            ("morris:standard:two", "whole number"),
+            ("morris:tw:6", "expected morris:taiwan"),
         ] {
             let err = text.parse::<GameSpec>().unwrap_err().to_string();
             assert!(err.contains(needle), "{text}: {err}");

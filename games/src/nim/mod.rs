@@ -101,6 +101,12 @@ impl NimGame {
                 })?;
                 custom::parse(&text, &shown)?
             }
+            GameSpec::Morris { .. } => {
+                return Err(GameError::UnknownSpec {
+                    spec: spec.to_string(),
+                    reason: "a Morris game, not a take-away game".to_string(),
+                })
+            }
         };
         NimGame::from_definition(spec.clone(), def)
     }

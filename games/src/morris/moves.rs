@@ -1,0 +1,220 @@
+//! Moves and un-moves, from the point of view of the side to move.
+//!
+//! The core works on the two sides' point sets (the rules are the same for
+//! both colours); [`Position`] adds colours, hands and notation on top.
+
+use std::fmt;
+
+use super::board::{Point, PointSet, NOTATION_ORDER};
+use super::captures::{capture_options, destinations};
+use super::position::{Phase, Position};
+use super::rules::{MorrisRules, PieceLoss};
+use crate::{GameError, Value};
+
+/// A move: a placement (`from` is `None`) or a step/flight, and the
+/// opponent pieces it removes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Move {
+    pub from: Option<Point>,
+    pub to: Point,
+    pub removed: PointSet,
+}
+
+impl fmt::Display for Move {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(from) = self.from {
+            write!(f, "{from}-")?;
+        }
+        write!(f, "{}", self.to)?;
+        for &n in &NOTATION_ORDER {
+            let p = Point::new(n).expect("notation order names board points");
+            if self.removed.contains(p) {
+                write!(f, "x{p}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Move {
+    /// Parses `d2`, `d2-d3`, `a1-g7`, each with any `x<point>` suffixes.
+    ///
+    /// # Errors
+    /// [`GameError::MalformedMove`] naming the bad part.
+    pub fn parse(text: &str) -> Result<Move, GameError> {
+        let fail = |reason: String| GameError::MalformedMove {
+            text: text.to_string(),
+            reason,
+        };
+        let point = |name: &str| {
+            Point::from_name(name)
+                .ok_or_else(|| fail(format!("`{name}` is not a point (columns a-g, rows 1-7)")))
+        };
+        let mut parts = text.trim().split('x');
+        let head = parts.next().unwrap_or_default();
+        let (from, to) = match head.split_once('-') {
+            Some((from, to)) => (Some(point(from)?), point(to)?),
+            None => (None, point(head)?),
+        };
+        let mut removed = PointSet::EMPTY;
+        for name in parts {
+            let p = point(name)?;
+            if removed.contains(p) {
+                return Err(fail(format!("{p} is removed twice")));
+            }
+            removed = removed.with(p);
+        }
+        Ok(Move { from, to, removed })
+    }
+}
+
+/// The side to move's and the other side's pieces after a move, before the
+/// turn passes (the caller swaps roles).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Successor {
+    pub mv: Move,
+    pub mover: PointSet,
+    pub opponent: PointSet,
+}
+
+/// Every move of the side to move, in the given phase.
+pub fn for_each_move(
+    rules: &MorrisRules,
+    placing: bool,
+    mover: PointSet,
+    opponent: PointSet,
+    mut visit: impl FnMut(Successor),
+) {
+    let empty = mover.union(opponent).complement();
+    let mut arrive = |from: Option<Point>, to: Point, mover_after: PointSet| {
+        let options = capture_options(rules, to, mover_after, opponent);
+        if options.is_empty() {
+            visit(Successor {
+                mv: Move {
+                    from,
+                    to,
+                    removed: PointSet::EMPTY,
+                },
+                mover: mover_after,
+                opponent,
+            });
+        }
+        for removed in options.removals() {
+            visit(Successor {
+                mv: Move { from, to, removed },
+                mover: mover_after,
+                opponent: opponent.minus(removed),
+            });
+        }
+    };
+    if placing {
+        for to in empty.iter() {
+            arrive(None, to, mover.with(to));
+        }
+    } else {
+        for from in mover.iter() {
+            for to in destinations(rules, from, mover.len(), empty).iter() {
+                arrive(Some(from), to, mover.without(from).with(to));
+            }
+        }
+    }
+}
+
+/// The movement positions (side to move's pieces, the other side's) from
+/// which the side that just moved reached (`mover`, `opponent`) by a step
+/// or flight that captured nothing: the un-moves of the retrograde engines.
+pub fn for_each_unmove(
+    rules: &MorrisRules,
+    mover: PointSet,
+    opponent: PointSet,
+    mut visit: impl FnMut(PointSet, PointSet),
+) {
+    let empty = mover.union(opponent).complement();
+    for to in opponent.iter() {
+        // A capture open after arriving on `to` would have had to be taken.
+        if !capture_options(rules, to, opponent, mover).is_empty() {
+            continue;
+        }
+        for from in destinations(rules, to, opponent.len(), empty).iter() {
+            visit(opponent.without(to).with(from), mover);
+        }
+    }
+}
+
+/// How a finished game ended, from the side to move's point of view; the
+/// depth of such a position is 0.
+pub fn terminal_value(rules: &MorrisRules, position: &Position) -> Option<Value> {
+    let me = position.to_move();
+    let count = |c| match rules.piece_loss {
+        PieceLoss::BoardAndHand => position.board(c).len() + u32::from(position.hand(c)),
+        PieceLoss::BoardInMovement => position.board(c).len(),
+    };
+    let counted =
+        rules.piece_loss == PieceLoss::BoardAndHand || position.phase(rules) == Phase::Movement;
+    if counted && count(me) < 3 {
+        return Some(Value::Loss);
+    }
+    if counted && count(me.other()) < 3 {
+        return Some(Value::Win);
+    }
+    if position.phase(rules) != Phase::Movement {
+        return None;
+    }
+    if position.occupied() == PointSet::FULL {
+        return Some(Value::Draw);
+    }
+    let (mover, opponent) = position.sides();
+    let mut any = false;
+    for_each_move(rules, false, mover, opponent, |_| any = true);
+    (!any).then_some(Value::Loss)
+}
+
+/// Every legal move of a position, with the position it leads to; none when
+/// the game is over.
+pub fn legal_moves(rules: &MorrisRules, position: &Position) -> Vec<(Move, Position)> {
+    let mut moves = Vec::new();
+    if terminal_value(rules, position).is_some() {
+        return moves;
+    }
+    let placing = matches!(position.phase(rules), Phase::Placement { .. });
+    let (mover, opponent) = position.sides();
+    for_each_move(rules, placing, mover, opponent, |s| {
+        moves.push((s.mv, position.after(s.mover, s.opponent, placing)));
+    });
+    moves
+}
+
+/// The position after `text`, a move in RULES.md notation.
+///
+/// # Errors
+/// [`GameError::MalformedMove`] for text that is no move,
+/// [`GameError::IllegalMove`] for a move the rules do not allow here.
+pub fn play(rules: &MorrisRules, position: &Position, text: &str) -> Result<Position, GameError> {
+    let wanted = Move::parse(text)?;
+    let moves = legal_moves(rules, position);
+    if let Some((_, next)) = moves.iter().find(|(m, _)| *m == wanted) {
+        return Ok(*next);
+    }
+    let reason = if moves.is_empty() {
+        "the game is over".to_string()
+    } else if moves
+        .iter()
+        .any(|(m, _)| m.from == wanted.from && m.to == wanted.to)
+    {
+        let choices: Vec<String> = moves
+            .iter()
+            .filter(|(m, _)| m.from == wanted.from && m.to == wanted.to)
+            .map(|(m, _)| m.to_string())
+            .collect();
+        format!(
+            "the captures do not match; choose one of {}",
+            choices.join(", ")
+        )
+    } else {
+        "no such placement or step".to_string()
+    };
+    Err(GameError::IllegalMove {
+        text: text.to_string(),
+        reason,
+    })
+}

@@ -1,0 +1,250 @@
+//! Morris positions: who stands where, what is still in hand, who moves, and
+//! the notation of RULES.md (`<24 points> <b|w> <hand B> <hand W>`, `start`).
+
+use std::fmt;
+
+use super::board::{Point, PointSet, NOTATION_ORDER, POINTS};
+use super::rules::MorrisRules;
+use crate::GameError;
+
+/// The two players; the first player (`B`) moves first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Color {
+    First,
+    Second,
+}
+
+impl Color {
+    pub const fn other(self) -> Color {
+        match self {
+            Color::First => Color::Second,
+            Color::Second => Color::First,
+        }
+    }
+
+    const fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Which phase a position is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Pieces are still in hand; `ply` placements have been made.
+    Placement {
+        ply: u32,
+    },
+    Movement,
+}
+
+/// A legal arrangement: validated against the rules it was made for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Position {
+    board: [PointSet; 2],
+    hand: [u8; 2],
+    to_move: Color,
+}
+
+impl Position {
+    /// The empty board, both hands full, the first player to move.
+    pub fn start(rules: &MorrisRules) -> Position {
+        Position {
+            board: [PointSet::EMPTY; 2],
+            hand: [rules.pieces; 2],
+            to_move: Color::First,
+        }
+    }
+
+    /// A position from its parts, checked against `rules`.
+    ///
+    /// # Errors
+    /// The reason the parts cannot occur in a game under `rules`.
+    pub fn new(
+        rules: &MorrisRules,
+        first: PointSet,
+        second: PointSet,
+        to_move: Color,
+        hand: [u8; 2],
+    ) -> Result<Position, String> {
+        if !first.intersection(second).is_empty() || !first.union(second).is_subset(PointSet::FULL)
+        {
+            return Err("the two sides' points overlap or leave the board".to_string());
+        }
+        let p = rules.pieces;
+        for (name, board, hand) in [("B", first, hand[0]), ("W", second, hand[1])] {
+            if hand > p {
+                return Err(format!(
+                    "{name} has {hand} pieces in hand, the game has {p}"
+                ));
+            }
+            if board.len() + u32::from(hand) > u32::from(p) {
+                return Err(format!(
+                    "{name} has {} on the board and {hand} in hand, more than the {p} of the game",
+                    board.len()
+                ));
+            }
+        }
+        let placed = [p - hand[0], p - hand[1]];
+        if hand != [0, 0] {
+            let expected = match placed[0].checked_sub(placed[1]) {
+                Some(0) => Color::First,
+                Some(1) => Color::Second,
+                _ => {
+                    return Err(format!(
+                        "B has placed {} and W {}: placements alternate, B first",
+                        placed[0], placed[1]
+                    ))
+                }
+            };
+            if to_move != expected {
+                return Err(format!(
+                    "with {} and {} in hand it is {}'s turn to place",
+                    hand[0],
+                    hand[1],
+                    if expected == Color::First { "B" } else { "W" }
+                ));
+            }
+        }
+        Ok(Position {
+            board: [first, second],
+            hand,
+            to_move,
+        })
+    }
+
+    /// Parses `start` or `<24 points> <b|w> <hand B> <hand W>`.
+    ///
+    /// # Errors
+    /// [`GameError::MalformedPosition`] naming what is wrong.
+    pub fn parse(rules: &MorrisRules, text: &str) -> Result<Position, GameError> {
+        let fail = |reason: String| GameError::MalformedPosition {
+            text: text.to_string(),
+            reason,
+        };
+        let trimmed = text.trim();
+        if trimmed == "start" {
+            return Ok(Position::start(rules));
+        }
+        let fields: Vec<&str> = trimmed.split_whitespace().collect();
+        let [points, side, hand_first, hand_second] = fields.as_slice() else {
+            return Err(fail(format!(
+                "expected `start` or 4 fields (24 points, b|w, pieces in hand of B and W), \
+                 found {}",
+                fields.len()
+            )));
+        };
+        let chars: Vec<char> = points.chars().collect();
+        if chars.len() != POINTS {
+            return Err(fail(format!(
+                "the board needs 24 points (a1 d1 g1 … d7 g7), found {}",
+                chars.len()
+            )));
+        }
+        let mut board = [PointSet::EMPTY; 2];
+        for (&c, &n) in chars.iter().zip(NOTATION_ORDER.iter()) {
+            let point = Point::new(n).expect("notation order names board points");
+            match c {
+                'B' => board[0] = board[0].with(point),
+                'W' => board[1] = board[1].with(point),
+                '.' => {}
+                other => return Err(fail(format!("point {point} is `{other}`; use B, W or ."))),
+            }
+        }
+        let to_move = match *side {
+            "b" => Color::First,
+            "w" => Color::Second,
+            other => return Err(fail(format!("side to move must be b or w, not `{other}`"))),
+        };
+        let hand_of = |field: &str, name: &str| {
+            field.parse::<u8>().map_err(|_| {
+                fail(format!(
+                    "{name}'s pieces in hand must be a number, not `{field}`"
+                ))
+            })
+        };
+        let hand = [hand_of(hand_first, "B")?, hand_of(hand_second, "W")?];
+        Position::new(rules, board[0], board[1], to_move, hand).map_err(fail)
+    }
+
+    pub fn to_move(&self) -> Color {
+        self.to_move
+    }
+
+    pub fn board(&self, color: Color) -> PointSet {
+        self.board[color.index()]
+    }
+
+    pub fn hand(&self, color: Color) -> u8 {
+        self.hand[color.index()]
+    }
+
+    /// The side to move's pieces and the other side's.
+    pub fn sides(&self) -> (PointSet, PointSet) {
+        (self.board(self.to_move), self.board(self.to_move.other()))
+    }
+
+    pub fn occupied(&self) -> PointSet {
+        self.board[0].union(self.board[1])
+    }
+
+    pub fn phase(&self, rules: &MorrisRules) -> Phase {
+        if self.hand == [0, 0] {
+            Phase::Movement
+        } else {
+            let placed = 2 * u32::from(rules.pieces) - u32::from(self.hand[0] + self.hand[1]);
+            Phase::Placement { ply: placed }
+        }
+    }
+
+    /// The position after the side to move's pieces become `mover` and the
+    /// other side's `opponent`, with a piece taken from hand when `placed`;
+    /// the other side moves next.
+    pub(crate) fn after(&self, mover: PointSet, opponent: PointSet, placed: bool) -> Position {
+        let me = self.to_move;
+        let mut next = *self;
+        next.board[me.index()] = mover;
+        next.board[me.other().index()] = opponent;
+        if placed {
+            next.hand[me.index()] -= 1;
+        }
+        next.to_move = me.other();
+        next
+    }
+
+    /// The same position with the roles given by the mover's and the
+    /// opponent's sets; used by the engines to rebuild a position.
+    pub fn from_sides(
+        rules: &MorrisRules,
+        mover: PointSet,
+        opponent: PointSet,
+        to_move: Color,
+        hand: [u8; 2],
+    ) -> Result<Position, String> {
+        let (first, second) = match to_move {
+            Color::First => (mover, opponent),
+            Color::Second => (opponent, mover),
+        };
+        Position::new(rules, first, second, to_move, hand)
+    }
+}
+
+impl fmt::Display for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for &n in &NOTATION_ORDER {
+            let point = Point::new(n).expect("notation order names board points");
+            let c = if self.board[0].contains(point) {
+                'B'
+            } else if self.board[1].contains(point) {
+                'W'
+            } else {
+                '.'
+            };
+            write!(f, "{c}")?;
+        }
+        let side = match self.to_move {
+            Color::First => 'b',
+            Color::Second => 'w',
+        };
+        write!(f, " {side} {} {}", self.hand[0], self.hand[1])
+    }
+}

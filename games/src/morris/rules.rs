@@ -1,0 +1,110 @@
+//! Morris rule variants as data: one options struct, named presets.
+
+use super::board::{self, Line};
+
+/// Fewest and most pieces per side a game may start with.
+pub const MIN_PIECES: u8 = 3;
+pub const MAX_PIECES: u8 = 12;
+
+/// Which opponent pieces a mill may remove.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MillTargets {
+    /// Any piece (Taiwan: pieces in mills are not protected).
+    Any,
+    /// A piece not in a mill, unless every piece is in one (standard).
+    NotInMillUnlessAll,
+}
+
+/// When a player has lost for lack of pieces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PieceLoss {
+    /// Fewer than 3 on the board, counted from the first position of the
+    /// movement phase on (Taiwan).
+    BoardInMovement,
+    /// Fewer than 3 on the board and in hand together, in either phase
+    /// (standard).
+    BoardAndHand,
+}
+
+/// The rules of one Morris variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MorrisRules {
+    /// Pieces each side starts with in hand.
+    pub pieces: u8,
+    /// Whether the 4 diagonals are lines (and so adjacencies).
+    pub diagonals: bool,
+    pub mill_targets: MillTargets,
+    /// 槓: an end of a midline or diagonal brackets an opponent piece.
+    pub gang: bool,
+    /// 擔: the midpoint of a side between two opponent pieces.
+    pub dan: bool,
+    /// A player with exactly 3 pieces moves to any empty point.
+    pub flying: bool,
+    pub piece_loss: PieceLoss,
+}
+
+/// The named presets, for specs and messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Variant {
+    Taiwan,
+    Standard,
+}
+
+impl Variant {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Variant::Taiwan => "taiwan",
+            Variant::Standard => "standard",
+        }
+    }
+}
+
+impl MorrisRules {
+    /// Taiwan Morris (RULES.md §2): diagonals, 直/槓/擔, no flying.
+    pub const fn taiwan(pieces: u8) -> MorrisRules {
+        MorrisRules {
+            pieces,
+            diagonals: true,
+            mill_targets: MillTargets::Any,
+            gang: true,
+            dan: true,
+            flying: false,
+            piece_loss: PieceLoss::BoardInMovement,
+        }
+    }
+
+    /// Nine Men's Morris rules (RULES.md §3) with any number of pieces.
+    pub const fn standard(pieces: u8) -> MorrisRules {
+        MorrisRules {
+            pieces,
+            diagonals: false,
+            mill_targets: MillTargets::NotInMillUnlessAll,
+            gang: false,
+            dan: false,
+            flying: true,
+            piece_loss: PieceLoss::BoardAndHand,
+        }
+    }
+
+    pub const fn preset(variant: Variant, pieces: u8) -> MorrisRules {
+        match variant {
+            Variant::Taiwan => MorrisRules::taiwan(pieces),
+            Variant::Standard => MorrisRules::standard(pieces),
+        }
+    }
+
+    pub fn lines(&self) -> &'static [Line] {
+        board::lines(self.diagonals)
+    }
+
+    /// Whether a side with `count` pieces on the board moves by flying.
+    pub const fn flies(&self, count: u32) -> bool {
+        self.flying && count == 3
+    }
+
+    /// Whether step moves keep the parity classes of RULES.md §1 in a
+    /// movement slice where the sides have `a` and `b` pieces.
+    pub const fn parity_splits(&self, a: u32, b: u32) -> bool {
+        !self.flies(a) && !self.flies(b)
+    }
+}

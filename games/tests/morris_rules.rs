@@ -1,0 +1,239 @@
+//! Morris rules: captures on hand-made positions, notation round trips, and
+//! move/un-move agreement on random games.
+
+use egdb_games::morris::moves::{
+    for_each_move, for_each_unmove, legal_moves, play, terminal_value,
+};
+use egdb_games::morris::{MorrisRules, Phase, Position};
+use egdb_games::{GameError, Value};
+use proptest::prelude::*;
+
+/// A position text from the points of each side and the tail (`b 1 1`).
+fn setup(first: &[&str], second: &[&str], tail: &str) -> String {
+    const ORDER: [&str; 24] = [
+        "a1", "d1", "g1", "b2", "d2", "f2", "c3", "d3", "e3", "a4", "b4", "c4", "e4", "f4", "g4",
+        "c5", "d5", "e5", "b6", "d6", "f6", "a7", "d7", "g7",
+    ];
+    let board: String = ORDER
+        .iter()
+        .map(|p| {
+            if first.contains(p) {
+                'B'
+            } else if second.contains(p) {
+                'W'
+            } else {
+                '.'
+            }
+        })
+        .collect();
+    format!("{board} {tail}")
+}
+
+fn moves_from(rules: &MorrisRules, text: &str, from: Option<&str>, to: &str) -> Vec<String> {
+    let position = Position::parse(rules, text).unwrap();
+    let mut found: Vec<String> = legal_moves(rules, &position)
+        .into_iter()
+        .map(|(m, _)| m.to_string())
+        .filter(|m| {
+            let head = m.split('x').next().unwrap();
+            match from {
+                Some(f) => head == format!("{f}-{to}"),
+                None => head == to,
+            }
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn taiwan_dan_takes_both_corners_and_gang_the_middle() {
+    let rules = MorrisRules::taiwan(3);
+    // B a1 g7, W b2 f2; B places.
+    let text = "B..W.W.................B b 1 1";
+    assert_eq!(moves_from(&rules, text, None, "d2"), ["d2xb2xf2"]);
+    // c3 ends the diagonal a1-b2-c3 whose middle is W and far end B.
+    assert_eq!(moves_from(&rules, text, None, "c3"), ["c3xb2"]);
+    // g1 ends g1-f2-e3, but e3 is not B's.
+    assert_eq!(moves_from(&rules, text, None, "g1"), ["g1"]);
+    let position = Position::parse(&rules, text).unwrap();
+    assert_eq!(legal_moves(&rules, &position).len(), 20);
+}
+
+#[test]
+fn taiwan_mill_and_gang_offering_the_same_piece_are_one_move() {
+    let rules = MorrisRules::taiwan(4);
+    // B a1 d1 e3, W f2 e4 a7; B places g1: mill a1-d1-g1 and gang g1-f2-e3.
+    let text = "BB...W..B...W........W.. b 1 1";
+    assert_eq!(
+        moves_from(&rules, text, None, "g1"),
+        ["g1xa7", "g1xe4", "g1xf2"]
+    );
+}
+
+#[test]
+fn standard_mills_spare_pieces_in_mills_unless_all_are() {
+    let rules = MorrisRules::standard(5);
+    // W a7 d7 g7 stand in a mill, b4 does not.
+    let text = setup(&["a1", "d1", "c4"], &["a7", "d7", "g7", "b4"], "b 1 1");
+    assert_eq!(moves_from(&rules, &text, None, "g1"), ["g1xb4"]);
+    // Without b4, every W piece stands in a mill: any may go.
+    let text = setup(&["a1", "d1", "c4"], &["a7", "d7", "g7"], "b 1 1");
+    assert_eq!(
+        moves_from(&rules, &text, None, "g1"),
+        ["g1xa7", "g1xd7", "g1xg7"]
+    );
+}
+
+#[test]
+fn standard_has_no_gang_or_dan() {
+    let rules = MorrisRules::standard(3);
+    let text = "B..W.W.................B b 1 1";
+    assert_eq!(moves_from(&rules, text, None, "d2"), ["d2"]);
+    assert_eq!(moves_from(&rules, text, None, "c3"), ["c3"]);
+}
+
+#[test]
+fn three_pieces_fly_in_standard_only() {
+    // B a1 d1 g7, W b2 d2 f2 d6 ... movement, B to move.
+    let text = "BB.WWW.............W...B b 0 0";
+    let standard = MorrisRules::standard(4);
+    let taiwan = MorrisRules::taiwan(4);
+    assert_eq!(moves_from(&standard, text, Some("a1"), "c5"), ["a1-c5"]);
+    assert!(moves_from(&taiwan, text, Some("a1"), "c5").is_empty());
+    assert_eq!(moves_from(&taiwan, text, Some("a1"), "a4"), ["a1-a4"]);
+}
+
+#[test]
+fn terminal_positions() {
+    let taiwan = MorrisRules::taiwan(5);
+    let at = |rules: &MorrisRules, text: String| Position::parse(rules, &text).unwrap();
+    // Movement, B to move with 2 pieces: lost.
+    let two = at(
+        &taiwan,
+        setup(&["a1", "d1"], &["b2", "d2", "f2", "g7"], "b 0 0"),
+    );
+    assert_eq!(terminal_value(&taiwan, &two), Some(Value::Loss));
+    // ... and W with 2 when B is to move: B has won.
+    let won = at(&taiwan, setup(&["a1", "d1", "g7"], &["b2", "d2"], "b 0 0"));
+    assert_eq!(terminal_value(&taiwan, &won), Some(Value::Win));
+    // Placement never ends in Taiwan, even with 2 pieces on the board.
+    let placing = at(&taiwan, setup(&["a1", "d1"], &["b2", "d2"], "b 1 1"));
+    assert_eq!(terminal_value(&taiwan, &placing), None);
+    // Standard: below 3 on the board and in hand together loses at once.
+    let standard = MorrisRules::standard(3);
+    let short = at(&standard, setup(&["a1"], &["b2", "d2"], "w 0 1"));
+    assert_eq!(short.phase(&standard), Phase::Placement { ply: 5 });
+    assert_eq!(terminal_value(&standard, &short), Some(Value::Win));
+    let short = at(&standard, setup(&["a1"], &["b2", "d2"], "b 0 0"));
+    assert_eq!(terminal_value(&standard, &short), Some(Value::Loss));
+    // Blocked: B on a1 d1 g1 hemmed in by W (no flying in Taiwan).
+    let blocked = at(
+        &taiwan,
+        setup(
+            &["a1", "d1", "g1"],
+            &["a4", "b2", "d2", "f2", "g4"],
+            "b 0 0",
+        ),
+    );
+    assert_eq!(terminal_value(&taiwan, &blocked), Some(Value::Loss));
+    // A full board is a draw.
+    let rules = MorrisRules::taiwan(12);
+    let full = at(&rules, "BWBWBWBWBWBWWBWBWBWBWBWB b 0 0".to_string());
+    assert_eq!(terminal_value(&rules, &full), Some(Value::Draw));
+}
+
+#[test]
+fn malformed_positions_and_moves_are_named() {
+    let rules = MorrisRules::taiwan(6);
+    for (text, needle) in [
+        ("B.W", "24 points"),
+        ("B.W..................... b 6", "4 fields"),
+        ("X....................... b 6 6", "`X`"),
+        ("........................ x 6 6", "b or w"),
+        ("........................ b six 6", "must be a number"),
+        ("........................ b 7 6", "has 7 pieces in hand"),
+        ("BBBBBB.................. b 1 6", "more than the 6"),
+        ("B....................... b 5 6", "W's turn"),
+        ("........................ b 3 6", "alternate"),
+    ] {
+        let err = Position::parse(&rules, text).unwrap_err();
+        assert!(matches!(err, GameError::MalformedPosition { .. }));
+        assert!(err.to_string().contains(needle), "{text}: {err}");
+    }
+    let start = Position::start(&rules);
+    for (text, needle) in [
+        ("z9", "not a point"),
+        ("d2xd2xd2", "removed twice"),
+        ("d2-", "not a point"),
+    ] {
+        let err = play(&rules, &start, text).unwrap_err().to_string();
+        assert!(err.contains(needle), "{text}: {err}");
+    }
+    let err = play(&rules, &start, "d2-d3").unwrap_err().to_string();
+    assert!(err.contains("not legal"), "{err}");
+}
+
+/// A random game: the positions met and the moves played.
+fn random_game(rules: &MorrisRules, choices: &[u16]) -> Vec<Position> {
+    let mut position = Position::start(rules);
+    let mut seen = vec![position];
+    for &c in choices {
+        let moves = legal_moves(rules, &position);
+        if moves.is_empty() {
+            break;
+        }
+        position = moves[c as usize % moves.len()].1;
+        seen.push(position);
+    }
+    seen
+}
+
+fn any_rules() -> impl Strategy<Value = MorrisRules> {
+    (3u8..=12, any::<bool>()).prop_map(|(p, taiwan)| {
+        if taiwan {
+            MorrisRules::taiwan(p)
+        } else {
+            MorrisRules::standard(p)
+        }
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn notation_round_trips(rules in any_rules(), choices in prop::collection::vec(any::<u16>(), 0..60)) {
+        for position in random_game(&rules, &choices) {
+            let text = position.to_string();
+            prop_assert_eq!(Position::parse(&rules, &text).unwrap(), position);
+            for (mv, next) in legal_moves(&rules, &position) {
+                prop_assert_eq!(play(&rules, &position, &mv.to_string()).unwrap(), next);
+            }
+        }
+    }
+
+    #[test]
+    fn moves_and_unmoves_agree(rules in any_rules(), choices in prop::collection::vec(any::<u16>(), 0..80)) {
+        for position in random_game(&rules, &choices) {
+            if position.phase(&rules) != Phase::Movement || terminal_value(&rules, &position).is_some() {
+                continue;
+            }
+            let (mover, opponent) = position.sides();
+            // Every capture-free step is undone by an un-move of its result.
+            for_each_move(&rules, false, mover, opponent, |s| {
+                if s.opponent == opponent {
+                    let mut back = false;
+                    for_each_unmove(&rules, s.opponent, s.mover, |m, o| back |= (m, o) == (mover, opponent));
+                    assert!(back, "{position}: {} has no un-move", s.mv);
+                }
+            });
+            // Every un-move leads to a position with a capture-free step back here.
+            for_each_unmove(&rules, mover, opponent, |m, o| {
+                let mut forward = false;
+                for_each_move(&rules, false, m, o, |s| forward |= (s.opponent, s.mover) == (mover, opponent) && s.mv.removed.is_empty());
+                assert!(forward, "{position}: an un-move without its move");
+            });
+        }
+    }
+}
