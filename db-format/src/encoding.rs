@@ -10,6 +10,10 @@ pub enum CellEncoding {
     /// One byte per position: [`ValueCode`] in the top two bits, the depth
     /// (plies to the end, 0 to 63) in the low six.
     ValueDepth8,
+    /// Two bytes per position, little-endian: [`ValueCode`] in the top two
+    /// bits, the depth (0 to 16383) in the low fourteen (games with draws
+    /// and long wins: Morris).
+    ValueDepth16,
 }
 
 impl CellEncoding {
@@ -17,6 +21,7 @@ impl CellEncoding {
         match self {
             CellEncoding::WinBits => 1,
             CellEncoding::ValueDepth8 => 2,
+            CellEncoding::ValueDepth16 => 3,
         }
     }
 
@@ -24,6 +29,7 @@ impl CellEncoding {
         match tag {
             1 => Some(CellEncoding::WinBits),
             2 => Some(CellEncoding::ValueDepth8),
+            3 => Some(CellEncoding::ValueDepth16),
             _ => None,
         }
     }
@@ -59,6 +65,26 @@ pub fn unpack_value_depth8(byte: u8) -> (ValueCode, u8) {
     (code, byte & MAX_DEPTH8)
 }
 
+/// Largest depth a [`CellEncoding::ValueDepth16`] cell holds.
+pub const MAX_DEPTH16: u16 = (1 << 14) - 1;
+
+#[inline]
+pub fn pack_value_depth16(code: ValueCode, depth: u16) -> u16 {
+    debug_assert!(depth <= MAX_DEPTH16);
+    ((code as u16) << 14) | depth
+}
+
+#[inline]
+pub fn unpack_value_depth16(cell: u16) -> (ValueCode, u16) {
+    let code = match cell >> 14 {
+        0 => ValueCode::DontCare,
+        1 => ValueCode::Loss,
+        2 => ValueCode::Draw,
+        _ => ValueCode::Win,
+    };
+    (code, cell & MAX_DEPTH16)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,6 +97,12 @@ mod tests {
             ValueCode::Draw,
             ValueCode::Win,
         ] {
+            for depth in [0, 1, 255, 256, MAX_DEPTH16] {
+                assert_eq!(
+                    unpack_value_depth16(pack_value_depth16(code, depth)),
+                    (code, depth)
+                );
+            }
             for depth in 0..=MAX_DEPTH8 {
                 assert_eq!(
                     unpack_value_depth8(pack_value_depth8(code, depth)),

@@ -2,11 +2,14 @@
 //!
 //! * [`nim`] — take-away games: the bit-parallel value engine (64 positions
 //!   per word), the depth engine, and the per-position scan baseline.
+//! * [`morris`] — Morris games: retrograde analysis with cycles for the
+//!   movement slices, one pass per placement round.
 //! * [`table`] — a solved slice in memory.
 //! * [`shard`] — a slice's bytes as compressed, checked blocks.
 //! * [`worker`] — the pull loop: lease, fetch dependencies, solve, hand over.
 
 pub mod error;
+pub mod morris;
 pub mod nim;
 pub mod shard;
 pub mod table;

@@ -35,10 +35,45 @@ const fn binomials() -> [[u64; POINTS + 1]; POINTS + 1] {
 /// `BINOMIAL[n][k]` = n choose k.
 pub const BINOMIAL: [[u64; POINTS + 1]; POINTS + 1] = binomials();
 
+/// Colex rank of a mask among the masks with as many points, from one
+/// table per byte: `BYTE_RANK[k][c][v]` is what byte `k` holding `v` adds
+/// when `c` points lie in the bytes below it.
+static BYTE_RANK: LazyLock<Box<[[[u32; 256]; POINTS + 1]; 3]>> = LazyLock::new(|| {
+    let mut table = Box::new([[[0u32; 256]; POINTS + 1]; 3]);
+    for (k, per_count) in table.iter_mut().enumerate() {
+        for (c, row) in per_count.iter_mut().enumerate() {
+            for (v, rank) in row.iter_mut().enumerate() {
+                let mut i = c;
+                for b in 0..8 {
+                    if v >> b & 1 == 1 {
+                        i += 1;
+                        if i <= POINTS {
+                            *rank += BINOMIAL[8 * k + b][i] as u32;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    table
+});
+
+/// Colex rank of `set` among the sets of its size.
+#[inline]
+pub fn mask_rank(set: PointSet) -> usize {
+    let b = set.bits();
+    let t = &*BYTE_RANK;
+    let (b0, b1, b2) = (b & 0xff, b >> 8 & 0xff, b >> 16 & 0xff);
+    let c1 = b0.count_ones() as usize;
+    let c2 = c1 + b1.count_ones() as usize;
+    (t[0][0][b0 as usize] + t[1][c1][b1 as usize] + t[2][c2][b2 as usize]) as usize
+}
+
 /// Every mover set's representative and the symmetry that maps it there.
 struct Representatives {
-    /// Per mask: representative number (within its piece count) << 4 | symmetry.
-    of_mask: Vec<u32>,
+    /// Per piece count, per colex rank of the set: representative number
+    /// (within the piece count) << 4 | symmetry.
+    of_rank: Vec<Vec<u32>>,
     /// Per piece count: the representatives in increasing order.
     reps: Vec<Vec<u32>>,
     /// Per piece count and representative: the symmetries that fix it (bit s).
@@ -47,23 +82,25 @@ struct Representatives {
 
 static REPRESENTATIVES: LazyLock<Representatives> = LazyLock::new(|| {
     let sym = &*BOARD_SYMMETRIES;
-    let mut of_mask = vec![u32::MAX; 1 << POINTS];
+    let mut of_rank: Vec<Vec<u32>> = (0..=POINTS)
+        .map(|m| vec![u32::MAX; BINOMIAL[POINTS][m] as usize])
+        .collect();
     let mut reps = vec![Vec::new(); POINTS + 1];
     let mut stabilizers = vec![Vec::new(); POINTS + 1];
     for mask in 0..1u32 << POINTS {
-        if of_mask[mask as usize] != u32::MAX {
+        let count = mask.count_ones() as usize;
+        if of_rank[count][mask_rank(PointSet(mask))] != u32::MAX {
             continue;
         }
         // The smallest member of a class is met first: it is the representative.
-        let count = mask.count_ones() as usize;
         let id = reps[count].len() as u32;
         let mut stabilizer = 0u16;
         for s in 0..SYMMETRIES {
-            let image = sym.apply(s, PointSet(mask)).bits();
-            if image == mask {
+            let image = sym.apply(s, PointSet(mask));
+            if image.bits() == mask {
                 stabilizer |= 1 << s;
             }
-            let entry = &mut of_mask[image as usize];
+            let entry = &mut of_rank[count][mask_rank(image)];
             if *entry == u32::MAX {
                 *entry = id << 4 | sym.inverse(s) as u32;
             }
@@ -72,7 +109,7 @@ static REPRESENTATIVES: LazyLock<Representatives> = LazyLock::new(|| {
         stabilizers[count].push(stabilizer);
     }
     Representatives {
-        of_mask,
+        of_rank,
         reps,
         stabilizers,
     }
@@ -171,7 +208,7 @@ impl TableIndex {
         let m = self.key.mover as usize;
         debug_assert_eq!(mover.len() as usize, m);
         debug_assert_eq!(opponent.len(), self.key.opponent);
-        let code = all.of_mask[mover.bits() as usize];
+        let code = all.of_rank[m][mask_rank(mover)];
         let id = (code >> 4) as usize;
         let sym = &*BOARD_SYMMETRIES;
         let rep = PointSet(all.reps[m][id]);
@@ -220,12 +257,30 @@ impl TableIndex {
 
     /// Calls `visit(index, entry)` for every entry in order.
     pub fn for_each_entry(&self, mut visit: impl FnMut(u64, Entry)) {
+        for id in 0..self.rep_count() {
+            self.for_each_entry_of_rep(id, &mut visit);
+        }
+    }
+
+    /// Representatives of the mover's set: the table is cut into one run of
+    /// entries per representative.
+    pub fn rep_count(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// The entries of representative `id`.
+    pub fn rep_range(&self, id: usize) -> std::ops::Range<u64> {
+        self.offsets[id]..self.offsets[id + 1]
+    }
+
+    /// Calls `visit(index, entry)` for every entry of representative `id`.
+    pub fn for_each_entry_of_rep(&self, id: usize, mut visit: impl FnMut(u64, Entry)) {
         let all = &*REPRESENTATIVES;
         let m = self.key.mover as usize;
         let o = self.key.opponent as usize;
-        let mut index = 0u64;
-        for (id, &rep) in all.reps[m].iter().enumerate() {
-            let rep = PointSet(rep);
+        let mut index = self.offsets[id];
+        {
+            let rep = PointSet(all.reps[m][id]);
             let free = rep.complement();
             let (odd_free, even_free) =
                 (free.intersection(PointSet::ODD), free.minus(PointSet::ODD));
@@ -245,7 +300,7 @@ impl TableIndex {
                 });
             }
         }
-        debug_assert_eq!(index, self.len());
+        debug_assert_eq!(index, self.offsets[id + 1]);
     }
 
     fn describe(&self, rep: PointSet, opponent: PointSet, stabilizer: u16) -> Entry {
@@ -420,6 +475,15 @@ mod tests {
             for s in 0..SYMMETRIES {
                 prop_assert_eq!(index.index(sym.apply(s, e.mover), sym.apply(s, e.opponent)), home);
             }
+        }
+    }
+
+    #[test]
+    fn mask_ranks_are_colex_ranks() {
+        for mask in [0u32, 1, 0b1011, 0xff_ffff, 0x80_0001, 0x12_3456] {
+            let set = PointSet(mask);
+            let expected = colex_rank(set, PointSet::FULL) as usize;
+            assert_eq!(mask_rank(set), expected, "{mask:#x}");
         }
     }
 

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use super::board::{Point, PointSet, NOTATION_ORDER};
+use super::board::{Point, PointSet, NOTATION_ORDER, POINTS};
 use super::captures::{capture_options, destinations};
 use super::position::{Phase, Position};
 use super::rules::{MorrisRules, PieceLoss};
@@ -141,29 +141,58 @@ pub fn for_each_unmove(
     }
 }
 
+/// Piece counts of the two sides, as the end-of-game rules read them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Counts {
+    /// Pieces on the board of the side to move and of the other side.
+    pub board: [u32; 2],
+    /// Pieces in hand of the side to move and of the other side.
+    pub hand: [u32; 2],
+}
+
+/// How the game stands from piece counts alone, from the side to move's
+/// point of view: over for lack of pieces, or a full board at the start of
+/// the movement phase. `None`: play on (a side without moves loses, which
+/// takes the board to see).
+pub fn terminal_by_counts(rules: &MorrisRules, counts: Counts) -> Option<Value> {
+    let movement = counts.hand == [0, 0];
+    let (me, other) = match rules.piece_loss {
+        PieceLoss::BoardAndHand => (
+            counts.board[0] + counts.hand[0],
+            counts.board[1] + counts.hand[1],
+        ),
+        PieceLoss::BoardInMovement if movement => (counts.board[0], counts.board[1]),
+        PieceLoss::BoardInMovement => return None,
+    };
+    if me < 3 {
+        Some(Value::Loss)
+    } else if other < 3 {
+        Some(Value::Win)
+    } else if movement && counts.board[0] + counts.board[1] == POINTS as u32 {
+        Some(Value::Draw)
+    } else {
+        None
+    }
+}
+
 /// How a finished game ended, from the side to move's point of view; the
 /// depth of such a position is 0.
 pub fn terminal_value(rules: &MorrisRules, position: &Position) -> Option<Value> {
     let me = position.to_move();
-    let count = |c| match rules.piece_loss {
-        PieceLoss::BoardAndHand => position.board(c).len() + u32::from(position.hand(c)),
-        PieceLoss::BoardInMovement => position.board(c).len(),
+    let (mover, opponent) = position.sides();
+    let counts = Counts {
+        board: [mover.len(), opponent.len()],
+        hand: [
+            u32::from(position.hand(me)),
+            u32::from(position.hand(me.other())),
+        ],
     };
-    let counted =
-        rules.piece_loss == PieceLoss::BoardAndHand || position.phase(rules) == Phase::Movement;
-    if counted && count(me) < 3 {
-        return Some(Value::Loss);
-    }
-    if counted && count(me.other()) < 3 {
-        return Some(Value::Win);
+    if let Some(value) = terminal_by_counts(rules, counts) {
+        return Some(value);
     }
     if position.phase(rules) != Phase::Movement {
         return None;
     }
-    if position.occupied() == PointSet::FULL {
-        return Some(Value::Draw);
-    }
-    let (mover, opponent) = position.sides();
     let mut any = false;
     for_each_move(rules, false, mover, opponent, |_| any = true);
     (!any).then_some(Value::Loss)

@@ -7,6 +7,7 @@
 //! retrograde queue over the reversed edges. Slow and memory-hungry; meant
 //! for games of a few million positions.
 
+use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
 
 use super::moves::{legal_moves, terminal_value};
@@ -24,6 +25,7 @@ type Key = (u32, u32, u32);
 pub struct Oracle {
     rules: MorrisRules,
     nodes: HashMap<Key, u32>,
+    positions: Vec<Position>,
     values: Vec<(Value, u32)>,
 }
 
@@ -62,6 +64,14 @@ impl Oracle {
         Some(self.values[*id as usize])
     }
 
+    /// Every position solved (one per symmetry class) with its value and depth.
+    pub fn solutions(&self) -> impl Iterator<Item = (Position, (Value, u32))> + '_ {
+        self.positions
+            .iter()
+            .zip(&self.values)
+            .map(|(p, v)| (*p, *v))
+    }
+
     /// Positions (symmetry classes) solved.
     pub fn len(&self) -> usize {
         self.values.len()
@@ -76,10 +86,8 @@ impl Oracle {
         let mut positions: Vec<Position> = Vec::new();
         let mut queue: VecDeque<Position> = VecDeque::new();
         for root in roots {
-            if nodes
-                .insert(key(rules, &root), positions.len() as u32)
-                .is_none()
-            {
+            if let Entry::Vacant(slot) = nodes.entry(key(rules, &root)) {
+                slot.insert(positions.len() as u32);
                 positions.push(root);
                 queue.push_back(root);
             }
@@ -143,6 +151,7 @@ impl Oracle {
         Oracle {
             rules: *rules,
             nodes,
+            positions,
             values: values
                 .into_iter()
                 .map(|v| v.unwrap_or((Value::Draw, 0)))

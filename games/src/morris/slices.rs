@@ -130,6 +130,22 @@ pub fn movement_slice(
     Some(MorrisSlice::Movement { a, b, parity })
 }
 
+/// The table of its movement slice that holds positions with these counts.
+pub fn movement_table(
+    rules: &MorrisRules,
+    mover: u32,
+    opponent: u32,
+    odd: u32,
+) -> Option<(MorrisSlice, usize)> {
+    let slice = movement_slice(rules, mover, opponent, odd)?;
+    let table = slice
+        .tables()
+        .iter()
+        .position(|t| t.mover == mover)
+        .expect("a movement slice holds both orientations");
+    Some((slice, table))
+}
+
 /// The movement slices holding a table with these counts (both parities
 /// where split).
 fn movement_slices_of(rules: &MorrisRules, mover: u32, opponent: u32) -> Vec<MorrisSlice> {

@@ -193,6 +193,9 @@ impl NimEngine {
                 }
                 Ok(SliceTable::Depths(raw))
             }
+            CellEncoding::ValueDepth16 => Err(bad(
+                "16-bit Morris cells in a take-away game's slice".to_string(),
+            )),
         }
     }
 }

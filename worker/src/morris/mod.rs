@@ -1,0 +1,211 @@
+//! Morris engines: retrograde analysis with cycles for movement slices,
+//! one backward pass per placement round.
+//!
+//! Tables hold one 16-bit cell per entry of a [`TableIndex`] (value code
+//! and depth, `db-format`'s `ValueDepth16`); entries that only duplicate a
+//! symmetry class are "don't care" (0).
+
+mod movement;
+mod placement;
+mod state;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use egdb_db_format::encoding::{unpack_value_depth16, ValueCode};
+use egdb_games::morris::index::{TableIndex, TableKey};
+use egdb_games::morris::moves::{terminal_by_counts, Counts};
+use egdb_games::morris::slices::movement_table;
+use egdb_games::morris::{MorrisGame, MorrisRules, MorrisSlice, PointSet};
+use egdb_games::Value;
+
+/// A solved slice: one table per orientation of the side to move.
+#[derive(Debug)]
+pub struct SolvedSlice {
+    pub slice: MorrisSlice,
+    pub tables: Vec<SolvedTable>,
+}
+
+#[derive(Debug)]
+pub struct SolvedTable {
+    pub index: TableIndex,
+    pub cells: Vec<u16>,
+}
+
+/// The solved slices a slice reads.
+pub type Dependencies = HashMap<MorrisSlice, Arc<SolvedSlice>>;
+
+/// A value and depth from the point of view of the side to move.
+pub type Outcome = (Value, u16);
+
+/// The engine of one Morris game.
+#[derive(Debug, Clone)]
+pub struct MorrisEngine {
+    game: MorrisGame,
+}
+
+impl MorrisEngine {
+    pub fn new(game: MorrisGame) -> MorrisEngine {
+        MorrisEngine { game }
+    }
+
+    pub fn game(&self) -> &MorrisGame {
+        &self.game
+    }
+
+    /// Solves `slice`; `deps` must hold every slice it reads.
+    pub fn solve(&self, slice: MorrisSlice, deps: &Dependencies) -> SolvedSlice {
+        let tables = match slice {
+            MorrisSlice::Movement { .. } => movement::solve(self.game.rules(), slice, deps),
+            MorrisSlice::Placement { .. } => placement::solve(self.game.rules(), slice, deps),
+        };
+        SolvedSlice { slice, tables }
+    }
+
+    /// Every slice of the game in plan order, all kept in memory (small
+    /// games and tests).
+    pub fn solve_all(&self) -> Dependencies {
+        let mut solved = Dependencies::new();
+        for (slice, _) in self.game.plan() {
+            let done = self.solve(slice, &solved);
+            solved.insert(slice, Arc::new(done));
+        }
+        solved
+    }
+}
+
+/// The cell of a position in a solved table.
+fn cell_of(table: &SolvedTable, mover: PointSet, opponent: PointSet) -> Outcome {
+    let cell = table.cells[table.index.index(mover, opponent) as usize];
+    let (code, depth) = unpack_value_depth16(cell);
+    let value = match code {
+        ValueCode::Win => Value::Win,
+        ValueCode::Loss => Value::Loss,
+        ValueCode::Draw => Value::Draw,
+        ValueCode::DontCare => unreachable!("canonical entries are always solved"),
+    };
+    (value, depth)
+}
+
+/// The position the other side faces after a move, in the next phase:
+/// where its value comes from.
+#[derive(Debug, Clone, Copy)]
+pub struct Next {
+    /// Placements made after the move (2P: movement phase).
+    pub ply: u32,
+    /// The side now to move (the one that did not move) and the other side.
+    pub mover: PointSet,
+    pub opponent: PointSet,
+}
+
+/// The value of the position after a move, looked up in solved slices or
+/// decided by the end-of-game rules.
+///
+/// # Panics
+/// When the slice it lies in is not among `deps` (a planning error).
+pub fn outcome_of(rules: &MorrisRules, next: Next, deps: &Dependencies) -> Outcome {
+    let p = u32::from(rules.pieces);
+    let (mover, opponent) = (next.mover, next.opponent);
+    let hand = if next.ply >= 2 * p {
+        [0, 0]
+    } else {
+        [p - next.ply / 2, p - next.ply.div_ceil(2)]
+    };
+    let counts = Counts {
+        board: [mover.len(), opponent.len()],
+        hand,
+    };
+    if let Some(value) = terminal_by_counts(rules, counts) {
+        return (value, 0);
+    }
+    let (slice, table) = if next.ply >= 2 * p {
+        let odd = mover.odd_count() + opponent.odd_count();
+        movement_table(rules, mover.len(), opponent.len(), odd)
+            .expect("counts past the end-of-game rules are stored")
+    } else {
+        let slice = MorrisSlice::Placement {
+            ply: next.ply,
+            mover: mover.len(),
+            opponent: opponent.len(),
+        };
+        (slice, 0)
+    };
+    let solved = deps
+        .get(&slice)
+        .unwrap_or_else(|| panic!("slice {slice} is read but was not given"));
+    cell_of(&solved.tables[table], mover, opponent)
+}
+
+/// The value and depth of a position of a solved game (tests and queries of
+/// in-memory solutions).
+pub fn probe(
+    rules: &MorrisRules,
+    solved: &Dependencies,
+    position: &egdb_games::morris::Position,
+) -> Outcome {
+    use egdb_games::morris::moves::terminal_value;
+    use egdb_games::morris::Phase;
+    if let Some(value) = terminal_value(rules, position) {
+        return (value, 0);
+    }
+    let (mover, opponent) = position.sides();
+    let ply = match position.phase(rules) {
+        Phase::Placement { ply } => ply,
+        Phase::Movement => 2 * u32::from(rules.pieces),
+    };
+    outcome_of(
+        rules,
+        Next {
+            ply,
+            mover,
+            opponent,
+        },
+        solved,
+    )
+}
+
+/// Combines successor outcomes: the fastest win, else a draw, else the
+/// slowest loss (all from the mover's point of view, one ply further).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Best {
+    fastest_win: Option<u16>,
+    draw: bool,
+    slowest_loss: Option<u16>,
+}
+
+impl Best {
+    /// Adds a successor, given from the point of view of its side to move.
+    #[inline]
+    pub fn add(&mut self, (value, depth): Outcome) {
+        match value {
+            Value::Loss => {
+                self.fastest_win = Some(self.fastest_win.map_or(depth + 1, |d| d.min(depth + 1)))
+            }
+            Value::Draw => self.draw = true,
+            Value::Win => {
+                self.slowest_loss = Some(self.slowest_loss.map_or(depth + 1, |d| d.max(depth + 1)))
+            }
+        }
+    }
+
+    /// The outcome if these were all the successors.
+    pub fn outcome(&self) -> Option<Outcome> {
+        if let Some(d) = self.fastest_win {
+            Some((Value::Win, d))
+        } else if self.draw {
+            Some((Value::Draw, 0))
+        } else {
+            self.slowest_loss.map(|d| (Value::Loss, d))
+        }
+    }
+}
+
+/// A table's entries cut into runs for rayon: one per representative.
+fn reps(index: &TableIndex) -> std::ops::Range<usize> {
+    0..index.rep_count()
+}
+
+#[allow(unused)]
+fn key_of(slice: &MorrisSlice, table: usize) -> TableKey {
+    slice.tables()[table]
+}

@@ -1,0 +1,62 @@
+//! Placement rounds: no cycles, every move leads to the next round, so one
+//! pass over the entries settles them all.
+
+use rayon::prelude::*;
+
+use egdb_db_format::encoding::{pack_value_depth16, ValueCode};
+use egdb_games::morris::index::TableIndex;
+use egdb_games::morris::moves::for_each_move;
+use egdb_games::morris::{MorrisRules, MorrisSlice};
+use egdb_games::Value;
+
+use super::{outcome_of, reps, Best, Dependencies, Next, SolvedTable};
+
+pub fn solve(rules: &MorrisRules, slice: MorrisSlice, deps: &Dependencies) -> Vec<SolvedTable> {
+    let MorrisSlice::Placement { ply, .. } = slice else {
+        unreachable!("placement::solve is given placement slices");
+    };
+    let key = slice.tables()[0];
+    let index = TableIndex::new(key);
+    let mut cells = vec![0u16; index.len() as usize];
+    let runs: Vec<(usize, &mut [u16])> = split_by_rep(&index, &mut cells);
+    runs.into_par_iter().for_each(|(id, run)| {
+        let start = index.rep_range(id).start;
+        index.for_each_entry_of_rep(id, |i, entry| {
+            if !entry.canonical {
+                return;
+            }
+            let mut best = Best::default();
+            for_each_move(rules, true, entry.mover, entry.opponent, |s| {
+                let next = Next {
+                    ply: ply + 1,
+                    mover: s.opponent,
+                    opponent: s.mover,
+                };
+                best.add(outcome_of(rules, next, deps));
+            });
+            let (value, depth) = best.outcome().expect("a placement always has a move");
+            let code = match value {
+                Value::Win => ValueCode::Win,
+                Value::Draw => ValueCode::Draw,
+                Value::Loss => ValueCode::Loss,
+            };
+            run[(i - start) as usize] = pack_value_depth16(code, depth);
+        });
+    });
+    vec![SolvedTable { index, cells }]
+}
+
+/// The table's cells cut at representative boundaries.
+pub(super) fn split_by_rep<'a, T>(
+    index: &TableIndex,
+    mut cells: &'a mut [T],
+) -> Vec<(usize, &'a mut [T])> {
+    let mut runs = Vec::with_capacity(index.rep_count());
+    for id in reps(index) {
+        let len = (index.rep_range(id).end - index.rep_range(id).start) as usize;
+        let (run, rest) = cells.split_at_mut(len);
+        runs.push((id, run));
+        cells = rest;
+    }
+    runs
+}
