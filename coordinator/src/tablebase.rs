@@ -93,7 +93,7 @@ impl Tablebase {
         let entry = slot.word * 64 + slot.bit as u64;
         let byte_at = match record.encoding {
             CellEncoding::WinBits => entry / 8,
-            CellEncoding::ValueDepth8 => entry,
+            CellEncoding::ValueDepth8 | CellEncoding::ValueDepth16 => entry,
         };
         let block_bytes = record.block_bytes.max(1);
         let block_index = (byte_at / block_bytes) as u32;
@@ -102,6 +102,9 @@ impl Tablebase {
             block: block_index,
             reason: reason.to_string(),
         };
+        if record.encoding == CellEncoding::ValueDepth16 {
+            return Err(corrupt("16-bit Morris cells in a take-away game's store").into());
+        }
         let block = self.block(slot.slice, record, block_index)?;
         let byte = *block
             .get((byte_at % block_bytes) as usize)
@@ -130,6 +133,7 @@ impl Tablebase {
                     depth: Some(depth as u32),
                 })
             }
+            CellEncoding::ValueDepth16 => unreachable!("refused above"),
         }
     }
 

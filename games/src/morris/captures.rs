@@ -100,7 +100,7 @@ pub fn capture_options(
     let mut singles = 0;
     let mill = lines.mill_others[..lines.mills as usize]
         .iter()
-        .any(|&others| m & others == others);
+        .any(|&others| others & !m == 0);
     if mill && o != 0 {
         singles = match rules.mill_targets {
             MillTargets::Any => o,

@@ -204,31 +204,54 @@ impl TableIndex {
     /// In debug builds, when the position does not belong to the table.
     #[inline]
     pub fn index(&self, mover: PointSet, opponent: PointSet) -> u64 {
+        self.index_in(&self.mover_class(mover), opponent)
+    }
+
+    /// What the entries of positions with this mover's set share; many
+    /// successors of one position do (a placement or step leaves the other
+    /// side's set as it was, and that side moves next).
+    #[inline]
+    pub fn mover_class(&self, mover: PointSet) -> MoverClass {
         let all = &*REPRESENTATIVES;
         let m = self.key.mover as usize;
         debug_assert_eq!(mover.len() as usize, m);
-        debug_assert_eq!(opponent.len(), self.key.opponent);
         let code = all.of_rank[m][mask_rank(mover)];
         let id = (code >> 4) as usize;
-        let sym = &*BOARD_SYMMETRIES;
         let rep = PointSet(all.reps[m][id]);
-        let mut opp = sym.apply((code & 15) as usize, opponent);
-        let stabilizer = all.stabilizers[m][id];
-        if stabilizer != 1 {
-            opp = smallest_image(stabilizer, opp);
-        }
         let free = rep.complement();
-        let (odd_free, even_free) = (free.intersection(PointSet::ODD), free.minus(PointSet::ODD));
-        let (odd_opp, even_opp) = (opp.intersection(PointSet::ODD), opp.minus(PointSet::ODD));
-        let k = odd_opp.len() as usize;
-        let odd_mover = rep.odd_count() as usize;
-        debug_assert!(parity_allows(self.key.parity, odd_mover, k), "wrong parity");
-        let fe = even_free.len() as usize;
+        let odd_free = free.intersection(PointSet::ODD);
+        MoverClass {
+            base: self.offsets[id],
+            odd_mover: rep.odd_count() as usize,
+            symmetry: (code & 15) as usize,
+            stabilizer: all.stabilizers[m][id],
+            odd_free: odd_free.bits(),
+            even_free: free.minus(PointSet::ODD).bits(),
+        }
+    }
+
+    /// The entry of the position (a mover's set in `class`, `opponent`).
+    #[inline]
+    pub fn index_in(&self, class: &MoverClass, opponent: PointSet) -> u64 {
+        debug_assert_eq!(opponent.len(), self.key.opponent);
+        let sym = &*BOARD_SYMMETRIES;
+        let mut opp = sym.apply(class.symmetry, opponent);
+        if class.stabilizer != 1 {
+            opp = smallest_image(class.stabilizer, opp);
+        }
+        let odd_opp = opp.bits() & PointSet::ODD.bits();
+        let even_opp = opp.bits() & !PointSet::ODD.bits();
+        let k = odd_opp.count_ones() as usize;
+        debug_assert!(
+            parity_allows(self.key.parity, class.odd_mover, k),
+            "wrong parity"
+        );
+        let fe = class.even_free.count_ones() as usize;
         let o = self.key.opponent as usize;
-        self.offsets[id]
-            + self.k_offsets[odd_mover][k]
-            + colex_rank(odd_opp, odd_free) * BINOMIAL[fe][o - k]
-            + colex_rank(even_opp, even_free)
+        class.base
+            + self.k_offsets[class.odd_mover][k]
+            + mask_rank(PointSet(pext(odd_opp, class.odd_free))) as u64 * BINOMIAL[fe][o - k]
+            + mask_rank(PointSet(pext(even_opp, class.even_free))) as u64
     }
 
     /// The entry at `index` (< [`TableIndex::len`]).
@@ -325,6 +348,46 @@ impl TableIndex {
     }
 }
 
+/// What [`TableIndex::index_in`] needs of a mover's set.
+#[derive(Debug, Clone, Copy)]
+pub struct MoverClass {
+    base: u64,
+    odd_mover: usize,
+    symmetry: usize,
+    stabilizer: u16,
+    odd_free: u32,
+    even_free: u32,
+}
+
+/// The bits of `value` at the positions of `mask`, packed down (BMI2's
+/// PEXT where the processor has it).
+#[inline]
+fn pext(value: u32, mask: u32) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("bmi2") {
+            // SAFETY: the processor has BMI2, checked just above.
+            return unsafe { pext_bmi2(value, mask) };
+        }
+    }
+    let (mut out, mut bit, mut mask) = (0u32, 0u32, mask);
+    while mask != 0 {
+        let low = mask & mask.wrapping_neg();
+        if value & low != 0 {
+            out |= 1 << bit;
+        }
+        bit += 1;
+        mask &= mask - 1;
+    }
+    out
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+unsafe fn pext_bmi2(value: u32, mask: u32) -> u32 {
+    std::arch::x86_64::_pext_u32(value, mask)
+}
+
 /// Free odd and even points when the mover has `m` pieces, `odd_mover` of
 /// them on odd points.
 fn free_counts(m: usize, odd_mover: usize) -> (usize, usize) {
@@ -344,18 +407,6 @@ fn smallest_image(stabilizer: u16, set: PointSet) -> PointSet {
         .map(|s| sym.apply(s, set))
         .min()
         .unwrap_or(set)
-}
-
-/// Colex rank of `subset` among the subsets of `within` of its size.
-#[inline]
-fn colex_rank(subset: PointSet, within: PointSet) -> u64 {
-    let within = within.bits();
-    let mut rank = 0;
-    for (i, p) in subset.iter().enumerate() {
-        let below = (within & ((1u32 << p.index()) - 1)).count_ones() as usize;
-        rank += BINOMIAL[below][i + 1];
-    }
-    rank
 }
 
 /// The subset of `within` with `size` points and colex rank `rank`.
@@ -406,6 +457,17 @@ fn for_each_subset(within: PointSet, size: usize, mut visit: impl FnMut(PointSet
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// Colex rank of `subset` among the subsets of `within` of its size.
+    fn colex_rank(subset: PointSet, within: PointSet) -> u64 {
+        let within = within.bits();
+        let mut rank = 0;
+        for (i, p) in subset.iter().enumerate() {
+            let below = (within & ((1u32 << p.index()) - 1)).count_ones() as usize;
+            rank += BINOMIAL[below][i + 1];
+        }
+        rank
+    }
 
     fn keys() -> impl Strategy<Value = TableKey> {
         (
@@ -475,6 +537,17 @@ mod tests {
             for s in 0..SYMMETRIES {
                 prop_assert_eq!(index.index(sym.apply(s, e.mover), sym.apply(s, e.opponent)), home);
             }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn pext_packs_the_masked_bits(value in any::<u32>(), mask in any::<u32>()) {
+            let expected = (0..32)
+                .filter(|b| mask >> b & 1 == 1)
+                .enumerate()
+                .fold(0u32, |acc, (i, b)| acc | ((value >> b & 1) << i));
+            prop_assert_eq!(pext(value, mask), expected);
         }
     }
 

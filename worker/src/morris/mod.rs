@@ -13,7 +13,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use egdb_db_format::encoding::{unpack_value_depth16, ValueCode};
-use egdb_games::morris::index::{TableIndex, TableKey};
+use egdb_games::morris::index::TableIndex;
 use egdb_games::morris::moves::{terminal_by_counts, Counts};
 use egdb_games::morris::slices::movement_table;
 use egdb_games::morris::{MorrisGame, MorrisRules, MorrisSlice, PointSet};
@@ -76,7 +76,12 @@ impl MorrisEngine {
 
 /// The cell of a position in a solved table.
 fn cell_of(table: &SolvedTable, mover: PointSet, opponent: PointSet) -> Outcome {
-    let cell = table.cells[table.index.index(mover, opponent) as usize];
+    decode(table.cells[table.index.index(mover, opponent) as usize])
+}
+
+/// A stored cell as an outcome.
+#[inline]
+fn decode(cell: u16) -> Outcome {
     let (code, depth) = unpack_value_depth16(cell);
     let value = match code {
         ValueCode::Win => Value::Win,
@@ -104,36 +109,116 @@ pub struct Next {
 /// # Panics
 /// When the slice it lies in is not among `deps` (a planning error).
 pub fn outcome_of(rules: &MorrisRules, next: Next, deps: &Dependencies) -> Outcome {
+    match target(
+        rules,
+        deps,
+        next.ply,
+        next.mover.len(),
+        next.opponent.len(),
+        next.mover.odd_count() + next.opponent.odd_count(),
+    ) {
+        Target::Over(outcome) => outcome,
+        Target::Table(table) => cell_of(table, next.mover, next.opponent),
+    }
+}
+
+/// Where positions with given counts get their values from.
+#[derive(Debug, Clone, Copy)]
+pub enum Target<'a> {
+    /// The game is over.
+    Over(Outcome),
+    Table(&'a SolvedTable),
+}
+
+/// The target of positions after `ply` placements (2P: movement) where the
+/// side to move has `mover` pieces, the other side `opponent`, `odd` of
+/// them on odd points.
+///
+/// # Panics
+/// When the slice they lie in is not among `deps` (a planning error).
+pub fn target<'a>(
+    rules: &MorrisRules,
+    deps: &'a Dependencies,
+    ply: u32,
+    mover: u32,
+    opponent: u32,
+    odd: u32,
+) -> Target<'a> {
     let p = u32::from(rules.pieces);
-    let (mover, opponent) = (next.mover, next.opponent);
-    let hand = if next.ply >= 2 * p {
+    let hand = if ply >= 2 * p {
         [0, 0]
     } else {
-        [p - next.ply / 2, p - next.ply.div_ceil(2)]
+        [p - ply / 2, p - ply.div_ceil(2)]
     };
     let counts = Counts {
-        board: [mover.len(), opponent.len()],
+        board: [mover, opponent],
         hand,
     };
     if let Some(value) = terminal_by_counts(rules, counts) {
-        return (value, 0);
+        return Target::Over((value, 0));
     }
-    let (slice, table) = if next.ply >= 2 * p {
-        let odd = mover.odd_count() + opponent.odd_count();
-        movement_table(rules, mover.len(), opponent.len(), odd)
+    let (slice, table) = if ply >= 2 * p {
+        movement_table(rules, mover, opponent, odd)
             .expect("counts past the end-of-game rules are stored")
     } else {
-        let slice = MorrisSlice::Placement {
-            ply: next.ply,
-            mover: mover.len(),
-            opponent: opponent.len(),
-        };
-        (slice, 0)
+        (
+            MorrisSlice::Placement {
+                ply,
+                mover,
+                opponent,
+            },
+            0,
+        )
     };
     let solved = deps
         .get(&slice)
         .unwrap_or_else(|| panic!("slice {slice} is read but was not given"));
-    cell_of(&solved.tables[table], mover, opponent)
+    Target::Table(&solved.tables[table])
+}
+
+/// The targets of one slice's successors, resolved once: by pieces the move
+/// removed and by parity of pieces on odd points.
+pub(super) struct Successors<'a> {
+    /// Indexed by pieces removed; `None` where no move of the slice goes.
+    by_removed: [Option<[Target<'a>; 2]>; 3],
+}
+
+impl<'a> Successors<'a> {
+    /// After a move of a side with `mover_after` pieces against `opponent`
+    /// pieces (before captures), with `ply` placements made after it;
+    /// `captures_only` for movement slices, whose other moves stay inside.
+    pub fn new(
+        rules: &MorrisRules,
+        deps: &'a Dependencies,
+        ply: u32,
+        (mover_after, opponent): (u32, u32),
+        captures_only: bool,
+    ) -> Successors<'a> {
+        let most = if rules.dan { 2 } else { 1 };
+        let by_removed = [0u32, 1, 2].map(|r| {
+            let reachable = r <= most.min(opponent) && (r > 0 || !captures_only);
+            reachable
+                .then(|| [0, 1].map(|odd| target(rules, deps, ply, opponent - r, mover_after, odd)))
+        });
+        Successors { by_removed }
+    }
+
+    /// The outcome of a successor (the side to move's set, the other's).
+    #[inline]
+    pub fn outcome(&self, removed: u32, mover: PointSet, opponent: PointSet) -> Outcome {
+        let odd = (mover.odd_count() + opponent.odd_count()) as usize % 2;
+        let targets =
+            self.by_removed[removed as usize].expect("the slice's moves remove this many");
+        match targets[odd] {
+            Target::Over(outcome) => outcome,
+            Target::Table(table) => cell_of(table, mover, opponent),
+        }
+    }
+
+    /// The targets of placements that capture nothing, by parity.
+    pub fn uncaptured(&self) -> [Target<'a>; 2] {
+        self.by_removed[0].expect("placements that capture nothing")
+    }
 }
 
 /// The value and depth of a position of a solved game (tests and queries of
@@ -198,14 +283,4 @@ impl Best {
             self.slowest_loss.map(|d| (Value::Loss, d))
         }
     }
-}
-
-/// A table's entries cut into runs for rayon: one per representative.
-fn reps(index: &TableIndex) -> std::ops::Range<usize> {
-    0..index.rep_count()
-}
-
-#[allow(unused)]
-fn key_of(slice: &MorrisSlice, table: usize) -> TableKey {
-    slice.tables()[table]
 }

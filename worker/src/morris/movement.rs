@@ -20,7 +20,7 @@ use egdb_games::morris::moves::{for_each_move, for_each_unmove};
 use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 
 use super::state::{load, offer_win, settle_loss, State};
-use super::{outcome_of, Best, Dependencies, Next, SolvedTable};
+use super::{Best, Dependencies, SolvedTable, Successors};
 
 /// Counter of an entry that only duplicates a class.
 const DONT_CARE: u8 = u8::MAX;
@@ -131,8 +131,15 @@ fn initialise(
     deps: &Dependencies,
     deepest: &AtomicU16,
 ) {
-    let movement_ply = 2 * u32::from(rules.pieces);
     let index = &table.index;
+    let key = index.key();
+    let successors = Successors::new(
+        rules,
+        deps,
+        2 * u32::from(rules.pieces),
+        (key.mover, key.opponent),
+        true,
+    );
     (0..index.rep_count()).into_par_iter().for_each(|id| {
         index.for_each_entry_of_rep(id, |i, entry| {
             let (state, counter) = (&table.states[i as usize], &table.counters[i as usize]);
@@ -148,17 +155,14 @@ fn initialise(
             let mut inside = Entries::new();
             let mut captures = Best::default();
             let mut any = false;
+            // A step that captures nothing leaves the other side as it was.
+            let class = target.mover_class(entry.opponent);
             for_each_move(rules, false, entry.mover, entry.opponent, |s| {
                 any = true;
                 if s.mv.removed.is_empty() {
-                    inside.push(target.index(s.opponent, s.mover));
+                    inside.push(target.index_in(&class, s.mover));
                 } else {
-                    let next = Next {
-                        ply: movement_ply,
-                        mover: s.opponent,
-                        opponent: s.mover,
-                    };
-                    captures.add(outcome_of(rules, next, deps));
+                    captures.add(successors.outcome(s.mv.removed.len(), s.opponent, s.mover));
                 }
             });
             let count = inside.distinct().len() as u8;

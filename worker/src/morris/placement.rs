@@ -9,7 +9,7 @@ use egdb_games::morris::moves::for_each_move;
 use egdb_games::morris::{MorrisRules, MorrisSlice};
 use egdb_games::Value;
 
-use super::{outcome_of, reps, Best, Dependencies, Next, SolvedTable};
+use super::{decode, Best, Dependencies, SolvedTable, Successors, Target};
 
 pub fn solve(rules: &MorrisRules, slice: MorrisSlice, deps: &Dependencies) -> Vec<SolvedTable> {
     let MorrisSlice::Placement { ply, .. } = slice else {
@@ -19,20 +19,31 @@ pub fn solve(rules: &MorrisRules, slice: MorrisSlice, deps: &Dependencies) -> Ve
     let index = TableIndex::new(key);
     let mut cells = vec![0u16; index.len() as usize];
     let runs: Vec<(usize, &mut [u16])> = split_by_rep(&index, &mut cells);
+    let successors = Successors::new(rules, deps, ply + 1, (key.mover + 1, key.opponent), false);
+    let uncaptured = successors.uncaptured();
     runs.into_par_iter().for_each(|(id, run)| {
         let start = index.rep_range(id).start;
         index.for_each_entry_of_rep(id, |i, entry| {
             if !entry.canonical {
                 return;
             }
+            // Moves that capture nothing leave the other side, who moves
+            // next, as it was: one class lookup per table serves them all.
+            let classes = uncaptured.map(|t| match t {
+                Target::Table(table) => Some(table.index.mover_class(entry.opponent)),
+                Target::Over(_) => None,
+            });
             let mut best = Best::default();
             for_each_move(rules, true, entry.mover, entry.opponent, |s| {
-                let next = Next {
-                    ply: ply + 1,
-                    mover: s.opponent,
-                    opponent: s.mover,
+                let removed = s.mv.removed.len();
+                let odd = (s.opponent.odd_count() + s.mover.odd_count()) as usize % 2;
+                let outcome = match (&classes[odd], uncaptured[odd]) {
+                    (Some(class), Target::Table(table)) if removed == 0 => {
+                        decode(table.cells[table.index.index_in(class, s.mover) as usize])
+                    }
+                    _ => successors.outcome(removed, s.opponent, s.mover),
                 };
-                best.add(outcome_of(rules, next, deps));
+                best.add(outcome);
             });
             let (value, depth) = best.outcome().expect("a placement always has a move");
             let code = match value {
@@ -52,7 +63,7 @@ pub(super) fn split_by_rep<'a, T>(
     mut cells: &'a mut [T],
 ) -> Vec<(usize, &'a mut [T])> {
     let mut runs = Vec::with_capacity(index.rep_count());
-    for id in reps(index) {
+    for id in 0..index.rep_count() {
         let len = (index.rep_range(id).end - index.rep_range(id).start) as usize;
         let (run, rest) = cells.split_at_mut(len);
         runs.push((id, run));
