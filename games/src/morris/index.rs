@@ -483,24 +483,6 @@ mod tests {
     }
 
     #[test]
-    fn three_against_three_has_the_published_class_count() {
-        let index = TableIndex::new(TableKey {
-            mover: 3,
-            opponent: 3,
-            parity: None,
-        });
-        let (mut classes, mut arrangements) = (0u64, 0u64);
-        index.for_each_entry(|_, e| {
-            if e.canonical {
-                classes += 1;
-                arrangements += u64::from(e.class_size);
-            }
-        });
-        assert_eq!(classes, 169_626);
-        assert_eq!(arrangements, 2_691_920);
-    }
-
-    #[test]
     fn parity_halves_partition_the_table() {
         for (m, o) in [(3, 3), (4, 3), (5, 6)] {
             let size = |parity| {

@@ -7,10 +7,12 @@
 //! * [`moves`] — moves, un-moves, terminal positions.
 //! * [`symmetry`] — the 16 board symmetries and canonical forms.
 //! * [`index`] — tables indexed by symmetry class.
+//! * [`burnside`] — class counts from the symmetries' cycles, to check the index.
 //! * [`slices`] — the slice graph.
 //! * [`oracle`] — a plain solver to check the engines against.
 
 pub mod board;
+pub mod burnside;
 pub mod captures;
 pub mod index;
 pub mod moves;
