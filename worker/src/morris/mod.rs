@@ -14,9 +14,9 @@ use std::sync::Arc;
 
 use egdb_db_format::encoding::{unpack_value_depth16, ValueCode};
 use egdb_games::morris::index::TableIndex;
-use egdb_games::morris::moves::{terminal_by_counts, Counts};
+use egdb_games::morris::moves::{terminal_by_counts, terminal_value, Counts};
 use egdb_games::morris::slices::movement_table;
-use egdb_games::morris::{MorrisGame, MorrisRules, MorrisSlice, PointSet};
+use egdb_games::morris::{MorrisGame, MorrisRules, MorrisSlice, Phase, PointSet, Position};
 use egdb_games::Value;
 
 /// A solved slice: one table per orientation of the side to move.
@@ -223,13 +223,7 @@ impl<'a> Successors<'a> {
 
 /// The value and depth of a position of a solved game (tests and queries of
 /// in-memory solutions).
-pub fn probe(
-    rules: &MorrisRules,
-    solved: &Dependencies,
-    position: &egdb_games::morris::Position,
-) -> Outcome {
-    use egdb_games::morris::moves::terminal_value;
-    use egdb_games::morris::Phase;
+pub fn probe(rules: &MorrisRules, solved: &Dependencies, position: &Position) -> Outcome {
     if let Some(value) = terminal_value(rules, position) {
         return (value, 0);
     }
