@@ -1,6 +1,7 @@
 //! A plain solver to check the engines against.
 //!
-//! It shares nothing with the engines but the rules: every position reached
+//! It shares nothing with the engines but the rules and the symmetry table
+//! (no index, no un-moves, no levels): every position reached
 //! from the roots by legal moves becomes a node of an explicit graph (a hash
 //! map from the position's smallest symmetric image), successors are listed
 //! by forward move generation, and the values come from the textbook
