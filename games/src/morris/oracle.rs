@@ -12,7 +12,7 @@ use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
 
 use super::moves::{legal_moves, terminal_value};
-use super::position::{Color, Phase, Position};
+use super::position::{Color, Position};
 use super::rules::MorrisRules;
 use super::symmetry::canonical_pair;
 use super::PointSet;
@@ -164,11 +164,7 @@ impl Oracle {
 fn key(rules: &MorrisRules, position: &Position) -> Key {
     let (mover, opponent) = position.sides();
     let (m, o, _) = canonical_pair(mover, opponent);
-    let ply = match position.phase(rules) {
-        Phase::Placement { ply } => ply,
-        Phase::Movement => 2 * u32::from(rules.pieces),
-    };
-    (m.bits(), o.bits(), ply)
+    (m.bits(), o.bits(), position.ply(rules))
 }
 
 /// A movement-phase position (the values do not depend on colours).

@@ -191,9 +191,15 @@ impl Position {
         if self.hand == [0, 0] {
             Phase::Movement
         } else {
-            let placed = 2 * u32::from(rules.pieces) - u32::from(self.hand[0] + self.hand[1]);
-            Phase::Placement { ply: placed }
+            Phase::Placement {
+                ply: self.ply(rules),
+            }
         }
+    }
+
+    /// Placements made so far: 2P once the movement phase has begun.
+    pub fn ply(&self, rules: &MorrisRules) -> u32 {
+        2 * u32::from(rules.pieces) - u32::from(self.hand[0] + self.hand[1])
     }
 
     /// The position after the side to move's pieces become `mover` and the

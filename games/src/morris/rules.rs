@@ -97,6 +97,13 @@ impl MorrisRules {
         board::lines(self.diagonals)
     }
 
+    /// Pieces in hand of the side to move and of the other side after
+    /// `ply` placements (both 0 from 2P on: the movement phase).
+    pub const fn hands_after(&self, ply: u32) -> [u32; 2] {
+        let p = self.pieces as u32;
+        [p.saturating_sub(ply / 2), p.saturating_sub(ply.div_ceil(2))]
+    }
+
     /// Whether a side with `count` pieces on the board moves by flying.
     pub const fn flies(&self, count: u32) -> bool {
         self.flying && count == 3

@@ -12,7 +12,8 @@
 use std::fmt;
 
 use super::index::TableKey;
-use super::rules::{MorrisRules, PieceLoss};
+use super::moves::{terminal_by_counts, Counts};
+use super::rules::MorrisRules;
 use crate::SliceId;
 
 /// A slice of a Morris game.
@@ -167,10 +168,11 @@ fn removals(rules: &MorrisRules) -> &'static [u32] {
 
 /// Whether placement positions with these counts can be other than over.
 fn placement_alive(rules: &MorrisRules, ply: u32, mover: u32, opponent: u32) -> bool {
-    let p = u32::from(rules.pieces);
-    let (mover_hand, opponent_hand) = (p - ply / 2, p - ply.div_ceil(2));
-    rules.piece_loss != PieceLoss::BoardAndHand
-        || (mover + mover_hand >= 3 && opponent + opponent_hand >= 3)
+    let counts = Counts {
+        board: [mover, opponent],
+        hand: rules.hands_after(ply),
+    };
+    terminal_by_counts(rules, counts).is_none()
 }
 
 /// Every slice of the game, each after the slices it reads.

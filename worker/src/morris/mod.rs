@@ -16,7 +16,7 @@ use egdb_db_format::encoding::{unpack_value_depth16, ValueCode};
 use egdb_games::morris::index::TableIndex;
 use egdb_games::morris::moves::{terminal_by_counts, terminal_value, Counts};
 use egdb_games::morris::slices::movement_table;
-use egdb_games::morris::{MorrisGame, MorrisRules, MorrisSlice, Phase, PointSet, Position};
+use egdb_games::morris::{MorrisGame, MorrisRules, MorrisSlice, PointSet, Position};
 use egdb_games::Value;
 
 /// A solved slice: one table per orientation of the side to move.
@@ -92,36 +92,6 @@ fn decode(cell: u16) -> Outcome {
     (value, depth)
 }
 
-/// The position the other side faces after a move, in the next phase:
-/// where its value comes from.
-#[derive(Debug, Clone, Copy)]
-pub struct Next {
-    /// Placements made after the move (2P: movement phase).
-    pub ply: u32,
-    /// The side now to move (the one that did not move) and the other side.
-    pub mover: PointSet,
-    pub opponent: PointSet,
-}
-
-/// The value of the position after a move, looked up in solved slices or
-/// decided by the end-of-game rules.
-///
-/// # Panics
-/// When the slice it lies in is not among `deps` (a planning error).
-pub fn outcome_of(rules: &MorrisRules, next: Next, deps: &Dependencies) -> Outcome {
-    match target(
-        rules,
-        deps,
-        next.ply,
-        next.mover.len(),
-        next.opponent.len(),
-        next.mover.odd_count() + next.opponent.odd_count(),
-    ) {
-        Target::Over(outcome) => outcome,
-        Target::Table(table) => cell_of(table, next.mover, next.opponent),
-    }
-}
-
 /// Where positions with given counts get their values from.
 #[derive(Debug, Clone, Copy)]
 pub enum Target<'a> {
@@ -145,14 +115,9 @@ pub fn target<'a>(
     odd: u32,
 ) -> Target<'a> {
     let p = u32::from(rules.pieces);
-    let hand = if ply >= 2 * p {
-        [0, 0]
-    } else {
-        [p - ply / 2, p - ply.div_ceil(2)]
-    };
     let counts = Counts {
         board: [mover, opponent],
-        hand,
+        hand: rules.hands_after(ply),
     };
     if let Some(value) = terminal_by_counts(rules, counts) {
         return Target::Over((value, 0));
@@ -228,19 +193,12 @@ pub fn probe(rules: &MorrisRules, solved: &Dependencies, position: &Position) ->
         return (value, 0);
     }
     let (mover, opponent) = position.sides();
-    let ply = match position.phase(rules) {
-        Phase::Placement { ply } => ply,
-        Phase::Movement => 2 * u32::from(rules.pieces),
-    };
-    outcome_of(
-        rules,
-        Next {
-            ply,
-            mover,
-            opponent,
-        },
-        solved,
-    )
+    let ply = position.ply(rules);
+    let odd = mover.odd_count() + opponent.odd_count();
+    match target(rules, solved, ply, mover.len(), opponent.len(), odd) {
+        Target::Over(outcome) => outcome,
+        Target::Table(table) => cell_of(table, mover, opponent),
+    }
 }
 
 /// Combines successor outcomes: the fastest win, else a draw, else the
