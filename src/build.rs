@@ -8,8 +8,7 @@ use std::time::Instant;
 
 use egdb_coordinator::{Build, BuildOptions, BuildProgress, Tablebase};
 use egdb_db_format::SliceRecord;
-use egdb_games::nim::NimGame;
-use egdb_games::GameSpec;
+use egdb_games::{Game, GameSpec};
 use egdb_worker::{Worker, WorkerConfig};
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -22,7 +21,7 @@ const INTERRUPTED: i32 = 130;
 
 pub fn run(args: BuildArgs) -> Exit {
     let spec: GameSpec = args.game.parse()?;
-    let game = NimGame::from_spec(&spec)?;
+    let game = Game::from_spec(&spec)?;
     if args.max_slices == Some(0) {
         return Err(Failure::bad_input("--max-slices must be at least 1"));
     }
@@ -48,9 +47,9 @@ pub fn run(args: BuildArgs) -> Exit {
         max_slices: args.max_slices,
         deep_verify: false,
     };
-    let positions = game.position_count();
     let started = Instant::now();
-    let build = Build::open(&store_path, game, options)?;
+    let build = Build::open(&store_path, &game, options)?;
+    let positions: u64 = build.plan().iter().map(|s| s.positions).sum();
     let total = build.plan().len();
     if build.is_complete()? {
         println!(
@@ -115,7 +114,7 @@ pub fn run(args: BuildArgs) -> Exit {
     drop(build);
     let seconds = started.elapsed().as_secs_f64();
     let tablebase = Tablebase::open(&store_path)?;
-    let start = tablebase.probe(tablebase.game().start())?;
+    let start = tablebase.start()?;
     println!(
         "built {spec} in {}: {total} slices ({} new), {positions} positions, {seconds:.1} s, {:.1} MiB stored; start position: {}{}",
         store_path.display(),

@@ -28,11 +28,15 @@ pub enum Command {
     Query(QueryArgs),
     /// Measure the engines against the per-position scan (Nim).
     Bench(BenchArgs),
+    /// A build's slices with sizes and memory needs, and a projection of
+    /// its time from a finished store's rates.
+    Plan(PlanArgs),
 }
 
 #[derive(Debug, Args)]
 pub struct BuildArgs {
-    /// nim:triangle:LAYERS:normal|misere, nim:hexagram or nim:file:PATH.
+    /// nim:triangle:LAYERS:normal|misere, nim:hexagram, nim:file:PATH,
+    /// morris:taiwan:PIECES or morris:standard:PIECES.
     pub game: String,
     /// The store to write (default: ./GAME.egdb with `:` turned into `-`).
     #[arg(long)]
@@ -46,7 +50,8 @@ pub struct BuildArgs {
     /// Memory budget per slice, e.g. 12GiB (default: 80% of available memory).
     #[arg(long, value_parser = parse_bytes)]
     pub memory: Option<u64>,
-    /// Store each position's depth (plies to the end) as well as its value.
+    /// Store each position's depth (plies to the end) as well as its value
+    /// (Morris stores always do).
     #[arg(long)]
     pub depth: bool,
     /// Stop after solving this many slices; a re-run goes on from there.
@@ -72,6 +77,24 @@ pub struct QueryArgs {
     pub store: PathBuf,
     /// A position in the game's notation, or `start`.
     pub position: String,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// A game spec, as for `build`.
+    pub game: String,
+    /// Plan a build with depths (Nim; Morris always has them).
+    #[arg(long)]
+    pub depth: bool,
+    /// Say whether every slice fits this memory budget, e.g. 20GiB.
+    #[arg(long, value_parser = parse_bytes)]
+    pub memory: Option<u64>,
+    /// Project the build's time from the seconds per entry of each phase
+    /// in this finished store (of the same game family).
+    #[arg(long)]
+    pub rates_from: Option<PathBuf>,
     #[arg(long)]
     pub json: bool,
 }

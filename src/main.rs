@@ -4,6 +4,7 @@ mod bench;
 mod build;
 mod cli;
 mod failure;
+mod plan;
 mod query;
 mod stats;
 
@@ -21,6 +22,7 @@ fn main() {
         Command::Stats(args) => stats::run(args),
         Command::Query(args) => query::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Plan(args) => plan::run(args),
     };
     match outcome {
         Ok(code) => std::process::exit(code),

@@ -8,30 +8,28 @@ use crate::Exit;
 
 pub fn run(args: QueryArgs) -> Exit {
     let tablebase = Tablebase::open(&args.store)?;
-    let game = tablebase.game();
-    let position = game.parse_position(&args.position)?;
-    let probe = tablebase.probe(position)?;
-    let moves = tablebase.moves(position)?;
+    let answer = tablebase.answer(&args.position)?;
     if args.json {
-        let moves: Vec<_> = moves
+        let moves: Vec<_> = answer
+            .moves
             .iter()
-            .map(|(m, p)| json!({"move": game.format_move(*m), "value": p.value.as_str(), "depth": p.depth}))
+            .map(|(m, p)| json!({"move": m, "value": p.value.as_str(), "depth": p.depth}))
             .collect();
         let out = json!({
-            "game": game.spec().to_string(),
-            "position": game.format_position(position),
-            "value": probe.value.as_str(),
-            "depth": probe.depth,
+            "game": tablebase.game().spec().to_string(),
+            "position": answer.position,
+            "value": answer.probe.value.as_str(),
+            "depth": answer.probe.depth,
             "moves": moves,
         });
         println!("{out}");
         return Ok(0);
     }
-    println!("{}: {}", game.format_position(position), describe(&probe));
-    for (m, p) in &moves {
-        println!("  {:<10} -> {}", game.format_move(*m), describe(p));
+    println!("{}: {}", answer.position, describe(&answer.probe));
+    for (m, p) in &answer.moves {
+        println!("  {m:<10} -> {}", describe(p));
     }
-    if moves.is_empty() {
+    if answer.moves.is_empty() {
         println!("  (no moves: the game is over)");
     }
     Ok(0)

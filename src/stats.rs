@@ -2,6 +2,7 @@
 
 use egdb_coordinator::Tablebase;
 use egdb_db_format::SliceRecord;
+use egdb_games::morris::MorrisSlice;
 use serde_json::{json, Value as Json};
 
 use crate::cli::StatsArgs;
@@ -9,64 +10,98 @@ use crate::Exit;
 
 pub fn run(args: StatsArgs) -> Exit {
     let tablebase = Tablebase::open(&args.store)?;
+    let game = tablebase.game();
+    let plan = game.slices();
     let mut records = tablebase.records();
-    records.sort_by_key(|r| r.stones);
+    // Plan order: dependencies first, as the build solved them.
+    records.sort_by_key(|r| plan.iter().position(|s| s.id.as_str() == r.slice));
     let complete = tablebase.store().is_complete()?;
     if args.json {
         let slices: Vec<Json> = records.iter().map(|r| slice_json(r)).collect();
         println!("{}", Json::Array(slices));
         return Ok(0);
     }
-    let game = tablebase.game();
     println!(
         "{} ({}), {} of {} slices{}",
         game.spec(),
         game.name(),
         records.len(),
-        game.slices().len(),
+        plan.len(),
         if complete {
             ", complete"
         } else {
             ", incomplete"
         }
     );
-    println!(
-        "{:<10} {:>14} {:>14} {:>14} {:>13} {:>6} {:>10}",
-        "slice", "positions", "win", "loss", "classes", "depth", "stored"
-    );
+    let row = |cells: [String; 8]| {
+        let [slice, positions, win, loss, draw, classes, depth, stored] = cells;
+        println!(
+            "{slice:<15} {positions:>14} {win:>14} {loss:>14} {draw:>14} {classes:>13} {depth:>6} {stored:>10}"
+        );
+    };
+    let text = |s: &str| s.to_string();
+    row([
+        "slice",
+        "positions",
+        "win",
+        "loss",
+        "draw",
+        "classes",
+        "depth",
+        "stored",
+    ]
+    .map(text));
+    let optional = |n: Option<u64>| n.map_or("-".to_string(), |n| n.to_string());
     for r in &records {
         let c = &r.counts;
-        println!(
-            "{:<10} {:>14} {:>14} {:>14} {:>13} {:>6} {:>10}",
-            r.slice,
-            c.positions,
-            c.win,
-            c.loss,
-            c.canonical_positions
-                .map_or("-".to_string(), |n| n.to_string()),
-            c.max_depth.map_or("-".to_string(), |n| n.to_string()),
+        row([
+            r.slice.clone(),
+            c.positions.to_string(),
+            c.win.to_string(),
+            c.loss.to_string(),
+            c.draw.to_string(),
+            optional(c.canonical_positions),
+            optional(c.max_depth.map(u64::from)),
             format!("{:.1}K", r.stored_bytes as f64 / 1024.0),
-        );
+        ]);
     }
-    let sum = |f: fn(&SliceRecord) -> u64| records.iter().map(|r| f(r)).sum::<u64>();
-    println!(
-        "{:<10} {:>14} {:>14} {:>14}",
-        "total",
+    let sum = |f: fn(&SliceRecord) -> u64| records.iter().map(|r| f(r)).sum::<u64>().to_string();
+    row([
+        text("total"),
         sum(|r| r.counts.positions),
         sum(|r| r.counts.win),
-        sum(|r| r.counts.loss)
-    );
+        sum(|r| r.counts.loss),
+        sum(|r| r.counts.draw),
+        String::new(),
+        String::new(),
+        format!(
+            "{:.1}K",
+            records.iter().map(|r| r.stored_bytes).sum::<u64>() as f64 / 1024.0
+        ),
+    ]);
     Ok(0)
 }
 
 fn slice_json(r: &SliceRecord) -> Json {
     let c = &r.counts;
+    let (phase, mover, opponent, ply, parity) = match MorrisSlice::parse(&r.slice) {
+        Some(MorrisSlice::Movement { a, b, parity }) => {
+            ("movement", Some(a), Some(b), None, parity)
+        }
+        Some(MorrisSlice::Placement {
+            ply,
+            mover,
+            opponent,
+        }) => ("placement", Some(mover), Some(opponent), Some(ply), None),
+        None => ("nim", None, None, None, None),
+    };
     json!({
         "slice": r.slice,
-        "phase": "nim",
-        "mover_pieces": null,
-        "opponent_pieces": null,
-        "ply": null,
+        "phase": phase,
+        "mover_pieces": mover,
+        "opponent_pieces": opponent,
+        "ply": ply,
+        "parity": parity,
         "stones": r.stones,
         "positions": c.positions,
         "win": c.win,

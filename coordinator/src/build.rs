@@ -11,12 +11,11 @@ use std::sync::Mutex;
 
 use egdb_db_format::block::checksum_holds;
 use egdb_db_format::{decode_block, CellEncoding, SliceCounts, SliceRecord, Store};
-use egdb_games::nim::NimGame;
-use egdb_games::SliceInfo;
+use egdb_games::{Game, SliceInfo};
 use egdb_proto::v1::{LeaseReply, Shard, ShardBlock, SliceResult, SliceTask};
 use egdb_proto::LinkError;
 
-use crate::game::identity;
+use crate::game::{cell_encoding, identity, table_bytes};
 use crate::CoordinatorError;
 
 /// How a build runs.
@@ -43,6 +42,8 @@ pub trait BuildProgress: Send + Sync {
 pub struct Build {
     store: Store,
     plan: Vec<SliceInfo>,
+    /// How the game's cells are stored under these options.
+    encoding: CellEncoding,
     options: BuildOptions,
     state: Mutex<State>,
     progress: Option<Box<dyn BuildProgress>>,
@@ -67,12 +68,13 @@ impl Build {
     /// not be solved within the memory budget (nothing is written then).
     pub fn open(
         path: &Path,
-        game: NimGame,
+        game: &Game,
         options: BuildOptions,
     ) -> Result<Build, CoordinatorError> {
         let plan = game.slices();
+        let encoding = cell_encoding(game, options.depth);
         for slice in &plan {
-            let need = memory_need(&plan, slice, options.depth);
+            let need = memory_need(&plan, slice, encoding);
             if need > options.memory_budget {
                 return Err(CoordinatorError::OverBudget {
                     slice: slice.id.to_string(),
@@ -81,11 +83,12 @@ impl Build {
                 });
             }
         }
-        let store = Store::create_or_open(path, &identity(&game, options.depth))?;
+        let store = Store::create_or_open(path, &identity(game, options.depth))?;
         let done = store.slices()?.into_iter().map(|r| r.slice).collect();
         Ok(Build {
             store,
             plan,
+            encoding,
             options,
             state: Mutex::new(State {
                 done,
@@ -139,7 +142,7 @@ impl Build {
             game: identity.game.clone(),
             game_definition: identity.definition.clone().unwrap_or_default(),
             slice_id: slice.id.to_string(),
-            depth: self.options.depth,
+            depth: self.store.identity().depth,
             dependencies: slice.dependencies.iter().map(|d| d.to_string()).collect(),
         }
     }
@@ -166,17 +169,13 @@ impl Build {
             .ok()
             .and_then(CellEncoding::from_tag)
             .ok_or_else(|| refuse(format!("unknown encoding {}", shard.encoding)))?;
-        let expected = if self.options.depth {
-            CellEncoding::ValueDepth8
-        } else {
-            CellEncoding::WinBits
-        };
+        let expected = self.encoding;
         if encoding != expected {
             return Err(refuse(format!(
                 "encoding {encoding:?}, the build stores {expected:?}"
             )));
         }
-        let expected_len = table_bytes(info, self.options.depth);
+        let expected_len = table_bytes(info.entries, self.encoding);
         if shard.raw_len != expected_len || shard.block_bytes == 0 {
             return Err(refuse(format!(
                 "{} raw bytes, the slice has {expected_len}",
@@ -238,20 +237,17 @@ impl Build {
     }
 }
 
-/// Bytes a worker holds while solving `slice`: the tables it reads, its own
-/// table, the stored copy and the compressed shard.
-pub fn memory_need(plan: &[SliceInfo], slice: &SliceInfo, depth: bool) -> u64 {
+/// Bytes a worker holds while solving `slice`: the tables it reads, and
+/// three times its own table (Nim: the table, the stored copy and the
+/// shard; Morris: 5 bytes per cell while solving, then cells, stored copy
+/// and shard).
+pub fn memory_need(plan: &[SliceInfo], slice: &SliceInfo, encoding: CellEncoding) -> u64 {
     let dependencies: u64 = plan
         .iter()
         .filter(|s| slice.dependencies.contains(&s.id))
-        .map(|s| table_bytes(s, depth))
+        .map(|s| table_bytes(s.entries, encoding))
         .sum();
-    dependencies + 3 * table_bytes(slice, depth)
-}
-
-/// Bytes of a slice's table: 8 per word for win bits, 64 with depths.
-pub fn table_bytes(slice: &SliceInfo, depth: bool) -> u64 {
-    slice.words * if depth { 64 } else { 8 }
+    dependencies + 3 * table_bytes(slice.entries, encoding)
 }
 
 impl egdb_proto::Coordinator for Build {

@@ -1,17 +1,15 @@
 //! Games from specs and from store identities.
 
-use egdb_db_format::StoreIdentity;
-use egdb_games::nim::{custom, Board, NimGame};
-use egdb_games::{GameError, GameSpec};
+use egdb_db_format::{CellEncoding, StoreIdentity};
+use egdb_games::{Game, GameError, GameSpec};
 
 /// The identity a store built for `game` carries.
-pub fn identity(game: &NimGame, depth: bool) -> StoreIdentity {
+pub fn identity(game: &Game, depth: bool) -> StoreIdentity {
     StoreIdentity {
         game: game.spec().to_string(),
         fingerprint: game.fingerprint(),
-        definition: (game.definition().board == Board::Custom)
-            .then(|| custom::to_toml(game.definition())),
-        depth,
+        definition: game.definition(),
+        depth: depth || game.always_depth(),
     }
 }
 
@@ -20,7 +18,25 @@ pub fn identity(game: &NimGame, depth: bool) -> StoreIdentity {
 ///
 /// # Errors
 /// [`GameError`] when the identity names no game this egdb knows.
-pub fn from_identity(identity: &StoreIdentity) -> Result<NimGame, GameError> {
+pub fn from_identity(identity: &StoreIdentity) -> Result<Game, GameError> {
     let spec: GameSpec = identity.game.parse()?;
-    NimGame::from_spec_with_definition(&spec, identity.definition.as_deref())
+    Game::from_spec_with_definition(&spec, identity.definition.as_deref())
+}
+
+/// How a build of `game` stores its cells.
+pub fn cell_encoding(game: &Game, depth: bool) -> CellEncoding {
+    match game {
+        Game::Morris(_) => CellEncoding::ValueDepth16,
+        Game::Nim(_) if depth => CellEncoding::ValueDepth8,
+        Game::Nim(_) => CellEncoding::WinBits,
+    }
+}
+
+/// Bytes of a table of `entries` cells stored in `encoding`.
+pub fn table_bytes(entries: u64, encoding: CellEncoding) -> u64 {
+    match encoding {
+        CellEncoding::WinBits => entries / 8,
+        CellEncoding::ValueDepth8 => entries,
+        CellEncoding::ValueDepth16 => 2 * entries,
+    }
 }

@@ -14,4 +14,4 @@ pub mod tablebase;
 
 pub use build::{Build, BuildOptions, BuildProgress};
 pub use error::CoordinatorError;
-pub use tablebase::{Probe, Tablebase};
+pub use tablebase::{Answer, Probe, Tablebase};

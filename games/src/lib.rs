@@ -7,12 +7,15 @@
 //! notation of `shared/RULES.md`.
 //!
 //! * [`spec`] — the `GAME` strings of the command line.
+//! * [`game`] — a game of either family, for code that plans or names builds.
 //! * [`slice`] — slice ids, sizes and dependencies.
 //! * [`value`] — win/loss/draw from the mover's point of view.
 //! * [`nim`] — Triangular Nim, the hexagram ring game and custom take-away games.
 //! * [`morris`] — Taiwan Morris and Nine Men's Morris on the 24-point board.
 
 pub mod error;
+mod fingerprint;
+pub mod game;
 pub mod morris;
 pub mod nim;
 pub mod slice;
@@ -20,6 +23,7 @@ pub mod spec;
 pub mod value;
 
 pub use error::GameError;
+pub use game::Game;
 pub use slice::{SliceId, SliceInfo};
 pub use spec::{GameSpec, Rule};
 pub use value::Value;

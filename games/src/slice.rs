@@ -28,8 +28,10 @@ pub struct SliceInfo {
     pub id: SliceId,
     /// Positions in the slice, every arrangement once.
     pub positions: u64,
-    /// Words of the slice's table (64 entries each).
-    pub words: u64,
+    /// Cells of the slice's table as stored: Nim has 64 per word (some
+    /// unused where a word holds fewer positions), Morris one per index
+    /// entry of each table.
+    pub entries: u64,
     /// Slices whose values this one reads; all come earlier in the plan.
     pub dependencies: Vec<SliceId>,
     /// Stones left outside the word block (Nim).

@@ -7,11 +7,11 @@ pub enum WorkerError {
     #[error("cancelled")]
     Cancelled,
     #[error("slice {slice} is needed but was not provided")]
-    MissingDependency { slice: u32 },
+    MissingDependency { slice: String },
     #[error("symmetry inconsistent in slice {slice}: {detail}")]
-    SymmetryInconsistent { slice: u32, detail: String },
+    SymmetryInconsistent { slice: String, detail: String },
     #[error("shard of slice {slice} is unusable: {reason}")]
-    BadShard { slice: u32, reason: String },
+    BadShard { slice: String, reason: String },
     #[error("task refused: {0}")]
     BadTask(String),
     #[error("coordinator: {0}")]

@@ -6,12 +6,14 @@
 //!   movement slices, one pass per placement round.
 //! * [`table`] — a solved slice in memory.
 //! * [`shard`] — a slice's bytes as compressed, checked blocks.
+//! * [`solver`] — what each game family does with a leased slice.
 //! * [`worker`] — the pull loop: lease, fetch dependencies, solve, hand over.
 
 pub mod error;
 pub mod morris;
 pub mod nim;
 pub mod shard;
+pub mod solver;
 pub mod table;
 pub mod worker;
 

@@ -2,19 +2,16 @@
 //! back their shards. The same code serves the embedded build and remote
 //! workers; only the [`Coordinator`] behind it differs.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use egdb_games::nim::NimGame;
-use egdb_games::{GameSpec, SliceId};
+use egdb_games::{Game, GameSpec};
 use egdb_proto::v1::{SliceCounts as WireCounts, SliceResult, SliceTask};
 use egdb_proto::Coordinator;
 
-use crate::nim::NimEngine;
-use crate::shard::{decode_shard, encode_shard};
-use crate::table::SliceTable;
+use crate::morris::task::MorrisTasks;
+use crate::nim::task::NimTasks;
+use crate::solver::{ShardOptions, SliceSolver};
 use crate::WorkerError;
 
 /// How a worker stores what it solves.
@@ -49,9 +46,8 @@ pub struct WorkerReport {
 pub struct Worker<'a> {
     config: WorkerConfig,
     link: &'a dyn Coordinator,
-    engines: HashMap<String, Arc<NimEngine>>,
-    /// Tables of slices solved or fetched, kept while later tasks read them.
-    cache: HashMap<(String, u32), Arc<SliceTable>>,
+    /// The engine of the game last leased, with the tables it keeps.
+    solver: Option<(String, Box<dyn SliceSolver + 'a>)>,
 }
 
 impl<'a> Worker<'a> {
@@ -59,8 +55,7 @@ impl<'a> Worker<'a> {
         Worker {
             config,
             link,
-            engines: HashMap::new(),
-            cache: HashMap::new(),
+            solver: None,
         }
     }
 
@@ -102,21 +97,30 @@ impl<'a> Worker<'a> {
         Ok(report)
     }
 
-    fn engine(&mut self, task: &SliceTask) -> Result<Arc<NimEngine>, WorkerError> {
-        if let Some(engine) = self.engines.get(&task.game) {
-            return Ok(engine.clone());
+    /// The solver of the task's game, made anew when the game changes.
+    fn solver(&mut self, task: &SliceTask) -> Result<&mut Box<dyn SliceSolver + 'a>, WorkerError> {
+        if self
+            .solver
+            .as_ref()
+            .is_none_or(|(game, _)| *game != task.game)
+        {
+            let bad = |e: egdb_games::GameError| WorkerError::BadTask(e.to_string());
+            let spec: GameSpec = task.game.parse().map_err(bad)?;
+            let definition =
+                (!task.game_definition.is_empty()).then_some(task.game_definition.as_str());
+            let solver: Box<dyn SliceSolver> =
+                match Game::from_spec_with_definition(&spec, definition).map_err(bad)? {
+                    Game::Nim(game) => Box::new(NimTasks::new(game)),
+                    Game::Morris(game) => Box::new(MorrisTasks::new(game)),
+                };
+            // Drop the old game's tables before the new one fills memory.
+            self.solver = None;
+            self.solver = Some((task.game.clone(), solver));
         }
-        let spec: GameSpec = task
-            .game
-            .parse()
-            .map_err(|e: egdb_games::GameError| WorkerError::BadTask(e.to_string()))?;
-        let definition =
-            (!task.game_definition.is_empty()).then_some(task.game_definition.as_str());
-        let game = NimGame::from_spec_with_definition(&spec, definition)
-            .map_err(|e| WorkerError::BadTask(e.to_string()))?;
-        let engine = Arc::new(NimEngine::new(game));
-        self.engines.insert(task.game.clone(), engine.clone());
-        Ok(engine)
+        match &mut self.solver {
+            Some((_, solver)) => Ok(solver),
+            None => unreachable!("set above"),
+        }
     }
 
     /// Solves one task: fetches what it depends on, solves, encodes.
@@ -129,58 +133,17 @@ impl<'a> Worker<'a> {
         task: &SliceTask,
         cancel: &AtomicBool,
     ) -> Result<SliceResult, WorkerError> {
-        let engine = self.engine(task)?;
-        let slice_number = |id: &str| {
-            engine
-                .game()
-                .slice_number(&SliceId::new(id))
-                .ok_or_else(|| {
-                    WorkerError::BadTask(format!("{id} is not a slice of {}", task.game))
-                })
+        let options = ShardOptions {
+            block_bytes: self.config.block_bytes,
+            zstd_level: self.config.zstd_level,
         };
-        let h = slice_number(&task.slice_id)?;
-        let needed = task
-            .dependencies
-            .iter()
-            .map(|d| slice_number(d))
-            .collect::<Result<Vec<_>, _>>()?;
-        self.cache
-            .retain(|(game, s), _| *game == task.game && needed.contains(s));
-        let mut tables = HashMap::new();
-        for (id, &s) in task.dependencies.iter().zip(&needed) {
-            let key = (task.game.clone(), s);
-            let table = match self.cache.get(&key) {
-                Some(table) => table.clone(),
-                None => {
-                    let shard = self.link.fetch_shard(id)?;
-                    let (encoding, raw) = decode_shard(&shard)?;
-                    let table = Arc::new(engine.table_from_stored(s, encoding, raw)?);
-                    self.cache.insert(key, table.clone());
-                    table
-                }
-            };
-            tables.insert(s, table);
-        }
+        let link = self.link;
         let started = Instant::now();
-        let table = engine.solve(h, task.depth, &tables, cancel)?;
-        let solved = started.elapsed().as_secs_f64();
-        let counts = engine.counts(h, &table)?;
-        let counted = started.elapsed().as_secs_f64();
-        let (encoding, bytes) = engine.stored_bytes(h, &table);
-        let shard = encode_shard(
-            &task.slice_id,
-            encoding,
-            &bytes,
-            self.config.block_bytes,
-            self.config.zstd_level,
-        )?;
-        let seconds = started.elapsed().as_secs_f64();
-        tracing::debug!(slice = %task.slice_id, solved, counted, seconds, positions = counts.positions, "solved");
-        self.cache.insert((task.game.clone(), h), Arc::new(table));
+        let solved = self.solver(task)?.solve(task, link, options, cancel)?;
         Ok(SliceResult {
-            shard: Some(shard),
-            counts: Some(WireCounts::from(&counts)),
-            solve_seconds: seconds,
+            shard: Some(solved.shard),
+            counts: Some(WireCounts::from(&solved.counts)),
+            solve_seconds: started.elapsed().as_secs_f64(),
         })
     }
 }

@@ -296,6 +296,12 @@ impl TableIndex {
         self.offsets[id]..self.offsets[id + 1]
     }
 
+    /// Whether no symmetry but the identity fixes representative `id`: then
+    /// every entry of its run is its class's own, with 16 arrangements.
+    pub fn rep_is_asymmetric(&self, id: usize) -> bool {
+        REPRESENTATIVES.stabilizers[self.key.mover as usize][id] == 1
+    }
+
     /// Calls `visit(index, entry)` for every entry of representative `id`.
     pub fn for_each_entry_of_rep(&self, id: usize, mut visit: impl FnMut(u64, Entry)) {
         let all = &*REPRESENTATIVES;

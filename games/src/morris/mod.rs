@@ -28,7 +28,10 @@ pub use position::{Color, Phase, Position};
 pub use rules::{MorrisRules, Variant, MAX_PIECES, MIN_PIECES};
 pub use slices::MorrisSlice;
 
-use crate::GameSpec;
+use crate::fingerprint::Fnv;
+use crate::{GameSpec, SliceInfo};
+use index::TableIndex;
+use rules::{MillTargets, PieceLoss};
 
 /// A Morris game: a rule preset and the pieces per side.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,5 +73,52 @@ impl MorrisGame {
     /// Every slice with the slices it reads, dependencies first.
     pub fn plan(&self) -> Vec<(MorrisSlice, Vec<MorrisSlice>)> {
         slices::plan(&self.rules)
+    }
+
+    /// The slices of a build, dependencies first, with their sizes:
+    /// `positions` from Burnside's count of each table's arrangements,
+    /// `entries` from the index.
+    pub fn slices(&self) -> Vec<SliceInfo> {
+        self.plan()
+            .into_iter()
+            .map(|(slice, deps)| SliceInfo {
+                id: slice.id(),
+                positions: slice
+                    .tables()
+                    .into_iter()
+                    .map(|key| burnside::fixed_positions(key, 0))
+                    .sum(),
+                entries: slice
+                    .tables()
+                    .into_iter()
+                    .map(|key| TableIndex::new(key).len())
+                    .sum(),
+                dependencies: deps.iter().map(MorrisSlice::id).collect(),
+                stones: None,
+            })
+            .collect()
+    }
+
+    /// A stable fingerprint of the rules: stores of other rules differ in it.
+    pub fn fingerprint(&self) -> u64 {
+        let r = &self.rules;
+        let mut hash = Fnv::default();
+        hash.write(b"morris");
+        hash.write(&[
+            r.pieces,
+            u8::from(r.diagonals),
+            match r.mill_targets {
+                MillTargets::Any => 0,
+                MillTargets::NotInMillUnlessAll => 1,
+            },
+            u8::from(r.gang),
+            u8::from(r.dan),
+            u8::from(r.flying),
+            match r.piece_loss {
+                PieceLoss::BoardInMovement => 0,
+                PieceLoss::BoardAndHand => 1,
+            },
+        ]);
+        hash.0
     }
 }

@@ -147,6 +147,36 @@ pub fn movement_table(
     Some((slice, table))
 }
 
+/// The slice and table holding positions after `ply` placements (2P and
+/// more: the movement phase) where the side to move has `mover` pieces and
+/// the other side `opponent`, with `odd` pieces on odd points in all;
+/// `None` when such positions are over by their counts alone.
+pub fn table_of(
+    rules: &MorrisRules,
+    ply: u32,
+    mover: u32,
+    opponent: u32,
+    odd: u32,
+) -> Option<(MorrisSlice, usize)> {
+    let counts = Counts {
+        board: [mover, opponent],
+        hand: rules.hands_after(ply),
+    };
+    if terminal_by_counts(rules, counts).is_some() {
+        return None;
+    }
+    if ply >= 2 * u32::from(rules.pieces) {
+        movement_table(rules, mover, opponent, odd)
+    } else {
+        let slice = MorrisSlice::Placement {
+            ply,
+            mover,
+            opponent,
+        };
+        Some((slice, 0))
+    }
+}
+
 /// The movement slices holding a table with these counts (both parities
 /// where split).
 fn movement_slices_of(rules: &MorrisRules, mover: u32, opponent: u32) -> Vec<MorrisSlice> {

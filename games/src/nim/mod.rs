@@ -13,6 +13,7 @@ pub mod oracle;
 pub mod symmetry;
 pub mod triangle;
 
+use crate::fingerprint::Fnv;
 use crate::{GameError, GameSpec, Rule, SliceId, SliceInfo, Value};
 pub use layout::{NimLayout, Row, Slot};
 pub use symmetry::SymmetryGroup;
@@ -217,7 +218,7 @@ impl NimGame {
             .map(|h| SliceInfo {
                 id: slice_id(h),
                 positions: self.layout.words(h) << self.layout.word_bits(),
-                words: self.layout.words(h),
+                entries: self.layout.words(h) * 64,
                 dependencies: removals
                     .iter()
                     .filter(|&&k| k <= h)
@@ -314,24 +315,6 @@ fn choose_word_block(cells: u32, moves: &[u64], symmetry: &SymmetryGroup) -> Vec
         loose
     };
     (0..cells).filter(|c| block & (1 << c) != 0).collect()
-}
-
-/// FNV-1a, 64 bits: small, stable across versions and platforms.
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Fnv {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Fnv {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= b as u64;
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 mod movement;
 mod placement;
 mod state;
+pub mod task;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -15,7 +16,7 @@ use std::sync::Arc;
 use egdb_db_format::encoding::{unpack_value_depth16, ValueCode};
 use egdb_games::morris::index::TableIndex;
 use egdb_games::morris::moves::{terminal_by_counts, terminal_value, Counts};
-use egdb_games::morris::slices::movement_table;
+use egdb_games::morris::slices::table_of;
 use egdb_games::morris::{MorrisGame, MorrisRules, MorrisSlice, PointSet, Position};
 use egdb_games::Value;
 
@@ -114,7 +115,6 @@ pub fn target<'a>(
     opponent: u32,
     odd: u32,
 ) -> Target<'a> {
-    let p = u32::from(rules.pieces);
     let counts = Counts {
         board: [mover, opponent],
         hand: rules.hands_after(ply),
@@ -122,19 +122,8 @@ pub fn target<'a>(
     if let Some(value) = terminal_by_counts(rules, counts) {
         return Target::Over((value, 0));
     }
-    let (slice, table) = if ply >= 2 * p {
-        movement_table(rules, mover, opponent, odd)
-            .expect("counts past the end-of-game rules are stored")
-    } else {
-        (
-            MorrisSlice::Placement {
-                ply,
-                mover,
-                opponent,
-            },
-            0,
-        )
-    };
+    let (slice, table) = table_of(rules, ply, mover, opponent, odd)
+        .expect("counts that play on are stored in some table");
     let solved = deps
         .get(&slice)
         .unwrap_or_else(|| panic!("slice {slice} is read but was not given"));

@@ -6,6 +6,7 @@ pub mod moves;
 mod rows;
 pub mod scan;
 pub mod symmetric;
+pub mod task;
 pub mod values;
 
 use std::borrow::Cow;
@@ -15,7 +16,7 @@ use std::sync::Arc;
 
 use egdb_db_format::encoding::unpack_value_depth8;
 use egdb_db_format::{CellEncoding, SliceCounts, ValueCode};
-use egdb_games::nim::NimGame;
+use egdb_games::nim::{slice_id, NimGame};
 
 use crate::table::SliceTable;
 use crate::WorkerError;
@@ -133,7 +134,7 @@ impl NimEngine {
             let g = fixed.group_size();
             if [positions, win, loss, draw].iter().any(|n| n % g != 0) {
                 return Err(WorkerError::SymmetryInconsistent {
-                    slice: h,
+                    slice: slice_id(h).to_string(),
                     detail: format!(
                         "orbit sums {positions}/{win}/{loss}/{draw} are not multiples of {g}"
                     ),
@@ -172,7 +173,10 @@ impl NimEngine {
         raw: Vec<u8>,
     ) -> Result<SliceTable, WorkerError> {
         let words = self.game.layout().words(h) as usize;
-        let bad = |reason: String| WorkerError::BadShard { slice: h, reason };
+        let bad = |reason: String| WorkerError::BadShard {
+            slice: slice_id(h).to_string(),
+            reason,
+        };
         match encoding {
             CellEncoding::WinBits => {
                 if raw.len() != words * 8 {

@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use egdb_games::nim::{NimLayout, Row};
+use egdb_games::nim::{slice_id, NimLayout, Row};
 use rayon::prelude::*;
 
 use super::moves::{Group, MoveGroups};
@@ -93,7 +93,9 @@ pub fn active_groups<'a, T>(
             continue;
         }
         let target = h - group.removed;
-        let source = dependency(target).ok_or(WorkerError::MissingDependency { slice: target })?;
+        let source = dependency(target).ok_or_else(|| WorkerError::MissingDependency {
+            slice: slice_id(target).to_string(),
+        })?;
         let active = ActiveGroup {
             group,
             source,

@@ -1,0 +1,193 @@
+//! Probing a store: value and depth of positions, block by block.
+//!
+//! Blocks are read lazily and kept in a small cache, so opening a store reads
+//! only its manifest, and repeated probes near each other decompress once.
+//! [`nim`] and [`morris`] find where a position's cell lies; this module reads
+//! cells and answers in notation.
+
+mod morris;
+mod nim;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use egdb_db_format::{FormatError, SliceRecord, Store};
+use egdb_games::{Game, Value};
+
+use crate::game::from_identity;
+use crate::CoordinatorError;
+
+/// Decompressed blocks kept at most.
+const CACHED_BLOCKS: usize = 256;
+
+/// Decompressed blocks by (slice id, block index).
+type BlockCache = HashMap<(String, u32), Arc<Vec<u8>>>;
+
+/// What the table says of one position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Probe {
+    pub value: Value,
+    /// Plies to the end under perfect play, where the table has depths.
+    pub depth: Option<u32>,
+}
+
+/// A position's probe and every legal move's, in notation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// The position as the game prints it.
+    pub position: String,
+    pub probe: Probe,
+    /// Each legal move with the probe of the position it leads to (from the
+    /// next mover's view), in the game's move order; empty when it is over.
+    pub moves: Vec<(String, Probe)>,
+}
+
+/// A store opened for queries.
+pub struct Tablebase {
+    store: Store,
+    game: Game,
+    records: HashMap<String, SliceRecord>,
+    cache: Mutex<BlockCache>,
+    morris: morris::Indexes,
+}
+
+impl Tablebase {
+    /// # Errors
+    /// [`FormatError::NotAStore`] and friends; a game this egdb does not know.
+    pub fn open(path: &Path) -> Result<Tablebase, CoordinatorError> {
+        let store = Store::open_read_only(path)?;
+        let game = from_identity(store.identity())?;
+        let records = store
+            .slices()?
+            .into_iter()
+            .map(|r| (r.slice.clone(), r))
+            .collect();
+        Ok(Tablebase {
+            store,
+            game,
+            records,
+            cache: Mutex::new(HashMap::new()),
+            morris: morris::Indexes::default(),
+        })
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Finished slices' records, in slice order.
+    pub fn records(&self) -> Vec<&SliceRecord> {
+        let mut records: Vec<&SliceRecord> = self.records.values().collect();
+        records.sort_by(|a, b| a.slice.cmp(&b.slice));
+        records
+    }
+
+    /// The probe of the game's start position.
+    ///
+    /// # Errors
+    /// As [`Tablebase::answer`].
+    pub fn start(&self) -> Result<Probe, CoordinatorError> {
+        match &self.game {
+            Game::Nim(game) => self.probe_nim(game, game.start()),
+            Game::Morris(game) => {
+                self.probe_morris(game, &egdb_games::morris::Position::start(game.rules()))
+            }
+        }
+    }
+
+    /// The value (and depth) of a position given in notation.
+    ///
+    /// # Errors
+    /// As [`Tablebase::answer`].
+    pub fn probe(&self, text: &str) -> Result<Probe, CoordinatorError> {
+        match &self.game {
+            Game::Nim(game) => self.probe_nim(game, game.parse_position(text)?),
+            Game::Morris(game) => {
+                let position = egdb_games::morris::Position::parse(game.rules(), text)?;
+                self.probe_morris(game, &position)
+            }
+        }
+    }
+
+    /// The value (and depth) of a position given in notation, and of every
+    /// position one legal move leads to.
+    ///
+    /// # Errors
+    /// [`CoordinatorError::Game`] for text that is not a position of the
+    /// game; [`CoordinatorError::SliceNotFound`] when a slice it needs is not
+    /// in the store; [`FormatError::Corrupt`] naming slice and block when a
+    /// block fails its checksum — never a value from a bad block.
+    pub fn answer(&self, text: &str) -> Result<Answer, CoordinatorError> {
+        match &self.game {
+            Game::Nim(game) => self.answer_nim(game, text),
+            Game::Morris(game) => self.answer_morris(game, text),
+        }
+    }
+
+    /// The record of a slice, or why there is none.
+    fn record(&self, slice: &str) -> Result<&SliceRecord, CoordinatorError> {
+        self.records
+            .get(slice)
+            .ok_or_else(|| CoordinatorError::SliceNotFound {
+                slice: slice.to_string(),
+            })
+    }
+
+    /// `len` stored bytes of a slice from byte `at` on (cells may straddle
+    /// blocks).
+    fn bytes<const N: usize>(
+        &self,
+        record: &SliceRecord,
+        at: u64,
+    ) -> Result<[u8; N], CoordinatorError> {
+        let block_bytes = record.block_bytes.max(1);
+        let mut out = [0u8; N];
+        for (i, byte) in out.iter_mut().enumerate() {
+            let at = at + i as u64;
+            let index = (at / block_bytes) as u32;
+            let block = self.block(record, index)?;
+            *byte = *block.get((at % block_bytes) as usize).ok_or_else(|| {
+                corrupt(record, index, "block shorter than its manifest record says")
+            })?;
+        }
+        Ok(out)
+    }
+
+    fn block(&self, record: &SliceRecord, index: u32) -> Result<Arc<Vec<u8>>, CoordinatorError> {
+        let key = (record.slice.clone(), index);
+        if let Some(block) = self.lock().get(&key) {
+            return Ok(block.clone());
+        }
+        if index >= record.blocks {
+            return Err(corrupt(record, index, "block beyond the slice's end"));
+        }
+        let block = Arc::new(self.store.read_block(&record.slice, index)?.raw);
+        let mut cache = self.lock();
+        if cache.len() >= CACHED_BLOCKS {
+            cache.clear();
+        }
+        cache.insert(key, block.clone());
+        Ok(block)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, BlockCache> {
+        self.cache
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+/// A block that cannot hold what its record promises.
+fn corrupt(record: &SliceRecord, block: u32, reason: &str) -> CoordinatorError {
+    FormatError::Corrupt {
+        slice: record.slice.clone(),
+        block,
+        reason: reason.to_string(),
+    }
+    .into()
+}

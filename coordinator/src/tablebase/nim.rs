@@ -1,0 +1,79 @@
+//! Where a take-away game's positions lie in its store.
+
+use egdb_db_format::encoding::unpack_value_depth8;
+use egdb_db_format::{CellEncoding, ValueCode};
+use egdb_games::nim::{slice_id, NimGame};
+use egdb_games::Value;
+
+use super::{corrupt, Answer, Probe, Tablebase};
+use crate::CoordinatorError;
+
+impl Tablebase {
+    /// The value (and depth) of a Nim position.
+    pub(super) fn probe_nim(
+        &self,
+        game: &NimGame,
+        position: u64,
+    ) -> Result<Probe, CoordinatorError> {
+        // Depth tables keep each symmetry class once, under its canonical member.
+        let slot = game.layout().locate(game.symmetry().canonical(position));
+        let record = self.record(slice_id(slot.slice).as_str())?;
+        let entry = slot.word * 64 + slot.bit as u64;
+        match record.encoding {
+            CellEncoding::WinBits => {
+                let [byte] = self.bytes::<1>(record, entry / 8)?;
+                Ok(Probe {
+                    value: if byte >> (entry % 8) & 1 == 1 {
+                        Value::Win
+                    } else {
+                        Value::Loss
+                    },
+                    depth: None,
+                })
+            }
+            CellEncoding::ValueDepth8 => {
+                let [byte] = self.bytes::<1>(record, entry)?;
+                let block = (entry / record.block_bytes.max(1)) as u32;
+                let (code, depth) = unpack_value_depth8(byte);
+                let value = match code {
+                    ValueCode::Win => Value::Win,
+                    ValueCode::Loss => Value::Loss,
+                    ValueCode::Draw => Value::Draw,
+                    ValueCode::DontCare => {
+                        return Err(corrupt(
+                            record,
+                            block,
+                            "canonical position stored as don't-care",
+                        ))
+                    }
+                };
+                Ok(Probe {
+                    value,
+                    depth: Some(u32::from(depth)),
+                })
+            }
+            CellEncoding::ValueDepth16 => Err(corrupt(
+                record,
+                0,
+                "16-bit Morris cells in a take-away game's store",
+            )),
+        }
+    }
+
+    pub(super) fn answer_nim(
+        &self,
+        game: &NimGame,
+        text: &str,
+    ) -> Result<Answer, CoordinatorError> {
+        let position = game.parse_position(text)?;
+        let moves = game
+            .legal_moves(position)
+            .map(|m| Ok((game.format_move(m), self.probe_nim(game, position ^ m)?)))
+            .collect::<Result<_, CoordinatorError>>()?;
+        Ok(Answer {
+            position: game.format_position(position),
+            probe: self.probe_nim(game, position)?,
+            moves,
+        })
+    }
+}

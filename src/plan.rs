@@ -1,0 +1,183 @@
+//! `egdb plan`: a build's slices before anyone solves them — sizes, memory
+//! needs, and a projection of the time from rates measured in a finished
+//! store.
+
+use std::collections::HashMap;
+
+use egdb_coordinator::build::memory_need;
+use egdb_coordinator::game::{cell_encoding, table_bytes};
+use egdb_coordinator::Tablebase;
+use egdb_db_format::{CellEncoding, SliceRecord};
+use egdb_games::morris::MorrisSlice;
+use egdb_games::{Game, GameSpec};
+use serde_json::json;
+
+use crate::cli::PlanArgs;
+use crate::Exit;
+
+pub fn run(args: PlanArgs) -> Exit {
+    let spec: GameSpec = args.game.parse()?;
+    let game = Game::from_spec(&spec)?;
+    let plan = game.slices();
+    let encoding = cell_encoding(&game, args.depth);
+    let rates = match &args.rates_from {
+        Some(dir) => Some(Rates::of(&Tablebase::open(dir)?)),
+        None => None,
+    };
+    let rows: Vec<Row> = plan
+        .iter()
+        .map(|s| Row {
+            slice: s.id.to_string(),
+            phase: phase(s.id.as_str()),
+            positions: s.positions,
+            entries: s.entries,
+            stored: table_bytes(s.entries, encoding),
+            memory: memory_need(&plan, s, encoding),
+            seconds: rates
+                .as_ref()
+                .and_then(|r| r.per_entry.get(phase(s.id.as_str())))
+                .map(|rate| rate * s.entries as f64),
+        })
+        .collect();
+    let largest = rows.iter().max_by_key(|r| r.memory);
+    let total = |f: fn(&Row) -> u64| rows.iter().map(f).sum::<u64>();
+    let projected: Option<f64> = rows.iter().map(|r| r.seconds).sum();
+    let fits = args
+        .memory
+        .map(|budget| largest.is_none_or(|r| r.memory <= budget));
+    if args.json {
+        let slices: Vec<_> = rows.iter().map(Row::json).collect();
+        let out = json!({
+            "game": spec.to_string(),
+            "slices": slices,
+            "positions": total(|r| r.positions),
+            "entries": total(|r| r.entries),
+            "stored_bytes": total(|r| r.stored),
+            "largest_memory_need": largest.map(|r| r.memory),
+            "largest_memory_slice": largest.map(|r| r.slice.clone()),
+            "memory_budget": args.memory,
+            "fits": fits,
+            "rates_from": args.rates_from.as_ref().map(|p| p.display().to_string()),
+            "seconds_per_entry": rates.as_ref().map(|r| r.per_entry.clone()),
+            "projected_seconds": projected,
+        });
+        println!("{out}");
+        return Ok(0);
+    }
+    println!("{spec} ({}): {} slices", game.name(), rows.len());
+    println!(
+        "{:<15} {:>9} {:>16} {:>15} {:>10} {:>10} {:>10}",
+        "slice", "phase", "positions", "entries", "stored", "memory", "time"
+    );
+    for r in &rows {
+        println!(
+            "{:<15} {:>9} {:>16} {:>15} {:>10} {:>10} {:>10}",
+            r.slice,
+            r.phase,
+            r.positions,
+            r.entries,
+            gib(r.stored),
+            gib(r.memory),
+            r.seconds.map_or("-".to_string(), |s| format!("{s:.0} s")),
+        );
+    }
+    println!(
+        "total: {} positions, {} entries, {} stored before compression",
+        total(|r| r.positions),
+        total(|r| r.entries),
+        gib(total(|r| r.stored))
+    );
+    if let Some(r) = largest {
+        println!("largest memory need: {} ({})", gib(r.memory), r.slice);
+    }
+    if let (Some(budget), Some(fits)) = (args.memory, fits) {
+        println!(
+            "every slice {} a budget of {}",
+            if fits { "fits" } else { "does NOT fit" },
+            gib(budget)
+        );
+    }
+    if let (Some(rates), Some(seconds)) = (&rates, projected) {
+        let shown: Vec<String> = rates
+            .per_entry
+            .iter()
+            .map(|(phase, rate)| format!("{phase} {:.3} µs/entry", rate * 1e6))
+            .collect();
+        println!(
+            "projected: {:.1} h on one machine like the one that built {} ({})",
+            seconds / 3600.0,
+            args.rates_from
+                .as_ref()
+                .map_or(String::new(), |p| p.display().to_string()),
+            shown.join(", ")
+        );
+    }
+    Ok(0)
+}
+
+struct Row {
+    slice: String,
+    phase: &'static str,
+    positions: u64,
+    entries: u64,
+    stored: u64,
+    memory: u64,
+    seconds: Option<f64>,
+}
+
+impl Row {
+    fn json(&self) -> serde_json::Value {
+        json!({
+            "slice": self.slice,
+            "phase": self.phase,
+            "positions": self.positions,
+            "entries": self.entries,
+            "stored_bytes": self.stored,
+            "memory_need": self.memory,
+            "projected_seconds": self.seconds,
+        })
+    }
+}
+
+fn phase(slice: &str) -> &'static str {
+    match MorrisSlice::parse(slice) {
+        Some(MorrisSlice::Movement { .. }) => "movement",
+        Some(MorrisSlice::Placement { .. }) => "placement",
+        None => "nim",
+    }
+}
+
+fn gib(bytes: u64) -> String {
+    format!("{:.2}G", bytes as f64 / (1u64 << 30) as f64)
+}
+
+/// Seconds per table entry of each phase, over every slice of a store.
+struct Rates {
+    per_entry: HashMap<&'static str, f64>,
+}
+
+impl Rates {
+    fn of(tablebase: &Tablebase) -> Rates {
+        let mut sums: HashMap<&'static str, (f64, u64)> = HashMap::new();
+        for record in tablebase.records() {
+            let sum = sums.entry(phase(&record.slice)).or_default();
+            sum.0 += record.seconds;
+            sum.1 += entries(record);
+        }
+        Rates {
+            per_entry: sums
+                .into_iter()
+                .filter(|(_, (_, n))| *n > 0)
+                .map(|(phase, (seconds, n))| (phase, seconds / n as f64))
+                .collect(),
+        }
+    }
+}
+
+fn entries(record: &SliceRecord) -> u64 {
+    match record.encoding {
+        CellEncoding::WinBits => record.raw_len * 8,
+        CellEncoding::ValueDepth8 => record.raw_len,
+        CellEncoding::ValueDepth16 => record.raw_len / 2,
+    }
+}

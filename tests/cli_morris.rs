@@ -1,0 +1,176 @@
+//! Morris through `egdb build`, `stats` and `query`: real stores, real
+//! binary, checked against the plain solver.
+
+mod common;
+
+use common::*;
+use egdb_coordinator::Tablebase;
+use egdb_games::morris::oracle::Oracle;
+use egdb_games::morris::{MorrisGame, Variant};
+use egdb_games::{Game, Value};
+
+/// Every position the plain solver reaches in the whole game, probed in the
+/// store `egdb build` wrote.
+fn store_agrees_with_the_plain_solver(variant: Variant, pieces: u8, spec: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("m");
+    build(spec, &store, &["--workers", "2"]);
+    let tablebase = Tablebase::open(&store).unwrap();
+    let game = MorrisGame::new(variant, pieces);
+    let mut checked = 0;
+    for (position, (value, depth)) in Oracle::whole_game(game.rules()).solutions() {
+        let probe = tablebase.probe(&position.to_string()).unwrap();
+        let expected = (value != Value::Draw).then_some(depth);
+        assert_eq!((probe.value, probe.depth), (value, expected), "{position}");
+        checked += 1;
+    }
+    assert!(checked > 10_000, "{checked} positions");
+
+    let slices = stats_json(&store);
+    let Game::Morris(planned) = Game::from_spec(&spec.parse().unwrap()).unwrap() else {
+        unreachable!()
+    };
+    assert_eq!(slices.len(), planned.slices().len());
+    for s in &slices {
+        let n = |field: &str| s[field].as_u64().unwrap();
+        assert_eq!(n("win") + n("loss") + n("draw"), n("positions"), "{s}");
+        assert_eq!(
+            n("canonical_win") + n("canonical_loss") + n("canonical_draw"),
+            n("canonical_positions"),
+            "{s}"
+        );
+        // A class holds 1 to 16 arrangements.
+        assert!(n("canonical_positions") <= n("positions"));
+        assert!(n("canonical_positions") * 16 >= n("positions"));
+        let phase = s["phase"].as_str().unwrap();
+        assert!(phase == "movement" || phase == "placement", "{s}");
+        assert_eq!(s["ply"].is_null(), phase == "movement", "{s}");
+    }
+}
+
+#[test]
+fn standard_three_store_agrees_with_the_plain_solver() {
+    store_agrees_with_the_plain_solver(Variant::Standard, 3, "morris:standard:3");
+}
+
+#[test]
+fn taiwan_three_store_agrees_with_the_plain_solver() {
+    store_agrees_with_the_plain_solver(Variant::Taiwan, 3, "morris:taiwan:3");
+}
+
+/// The value and depth a query's moves give its position: the fastest win,
+/// else a draw, else the slowest loss.
+fn best_of_moves(answer: &serde_json::Value) -> (serde_json::Value, serde_json::Value) {
+    let moves = answer["moves"].as_array().unwrap();
+    let depths = |value: &'static str| {
+        moves
+            .iter()
+            .filter(move |m| m["value"] == value)
+            .map(|m| m["depth"].as_u64().unwrap() + 1)
+    };
+    if let Some(d) = depths("loss").min() {
+        ("win".into(), d.into())
+    } else if moves.iter().any(|m| m["value"] == "draw") {
+        ("draw".into(), serde_json::Value::Null)
+    } else {
+        ("loss".into(), depths("win").max().unwrap().into())
+    }
+}
+
+#[test]
+fn query_lists_moves_and_a_rebuild_does_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s3");
+    let out = build("morris:standard:3", &store, &[]);
+    assert!(
+        stdout(&out).contains("start position: win in 23 plies"),
+        "{}",
+        stdout(&out)
+    );
+    let start = query_json(&store, "start");
+    assert_eq!(
+        (start["value"].as_str(), start["depth"].as_u64()),
+        (Some("win"), Some(23))
+    );
+    let moves = start["moves"].as_array().unwrap();
+    assert_eq!(moves.len(), 24, "a first placement on any point");
+    // The best replies are the opponent's slowest losses, one ply shorter.
+    assert!(moves.iter().all(|m| m["value"] == "loss"));
+    assert_eq!(
+        moves.iter().filter_map(|m| m["depth"].as_u64()).min(),
+        Some(22)
+    );
+    let placed = query_json(&store, "B....................... w 2 3");
+    assert_eq!(placed["moves"].as_array().unwrap().len(), 23);
+    for answer in [&start, &placed] {
+        assert_eq!(
+            best_of_moves(answer),
+            (answer["value"].clone(), answer["depth"].clone())
+        );
+    }
+
+    let before = checksums(&store);
+    let again = build("morris:standard:3", &store, &[]);
+    assert!(
+        stdout(&again).contains("nothing to do"),
+        "{}",
+        stdout(&again)
+    );
+    assert_eq!(checksums(&store), before);
+}
+
+#[test]
+fn malformed_morris_input_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("t3");
+    build("morris:taiwan:3", &store, &[]);
+    let s = store.to_str().unwrap();
+    for (position, needle) in [
+        ("B..B", "24"),
+        ("BBBB.................... w 0 0", "more than the 3"),
+        ("........................ x 3 3", "b or w"),
+        ("........................ b 9 3", "in hand"),
+    ] {
+        let out = egdb(&["query", "--store", s, position]);
+        assert_eq!(out.status.code(), Some(2), "{position}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(needle),
+            "{position}: {}",
+            stderr(&out)
+        );
+    }
+    let out = egdb(&["build", "morris:taiwan:13", "--store", s]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let out = egdb(&["build", "morris:standard:3", "--store", s]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("holds morris:taiwan:3"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn nine_and_twelve_pieces_are_planned_within_twenty_gib() {
+    for spec in [
+        "morris:taiwan:9",
+        "morris:standard:9",
+        "morris:taiwan:12",
+        "morris:standard:12",
+    ] {
+        let out = egdb(&["plan", spec, "--memory", "20GiB", "--json"]);
+        assert!(out.status.success(), "{spec}: {}", stderr(&out));
+        let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(plan["fits"], true, "{spec}");
+        let slices = plan["slices"].as_array().unwrap();
+        assert!(slices.len() > 100, "{spec}: {} slices", slices.len());
+        let positions: u64 = slices
+            .iter()
+            .map(|s| s["positions"].as_u64().unwrap())
+            .sum();
+        assert_eq!(positions, plan["positions"].as_u64().unwrap());
+        assert!(slices
+            .iter()
+            .all(|s| s["memory_need"].as_u64().unwrap() <= 20 << 30));
+    }
+}

@@ -1,0 +1,250 @@
+//! Leased Morris slices: fetch, solve, count (checked against Burnside),
+//! encode.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use egdb_db_format::encoding::unpack_value_depth16;
+use egdb_db_format::{CellEncoding, SliceCounts, ValueCode};
+use egdb_games::morris::burnside::class_count;
+use egdb_games::morris::index::TableIndex;
+use egdb_games::morris::{MorrisGame, MorrisSlice};
+use egdb_proto::v1::SliceTask;
+use egdb_proto::Coordinator;
+use rayon::prelude::*;
+
+use super::{Dependencies, MorrisEngine, SolvedSlice, SolvedTable};
+use crate::solver::{fetch, shard_of, ShardOptions, SliceSolver, Solved};
+use crate::WorkerError;
+
+/// The Morris engine of one game and the slices later tasks will read.
+pub struct MorrisTasks {
+    engine: MorrisEngine,
+    /// Every slice of the game with the slices it reads.
+    plan: HashMap<MorrisSlice, Vec<MorrisSlice>>,
+    kept: Dependencies,
+}
+
+impl MorrisTasks {
+    pub fn new(game: MorrisGame) -> MorrisTasks {
+        MorrisTasks {
+            plan: game.plan().into_iter().collect(),
+            engine: MorrisEngine::new(game),
+            kept: Dependencies::new(),
+        }
+    }
+
+    fn slice(&self, task: &SliceTask, id: &str) -> Result<MorrisSlice, WorkerError> {
+        MorrisSlice::parse(id)
+            .filter(|s| self.plan.contains_key(s))
+            .ok_or_else(|| WorkerError::BadTask(format!("{id} is not a slice of {}", task.game)))
+    }
+}
+
+impl SliceSolver for MorrisTasks {
+    fn solve(
+        &mut self,
+        task: &SliceTask,
+        link: &dyn Coordinator,
+        options: ShardOptions,
+        cancel: &AtomicBool,
+    ) -> Result<Solved, WorkerError> {
+        let slice = self.slice(task, &task.slice_id)?;
+        let needed = task
+            .dependencies
+            .iter()
+            .map(|d| self.slice(task, d))
+            .collect::<Result<Vec<_>, _>>()?;
+        // The engines read every slice of the plan's list; a task that lists
+        // fewer is refused rather than left to fail half-way.
+        if let Some(missing) = self.plan[&slice].iter().find(|d| !needed.contains(d)) {
+            return Err(WorkerError::BadTask(format!(
+                "{slice} reads {missing}, which the task does not list"
+            )));
+        }
+        self.kept.retain(|s, _| needed.contains(s));
+        for (id, &s) in task.dependencies.iter().zip(&needed) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = self.kept.entry(s) {
+                let (encoding, raw) = fetch(link, id)?;
+                slot.insert(Arc::new(from_stored(s, encoding, &raw)?));
+            }
+        }
+        if cancel.load(Ordering::Relaxed) {
+            return Err(WorkerError::Cancelled);
+        }
+        let started = Instant::now();
+        let solved = self.engine.solve(slice, &self.kept);
+        let seconds = started.elapsed().as_secs_f64();
+        let counts = counts(&solved)?;
+        let raw = stored_bytes(&solved);
+        let shard = shard_of(&task.slice_id, CellEncoding::ValueDepth16, &raw, options)?;
+        drop(raw);
+        tracing::debug!(%slice, seconds, total = started.elapsed().as_secs_f64(), "solved");
+        self.kept.insert(slice, Arc::new(solved));
+        Ok(Solved { shard, counts })
+    }
+}
+
+/// A slice's stored bytes: its tables one after the other, 16-bit cells
+/// little-endian.
+pub fn stored_bytes(solved: &SolvedSlice) -> Vec<u8> {
+    let cells: usize = solved.tables.iter().map(|t| t.cells.len()).sum();
+    let mut raw = Vec::with_capacity(2 * cells);
+    for table in &solved.tables {
+        raw.extend(table.cells.iter().flat_map(|c| c.to_le_bytes()));
+    }
+    raw
+}
+
+/// A solved slice from its stored bytes.
+///
+/// # Errors
+/// [`WorkerError::BadShard`] when the bytes do not fit the slice.
+pub fn from_stored(
+    slice: MorrisSlice,
+    encoding: CellEncoding,
+    raw: &[u8],
+) -> Result<SolvedSlice, WorkerError> {
+    let bad = |reason: String| WorkerError::BadShard {
+        slice: slice.to_string(),
+        reason,
+    };
+    if encoding != CellEncoding::ValueDepth16 {
+        return Err(bad(format!("{encoding:?} cells in a Morris slice")));
+    }
+    let indexes: Vec<TableIndex> = slice.tables().into_iter().map(TableIndex::new).collect();
+    let entries: u64 = indexes.iter().map(TableIndex::len).sum();
+    if raw.len() as u64 != 2 * entries {
+        return Err(bad(format!("{} bytes for {entries} cells", raw.len())));
+    }
+    let mut rest = raw;
+    let tables = indexes
+        .into_iter()
+        .map(|index| {
+            let (mine, after) = rest.split_at(2 * index.len() as usize);
+            rest = after;
+            let cells = mine
+                .chunks_exact(2)
+                .map(|b| u16::from_le_bytes([b[0], b[1]]))
+                .collect();
+            SolvedTable { index, cells }
+        })
+        .collect();
+    Ok(SolvedSlice { slice, tables })
+}
+
+/// Counts of one table or slice, both per arrangement and per class.
+#[derive(Debug, Default, Clone, Copy)]
+struct Tally {
+    positions: u64,
+    win: u64,
+    loss: u64,
+    draw: u64,
+    classes: u64,
+    class_win: u64,
+    class_loss: u64,
+    class_draw: u64,
+    max_depth: u16,
+    /// Class entries without a value, or duplicates with one.
+    misplaced: u64,
+}
+
+impl Tally {
+    #[inline]
+    fn add(&mut self, cell: u16, canonical: bool, class_size: u64) {
+        let (code, depth) = unpack_value_depth16(cell);
+        if !canonical {
+            self.misplaced += u64::from(code != ValueCode::DontCare);
+            return;
+        }
+        self.positions += class_size;
+        self.classes += 1;
+        match code {
+            ValueCode::Win => (self.win += class_size, self.class_win += 1),
+            ValueCode::Loss => (self.loss += class_size, self.class_loss += 1),
+            ValueCode::Draw => (self.draw += class_size, self.class_draw += 1),
+            ValueCode::DontCare => (self.misplaced += 1, ()),
+        };
+        self.max_depth = self.max_depth.max(depth);
+    }
+
+    fn merge(mut self, other: Tally) -> Tally {
+        self.positions += other.positions;
+        self.win += other.win;
+        self.loss += other.loss;
+        self.draw += other.draw;
+        self.classes += other.classes;
+        self.class_win += other.class_win;
+        self.class_loss += other.class_loss;
+        self.class_draw += other.class_draw;
+        self.max_depth = self.max_depth.max(other.max_depth);
+        self.misplaced += other.misplaced;
+        self
+    }
+}
+
+fn tally(table: &SolvedTable) -> Tally {
+    let index = &table.index;
+    (0..index.rep_count())
+        .into_par_iter()
+        .fold(Tally::default, |mut tally, id| {
+            if index.rep_is_asymmetric(id) {
+                let range = index.rep_range(id);
+                for &cell in &table.cells[range.start as usize..range.end as usize] {
+                    tally.add(cell, true, 16);
+                }
+            } else {
+                index.for_each_entry_of_rep(id, |i, entry| {
+                    let cell = table.cells[i as usize];
+                    tally.add(cell, entry.canonical, u64::from(entry.class_size));
+                });
+            }
+            tally
+        })
+        .reduce(Tally::default, Tally::merge)
+}
+
+/// The counts `egdb stats` prints, after checking each table against
+/// Burnside's count of its arrangements and classes.
+///
+/// # Errors
+/// [`WorkerError::SymmetryInconsistent`] when they disagree, or a class
+/// entry has no value: the index, the symmetries or the engine is wrong.
+pub fn counts(solved: &SolvedSlice) -> Result<SliceCounts, WorkerError> {
+    let mut total = Tally::default();
+    for table in &solved.tables {
+        let key = table.index.key();
+        let tally = tally(table);
+        let inconsistent = |detail: String| WorkerError::SymmetryInconsistent {
+            slice: solved.slice.to_string(),
+            detail,
+        };
+        if tally.misplaced > 0 {
+            return Err(inconsistent(format!(
+                "{} entries of table {key:?} are misplaced (a class without a value, or a duplicate with one)",
+                tally.misplaced
+            )));
+        }
+        let burnside = class_count(key);
+        if burnside != Some((tally.positions, tally.classes)) {
+            return Err(inconsistent(format!(
+                "table {key:?} has {} arrangements in {} classes, Burnside says {burnside:?}",
+                tally.positions, tally.classes
+            )));
+        }
+        total = total.merge(tally);
+    }
+    Ok(SliceCounts {
+        positions: total.positions,
+        win: total.win,
+        loss: total.loss,
+        draw: total.draw,
+        canonical_positions: Some(total.classes),
+        canonical_win: Some(total.class_win),
+        canonical_loss: Some(total.class_loss),
+        canonical_draw: Some(total.class_draw),
+        max_depth: Some(u32::from(total.max_depth)),
+    })
+}

@@ -1,0 +1,72 @@
+//! Leased Nim slices: fetch, solve, count, encode.
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Instant;
+
+use egdb_games::nim::NimGame;
+use egdb_games::SliceId;
+use egdb_proto::v1::SliceTask;
+use egdb_proto::Coordinator;
+
+use super::NimEngine;
+use crate::solver::{fetch, shard_of, ShardOptions, SliceSolver, Solved};
+use crate::table::SliceTable;
+use crate::WorkerError;
+
+/// The Nim engine of one game and the tables later tasks will read.
+pub struct NimTasks {
+    engine: NimEngine,
+    kept: HashMap<u32, Arc<SliceTable>>,
+}
+
+impl NimTasks {
+    pub fn new(game: NimGame) -> NimTasks {
+        NimTasks {
+            engine: NimEngine::new(game),
+            kept: HashMap::new(),
+        }
+    }
+
+    fn slice_number(&self, task: &SliceTask, id: &str) -> Result<u32, WorkerError> {
+        self.engine
+            .game()
+            .slice_number(&SliceId::new(id))
+            .ok_or_else(|| WorkerError::BadTask(format!("{id} is not a slice of {}", task.game)))
+    }
+}
+
+impl SliceSolver for NimTasks {
+    fn solve(
+        &mut self,
+        task: &SliceTask,
+        link: &dyn Coordinator,
+        options: ShardOptions,
+        cancel: &AtomicBool,
+    ) -> Result<Solved, WorkerError> {
+        let h = self.slice_number(task, &task.slice_id)?;
+        let needed = task
+            .dependencies
+            .iter()
+            .map(|d| self.slice_number(task, d))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.kept.retain(|s, _| needed.contains(s));
+        for (id, &s) in task.dependencies.iter().zip(&needed) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = self.kept.entry(s) {
+                let (encoding, raw) = fetch(link, id)?;
+                slot.insert(Arc::new(self.engine.table_from_stored(s, encoding, raw)?));
+            }
+        }
+        let started = Instant::now();
+        let table = self.engine.solve(h, task.depth, &self.kept, cancel)?;
+        let solved = started.elapsed().as_secs_f64();
+        let counts = self.engine.counts(h, &table)?;
+        let (encoding, bytes) = self.engine.stored_bytes(h, &table);
+        let shard = shard_of(&task.slice_id, encoding, &bytes, options)?;
+        drop(bytes);
+        tracing::debug!(slice = %task.slice_id, solved, seconds = started.elapsed().as_secs_f64(), "solved");
+        self.kept.insert(h, Arc::new(table));
+        Ok(Solved { shard, counts })
+    }
+}
