@@ -2,7 +2,7 @@
 //! needs, and a projection of the time from rates measured in a finished
 //! store.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use egdb_coordinator::build::memory_need;
 use egdb_coordinator::game::{cell_encoding, table_bytes};
@@ -151,24 +151,27 @@ fn gib(bytes: u64) -> String {
     format!("{:.2}G", bytes as f64 / (1u64 << 30) as f64)
 }
 
-/// Seconds per table entry of each phase, over every slice of a store.
+/// Seconds per table entry of each phase, from the largest slice of that
+/// phase in a store: the big slices dominate a build, and their rate grows
+/// with the pieces on the board, so smaller ones would flatter it.
 struct Rates {
-    per_entry: HashMap<&'static str, f64>,
+    per_entry: BTreeMap<&'static str, f64>,
 }
 
 impl Rates {
     fn of(tablebase: &Tablebase) -> Rates {
-        let mut sums: HashMap<&'static str, (f64, u64)> = HashMap::new();
+        let mut largest: BTreeMap<&'static str, &SliceRecord> = BTreeMap::new();
         for record in tablebase.records() {
-            let sum = sums.entry(phase(&record.slice)).or_default();
-            sum.0 += record.seconds;
-            sum.1 += entries(record);
+            let kept = largest.entry(phase(&record.slice)).or_insert(record);
+            if entries(record) > entries(kept) {
+                *kept = record;
+            }
         }
         Rates {
-            per_entry: sums
+            per_entry: largest
                 .into_iter()
-                .filter(|(_, (_, n))| *n > 0)
-                .map(|(phase, (seconds, n))| (phase, seconds / n as f64))
+                .filter(|(_, r)| entries(r) > 0)
+                .map(|(phase, r)| (phase, r.seconds / entries(r) as f64))
                 .collect(),
         }
     }

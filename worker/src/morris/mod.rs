@@ -11,6 +11,7 @@ mod state;
 pub mod task;
 
 use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use egdb_db_format::encoding::{unpack_value_depth16, ValueCode};
@@ -19,6 +20,8 @@ use egdb_games::morris::moves::{terminal_by_counts, terminal_value, Counts};
 use egdb_games::morris::slices::table_of;
 use egdb_games::morris::{MorrisGame, MorrisRules, MorrisSlice, PointSet, Position};
 use egdb_games::Value;
+
+use crate::WorkerError;
 
 /// A solved slice: one table per orientation of the side to move.
 #[derive(Debug)]
@@ -55,20 +58,35 @@ impl MorrisEngine {
     }
 
     /// Solves `slice`; `deps` must hold every slice it reads.
-    pub fn solve(&self, slice: MorrisSlice, deps: &Dependencies) -> SolvedSlice {
+    ///
+    /// # Errors
+    /// [`WorkerError::Cancelled`] soon after `cancel` is set.
+    pub fn solve(
+        &self,
+        slice: MorrisSlice,
+        deps: &Dependencies,
+        cancel: &AtomicBool,
+    ) -> Result<SolvedSlice, WorkerError> {
+        let rules = self.game.rules();
         let tables = match slice {
-            MorrisSlice::Movement { .. } => movement::solve(self.game.rules(), slice, deps),
-            MorrisSlice::Placement { .. } => placement::solve(self.game.rules(), slice, deps),
+            MorrisSlice::Movement { .. } => movement::solve(rules, slice, deps, cancel),
+            MorrisSlice::Placement { .. } => placement::solve(rules, slice, deps, cancel),
         };
-        SolvedSlice { slice, tables }
+        match tables {
+            Some(tables) => Ok(SolvedSlice { slice, tables }),
+            None => Err(WorkerError::Cancelled),
+        }
     }
 
     /// Every slice of the game in plan order, all kept in memory (small
     /// games and tests).
     pub fn solve_all(&self) -> Dependencies {
         let mut solved = Dependencies::new();
+        let never = AtomicBool::new(false);
         for (slice, _) in self.game.plan() {
-            let done = self.solve(slice, &solved);
+            let done = self
+                .solve(slice, &solved, &never)
+                .expect("nothing cancels this run");
             solved.insert(slice, Arc::new(done));
         }
         solved

@@ -11,7 +11,7 @@
 //!    in order gives the fastest wins and the slowest losses.
 //! 3. What is left open is a draw.
 
-use std::sync::atomic::{AtomicU16, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU8, Ordering};
 
 use rayon::prelude::*;
 
@@ -71,7 +71,14 @@ struct Table {
     counters: Vec<AtomicU8>,
 }
 
-pub fn solve(rules: &MorrisRules, slice: MorrisSlice, deps: &Dependencies) -> Vec<SolvedTable> {
+/// The slice's tables, or `None` when `cancel` was set (checked per
+/// representative's run and between levels).
+pub fn solve(
+    rules: &MorrisRules,
+    slice: MorrisSlice,
+    deps: &Dependencies,
+    cancel: &AtomicBool,
+) -> Option<Vec<SolvedTable>> {
     let tables: Vec<Table> = slice
         .tables()
         .into_iter()
@@ -90,17 +97,20 @@ pub fn solve(rules: &MorrisRules, slice: MorrisSlice, deps: &Dependencies) -> Ve
     let deepest = AtomicU16::new(0);
     for (t, table) in tables.iter().enumerate() {
         let target = &tables[other(t)].index;
-        initialise(rules, table, target, deps, &deepest);
+        initialise(rules, table, target, deps, &deepest, cancel);
     }
     let mut level = 0u16;
     while level <= deepest.load(Ordering::Relaxed) {
+        if cancel.load(Ordering::Relaxed) {
+            return None;
+        }
         for (t, table) in tables.iter().enumerate() {
             let before = &tables[other(t)];
             settle_level(rules, level, table, before, &deepest);
         }
         level += 1;
     }
-    tables
+    let solved = tables
         .into_iter()
         .map(|table| {
             let cells = table
@@ -120,7 +130,8 @@ pub fn solve(rules: &MorrisRules, slice: MorrisSlice, deps: &Dependencies) -> Ve
                 cells,
             }
         })
-        .collect()
+        .collect();
+    Some(solved)
 }
 
 /// Step 1: counts of successors in the slice, captures folded in.
@@ -130,6 +141,7 @@ fn initialise(
     target: &TableIndex,
     deps: &Dependencies,
     deepest: &AtomicU16,
+    cancel: &AtomicBool,
 ) {
     let index = &table.index;
     let key = index.key();
@@ -141,6 +153,10 @@ fn initialise(
         true,
     );
     (0..index.rep_count()).into_par_iter().for_each(|id| {
+        // Left half-done: the level loop gives up before reading it.
+        if cancel.load(Ordering::Relaxed) {
+            return;
+        }
         index.for_each_entry_of_rep(id, |i, entry| {
             let (state, counter) = (&table.states[i as usize], &table.counters[i as usize]);
             if !entry.canonical {

@@ -1,6 +1,8 @@
 //! Placement rounds: no cycles, every move leads to the next round, so one
 //! pass over the entries settles them all.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rayon::prelude::*;
 
 use egdb_db_format::encoding::{pack_value_depth16, ValueCode};
@@ -11,7 +13,14 @@ use egdb_games::Value;
 
 use super::{decode, Best, Dependencies, SolvedTable, Successors, Target};
 
-pub fn solve(rules: &MorrisRules, slice: MorrisSlice, deps: &Dependencies) -> Vec<SolvedTable> {
+/// The slice's table, or `None` when `cancel` was set (checked per
+/// representative's run).
+pub fn solve(
+    rules: &MorrisRules,
+    slice: MorrisSlice,
+    deps: &Dependencies,
+    cancel: &AtomicBool,
+) -> Option<Vec<SolvedTable>> {
     let MorrisSlice::Placement { ply, .. } = slice else {
         unreachable!("placement::solve is given placement slices");
     };
@@ -22,6 +31,9 @@ pub fn solve(rules: &MorrisRules, slice: MorrisSlice, deps: &Dependencies) -> Ve
     let successors = Successors::new(rules, deps, ply + 1, (key.mover + 1, key.opponent), false);
     let uncaptured = successors.uncaptured();
     runs.into_par_iter().for_each(|(id, run)| {
+        if cancel.load(Ordering::Relaxed) {
+            return;
+        }
         let start = index.rep_range(id).start;
         index.for_each_entry_of_rep(id, |i, entry| {
             if !entry.canonical {
@@ -54,7 +66,10 @@ pub fn solve(rules: &MorrisRules, slice: MorrisSlice, deps: &Dependencies) -> Ve
             run[(i - start) as usize] = pack_value_depth16(code, depth);
         });
     });
-    vec![SolvedTable { index, cells }]
+    if cancel.load(Ordering::Relaxed) {
+        return None;
+    }
+    Some(vec![SolvedTable { index, cells }])
 }
 
 /// The table's cells cut at representative boundaries.

@@ -2,7 +2,7 @@
 //! encode.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -71,11 +71,8 @@ impl SliceSolver for MorrisTasks {
                 slot.insert(Arc::new(from_stored(s, encoding, &raw)?));
             }
         }
-        if cancel.load(Ordering::Relaxed) {
-            return Err(WorkerError::Cancelled);
-        }
         let started = Instant::now();
-        let solved = self.engine.solve(slice, &self.kept);
+        let solved = self.engine.solve(slice, &self.kept, cancel)?;
         let seconds = started.elapsed().as_secs_f64();
         let counts = counts(&solved)?;
         let raw = stored_bytes(&solved);
