@@ -1,9 +1,10 @@
-// Generates the egdb.v1 messages with the protoc that ships inside the
-// protoc-bin-vendored crate, so that no system protoc is needed.
+// Generates the egdb.v1 messages and the Coordination service with the
+// protoc that ships inside the protoc-bin-vendored crate, so that no system
+// protoc is needed.
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let protoc = protoc_bin_vendored::protoc_bin_path()?;
     std::env::set_var("PROTOC", protoc);
     println!("cargo:rerun-if-changed=proto/egdb/v1/egdb.proto");
-    prost_build::compile_protos(&["proto/egdb/v1/egdb.proto"], &["proto"])?;
+    tonic_prost_build::configure().compile_protos(&["proto/egdb/v1/egdb.proto"], &["proto"])?;
     Ok(())
 }

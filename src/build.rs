@@ -17,7 +17,11 @@ use crate::failure::Failure;
 use crate::Exit;
 
 /// Exit status after Ctrl-C, as shells report it.
-const INTERRUPTED: i32 = 130;
+pub const INTERRUPTED: i32 = 130;
+
+/// Local workers heartbeat from a thread of their own; a lease only runs out
+/// if one hangs.
+const LOCAL_LEASE_SECONDS: f64 = 60.0;
 
 pub fn run(args: BuildArgs) -> Exit {
     let spec: GameSpec = args.game.parse()?;
@@ -41,11 +45,13 @@ pub fn run(args: BuildArgs) -> Exit {
     let _ = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.max(1))
         .build_global();
+    let memory_budget = args.memory.unwrap_or_else(default_memory);
     let options = BuildOptions {
         depth: args.depth,
-        memory_budget: args.memory.unwrap_or_else(default_memory),
+        memory_budget,
         max_slices: args.max_slices,
         deep_verify: false,
+        lease_seconds: LOCAL_LEASE_SECONDS,
     };
     let started = Instant::now();
     let build = Build::open(&store_path, &game, options)?;
@@ -84,7 +90,7 @@ pub fn run(args: BuildArgs) -> Exit {
                 let (build, cancel) = (&build, &cancel);
                 let config = WorkerConfig {
                     zstd_level: args.zstd_level,
-                    ..WorkerConfig::named(format!("local-{i}"))
+                    ..WorkerConfig::named(format!("local-{i}"), memory_budget)
                 };
                 scope.spawn(move || Worker::new(config, build).run(cancel))
             })
@@ -126,7 +132,7 @@ pub fn run(args: BuildArgs) -> Exit {
     Ok(0)
 }
 
-fn default_store(spec: &GameSpec) -> PathBuf {
+pub fn default_store(spec: &GameSpec) -> PathBuf {
     let name: String = spec
         .to_string()
         .chars()
@@ -142,7 +148,7 @@ fn default_store(spec: &GameSpec) -> PathBuf {
 }
 
 /// 80% of the memory the kernel says is available, or 8 GiB if unknown.
-fn default_memory() -> u64 {
+pub fn default_memory() -> u64 {
     let available = std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|text| {

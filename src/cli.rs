@@ -31,6 +31,59 @@ pub enum Command {
     /// A build's slices with sizes and memory needs, and a projection of
     /// its time from a finished store's rates.
     Plan(PlanArgs),
+    /// Serve a build to workers over gRPC.
+    Coordinator(CoordinatorArgs),
+    /// Solve slices for a coordinator.
+    Worker(WorkerArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CoordinatorArgs {
+    /// A game spec, as for `build`.
+    pub game: String,
+    #[arg(long)]
+    pub store: PathBuf,
+    /// Address to listen on, e.g. 0.0.0.0:7070 (port 0: any free port; the
+    /// address taken is printed).
+    #[arg(long)]
+    pub listen: String,
+    /// A file holding the cluster token every worker must give.
+    #[arg(long)]
+    pub token_file: Option<PathBuf>,
+    /// Store depths as well as values (Nim).
+    #[arg(long)]
+    pub depth: bool,
+    /// Seconds a lease lives without a heartbeat.
+    #[arg(long, default_value_t = 30.0)]
+    pub lease_seconds: f64,
+}
+
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    /// The coordinator's URL, e.g. http://host:7070.
+    #[arg(long)]
+    pub coordinator: String,
+    /// Engine threads (default: every core).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Memory for one slice, e.g. 20GiB (default: 80% of available memory).
+    #[arg(long, value_parser = parse_bytes)]
+    pub memory: Option<u64>,
+    /// A file holding the cluster token.
+    #[arg(long)]
+    pub token_file: Option<PathBuf>,
+    /// Name in logs and status (default: host-pid).
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Refuse a coordinator that builds another game.
+    #[arg(long)]
+    pub game: Option<String>,
+    /// Seconds to wait for an unreachable coordinator before giving up.
+    #[arg(long, default_value_t = 120.0)]
+    pub patience: f64,
+    /// zstd level of the blocks handed over.
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
+    pub zstd_level: i32,
 }
 
 #[derive(Debug, Args)]

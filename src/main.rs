@@ -3,10 +3,12 @@
 mod bench;
 mod build;
 mod cli;
+mod coordinator;
 mod failure;
 mod plan;
 mod query;
 mod stats;
+mod worker;
 
 use clap::Parser;
 
@@ -23,6 +25,8 @@ fn main() {
         Command::Query(args) => query::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Plan(args) => plan::run(args),
+        Command::Coordinator(args) => coordinator::run(args),
+        Command::Worker(args) => worker::run(args),
     };
     match outcome {
         Ok(code) => std::process::exit(code),

@@ -1,11 +1,16 @@
 //! The `egdb.v1` contract between the coordinator and its workers.
 //!
-//! The messages are generated from `proto/egdb/v1/egdb.proto`. The
-//! [`Coordinator`] trait is the worker's view of a coordinator: the embedded
-//! build implements it in-process, and a gRPC client will implement it for
-//! workers on other machines, so worker code is the same in both.
+//! The messages and the `Coordination` service are generated from
+//! `proto/egdb/v1/egdb.proto`. The [`Coordinator`] trait is the worker's
+//! view of a coordinator: the build implements it in-process,
+//! [`server::serve`] puts any implementation on the network, and
+//! [`client::RemoteCoordinator`] implements it for workers on other
+//! machines, so worker code is the same in both.
 
-/// Generated `egdb.v1` messages.
+pub mod client;
+pub mod server;
+
+/// Generated `egdb.v1` messages and the `Coordination` service.
 pub mod v1 {
     include!(concat!(env!("OUT_DIR"), "/egdb.v1.rs"));
 }
@@ -13,25 +18,96 @@ pub mod v1 {
 /// Version of this contract; requests of another version are refused.
 pub const PROTOCOL_VERSION: u32 = 1;
 
+/// What kind of failure a [`LinkError`] is; each maps to one gRPC status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkKind {
+    /// The request was wrong (a result that fails its checks, an unknown
+    /// slice): `INVALID_ARGUMENT`.
+    Refused,
+    /// A slice that is not (yet) done: `NOT_FOUND`.
+    NotFound,
+    /// Another protocol version or game: `FAILED_PRECONDITION`.
+    Mismatch,
+    /// A missing or wrong cluster token: `UNAUTHENTICATED`.
+    Unauthenticated,
+    /// The coordinator cannot be reached (yet): `UNAVAILABLE`; worth a retry.
+    Unavailable,
+    /// The coordinator failed (its store, say): `INTERNAL`.
+    Internal,
+}
+
 /// An error reaching or answering the coordinator, with a message for people.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LinkError(pub String);
+pub struct LinkError {
+    pub kind: LinkKind,
+    pub message: String,
+}
+
+impl LinkError {
+    pub fn new(kind: LinkKind, message: impl Into<String>) -> LinkError {
+        LinkError {
+            kind,
+            message: message.into(),
+        }
+    }
+
+    pub fn refused(message: impl Into<String>) -> LinkError {
+        LinkError::new(LinkKind::Refused, message)
+    }
+
+    pub fn internal(message: impl Into<String>) -> LinkError {
+        LinkError::new(LinkKind::Internal, message)
+    }
+}
 
 impl std::fmt::Display for LinkError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
 impl std::error::Error for LinkError {}
 
+/// What a worker says of itself when it joins.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerInfo {
+    pub name: String,
+    pub threads: u32,
+    /// Bytes the worker may use for one slice.
+    pub memory: u64,
+    /// The game the worker was started for, if it was pinned to one.
+    pub game: Option<String>,
+}
+
+/// What a coordinator tells a worker that joins.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Registration {
+    /// The game it builds.
+    pub game: String,
+    /// Seconds a lease lives without a heartbeat.
+    pub lease_seconds: f64,
+}
+
 /// What a worker asks of a coordinator.
 pub trait Coordinator: Send + Sync {
+    /// Joins the build.
+    ///
+    /// # Errors
+    /// [`LinkKind::Mismatch`] for a worker pinned to another game.
+    fn register(&self, worker: &WorkerInfo) -> Result<Registration, LinkError>;
+
     /// The next slice to solve, if one is ready for this worker.
     ///
     /// # Errors
     /// When the coordinator cannot be reached or refuses the worker.
     fn lease(&self, worker: &str) -> Result<v1::LeaseReply, LinkError>;
+
+    /// Keeps a lease alive; `false` when it is gone (expired and leased
+    /// again, or the slice is done), and the worker should drop the slice.
+    ///
+    /// # Errors
+    /// When the coordinator cannot be reached.
+    fn heartbeat(&self, worker: &str, slice_id: &str) -> Result<bool, LinkError>;
 
     /// The finished shard of a slice this worker depends on.
     ///

@@ -7,17 +7,23 @@ use std::time::{Duration, Instant};
 
 use egdb_games::{Game, GameSpec};
 use egdb_proto::v1::{SliceCounts as WireCounts, SliceResult, SliceTask};
-use egdb_proto::Coordinator;
+use egdb_proto::{Coordinator, LinkKind, WorkerInfo};
 
 use crate::morris::task::MorrisTasks;
 use crate::nim::task::NimTasks;
 use crate::solver::{ShardOptions, SliceSolver};
 use crate::WorkerError;
 
-/// How a worker stores what it solves.
+/// Who a worker is and how it stores what it solves.
 #[derive(Debug, Clone)]
 pub struct WorkerConfig {
     pub name: String,
+    /// Engine threads, as told to the coordinator.
+    pub threads: u32,
+    /// Bytes the worker may use for one slice: it is leased nothing larger.
+    pub memory: u64,
+    /// Refuse to work for a coordinator that builds another game.
+    pub game: Option<String>,
     pub block_bytes: usize,
     pub zstd_level: i32,
     /// Pause between asks when no slice is ready.
@@ -25,9 +31,12 @@ pub struct WorkerConfig {
 }
 
 impl WorkerConfig {
-    pub fn named(name: impl Into<String>) -> WorkerConfig {
+    pub fn named(name: impl Into<String>, memory: u64) -> WorkerConfig {
         WorkerConfig {
             name: name.into(),
+            threads: rayon::current_num_threads() as u32,
+            memory,
+            game: None,
             block_bytes: egdb_db_format::DEFAULT_BLOCK_BYTES,
             zstd_level: 1,
             poll: Duration::from_millis(20),
@@ -59,17 +68,37 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Solves slices until the coordinator says stop or `cancel` is set; a slice
-    /// in progress when cancelled is given back.
+    /// Registers, then solves slices until the coordinator says stop or
+    /// `cancel` is set; a slice in progress when cancelled is given back, one
+    /// whose lease is lost (no heartbeat got through in time) is dropped.
     ///
     /// # Errors
-    /// A failed solve (after giving the lease back) or a coordinator error.
+    /// A refused registration, a failed solve (after giving the lease
+    /// back) or a coordinator error.
     pub fn run(&mut self, cancel: &AtomicBool) -> Result<WorkerReport, WorkerError> {
         let started = Instant::now();
         let mut report = WorkerReport::default();
         let name = self.config.name.clone();
+        let info = WorkerInfo {
+            name: name.clone(),
+            threads: self.config.threads,
+            memory: self.config.memory,
+            game: self.config.game.clone(),
+        };
+        let registration = self.link.register(&info)?;
+        let beat = Duration::from_secs_f64((registration.lease_seconds / 3.0).max(0.05));
+        tracing::info!(worker = %name, game = %registration.game, "registered");
         while !cancel.load(Ordering::Relaxed) {
-            let reply = self.link.lease(&name)?;
+            let reply = match self.link.lease(&name) {
+                Ok(reply) => reply,
+                // A coordinator restarted since: join it again.
+                Err(e) if e.kind == LinkKind::NotFound => {
+                    tracing::info!(worker = %name, "registering again");
+                    self.link.register(&info)?;
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            };
             let Some(task) = reply.task else {
                 if reply.stop {
                     break;
@@ -77,11 +106,39 @@ impl<'a> Worker<'a> {
                 std::thread::sleep(self.config.poll);
                 continue;
             };
-            match self.solve(&task, cancel) {
+            let (stop, lost, finished) = (
+                AtomicBool::new(false),
+                AtomicBool::new(false),
+                AtomicBool::new(false),
+            );
+            let outcome = std::thread::scope(|scope| {
+                let link = self.link;
+                let (stop, lost, finished) = (&stop, &lost, &finished);
+                let (name, slice) = (name.as_str(), task.slice_id.as_str());
+                scope.spawn(move || {
+                    keep_lease(link, name, slice, beat, cancel, stop, lost, finished)
+                });
+                let outcome = self.solve(&task, stop);
+                finished.store(true, Ordering::Relaxed);
+                outcome
+            });
+            match outcome {
                 Ok(result) => {
-                    report.slices += 1;
-                    report.positions += result.counts.as_ref().map_or(0, |c| c.positions);
-                    self.link.complete(&name, result)?;
+                    let positions = result.counts.as_ref().map_or(0, |c| c.positions);
+                    match self.link.complete(&name, result) {
+                        Ok(()) => {
+                            report.slices += 1;
+                            report.positions += positions;
+                        }
+                        // Damaged on the way, say: the slice is leased again.
+                        Err(e) if e.kind == LinkKind::Refused => {
+                            tracing::warn!(worker = %name, slice = %task.slice_id, error = %e, "result refused");
+                        }
+                        Err(e) => return Err(e.into()),
+                    }
+                }
+                Err(WorkerError::Cancelled) if lost.load(Ordering::Relaxed) => {
+                    tracing::warn!(worker = %name, slice = %task.slice_id, "lease lost; dropping the slice");
                 }
                 Err(WorkerError::Cancelled) => {
                     self.link.fail(&name, &task.slice_id, "interrupted")?;
@@ -145,5 +202,45 @@ impl<'a> Worker<'a> {
             counts: Some(WireCounts::from(&solved.counts)),
             solve_seconds: started.elapsed().as_secs_f64(),
         })
+    }
+}
+
+/// While a slice is solved: renews its lease every `beat`, and stops the
+/// solve (`stop`) when the worker is cancelled or the lease is lost.
+#[allow(clippy::too_many_arguments)]
+fn keep_lease(
+    link: &dyn Coordinator,
+    worker: &str,
+    slice: &str,
+    beat: Duration,
+    cancel: &AtomicBool,
+    stop: &AtomicBool,
+    lost: &AtomicBool,
+    finished: &AtomicBool,
+) {
+    let tick = Duration::from_millis(50).min(beat);
+    let mut last = Instant::now();
+    while !finished.load(Ordering::Relaxed) {
+        std::thread::sleep(tick);
+        if cancel.load(Ordering::Relaxed) {
+            stop.store(true, Ordering::Relaxed);
+        }
+        if last.elapsed() >= beat {
+            last = Instant::now();
+            match link.heartbeat(worker, slice) {
+                Ok(true) => {}
+                Ok(false) => {
+                    lost.store(true, Ordering::Relaxed);
+                    stop.store(true, Ordering::Relaxed);
+                }
+                // Unreachable for longer than the client waits: the lease
+                // has run out by now.
+                Err(e) => {
+                    tracing::warn!(worker, slice, error = %e, "heartbeat failed");
+                    lost.store(true, Ordering::Relaxed);
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+        }
     }
 }

@@ -2,21 +2,25 @@
 //! store itself, so a build reopened on the same store resumes.
 //!
 //! A slice is ready when every slice it depends on is done; it is leased to
-//! one worker at a time; its result is checked (every block's checksum, the
-//! announced sizes) and written, its manifest record last.
+//! one worker at a time, with enough memory, until its lease runs out
+//! without a heartbeat; its result is checked (every block's checksum, the
+//! announced sizes) and written, its manifest record last. The worker-facing
+//! side is in [`link`].
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use egdb_db_format::block::checksum_holds;
 use egdb_db_format::{decode_block, CellEncoding, SliceCounts, SliceRecord, Store};
 use egdb_games::{Game, SliceInfo};
-use egdb_proto::v1::{LeaseReply, Shard, ShardBlock, SliceResult, SliceTask};
-use egdb_proto::LinkError;
+use egdb_proto::v1::{SliceResult, SliceTask};
 
 use crate::game::{cell_encoding, identity, table_bytes};
 use crate::CoordinatorError;
+
+mod link;
 
 /// How a build runs.
 #[derive(Debug, Clone)]
@@ -30,6 +34,9 @@ pub struct BuildOptions {
     /// Decompress every block of an incoming shard and check the slice
     /// checksum too (for shards that crossed a network).
     pub deep_verify: bool,
+    /// A lease not renewed by a heartbeat for this long is given to another
+    /// worker.
+    pub lease_seconds: f64,
 }
 
 /// Told of a build's progress.
@@ -42,6 +49,8 @@ pub trait BuildProgress: Send + Sync {
 pub struct Build {
     store: Store,
     plan: Vec<SliceInfo>,
+    /// Memory need of each slice of the plan, in plan order.
+    needs: Vec<u64>,
     /// How the game's cells are stored under these options.
     encoding: CellEncoding,
     options: BuildOptions,
@@ -52,10 +61,17 @@ pub struct Build {
 #[derive(Default)]
 struct State {
     done: HashSet<String>,
-    /// Slice id → worker holding it.
-    leased: HashMap<String, String>,
+    /// Slice id → who holds it, until when.
+    leased: HashMap<String, Lease>,
+    /// Registered workers' memory for one slice.
+    workers: HashMap<String, u64>,
     newly_done: u64,
     halted: bool,
+}
+
+struct Lease {
+    worker: String,
+    until: Instant,
 }
 
 impl Build {
@@ -73,8 +89,11 @@ impl Build {
     ) -> Result<Build, CoordinatorError> {
         let plan = game.slices();
         let encoding = cell_encoding(game, options.depth);
-        for slice in &plan {
-            let need = memory_need(&plan, slice, encoding);
+        let needs: Vec<u64> = plan
+            .iter()
+            .map(|slice| memory_need(&plan, slice, encoding))
+            .collect();
+        for (slice, &need) in plan.iter().zip(&needs) {
             if need > options.memory_budget {
                 return Err(CoordinatorError::OverBudget {
                     slice: slice.id.to_string(),
@@ -88,6 +107,7 @@ impl Build {
         Ok(Build {
             store,
             plan,
+            needs,
             encoding,
             options,
             state: Mutex::new(State {
@@ -250,123 +270,8 @@ pub fn memory_need(plan: &[SliceInfo], slice: &SliceInfo, encoding: CellEncoding
     dependencies + 3 * table_bytes(slice.entries, encoding)
 }
 
-impl egdb_proto::Coordinator for Build {
-    fn lease(&self, worker: &str) -> Result<LeaseReply, LinkError> {
-        let mut state = self.lock();
-        if state.halted || state.done.len() == self.plan.len() {
-            return Ok(LeaseReply {
-                task: None,
-                stop: true,
-            });
-        }
-        let ready = self.plan.iter().find(|s| {
-            let id = s.id.as_str();
-            !state.done.contains(id)
-                && !state.leased.contains_key(id)
-                && s.dependencies
-                    .iter()
-                    .all(|d| state.done.contains(d.as_str()))
-        });
-        let task = ready.map(|slice| {
-            state
-                .leased
-                .insert(slice.id.to_string(), worker.to_string());
-            self.task(slice)
-        });
-        Ok(LeaseReply { task, stop: false })
-    }
-
-    fn fetch_shard(&self, slice_id: &str) -> Result<Shard, LinkError> {
-        let fail = |e: egdb_db_format::FormatError| LinkError(e.to_string());
-        let record = self
-            .store
-            .slice(slice_id)
-            .map_err(fail)?
-            .ok_or_else(|| LinkError(format!("slice {slice_id} is not done")))?;
-        let blocks = (0..record.blocks)
-            .map(|index| {
-                self.store
-                    .block_record(slice_id, index)
-                    .map(|record| ShardBlock { index, record })
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(fail)?;
-        Ok(Shard {
-            slice_id: slice_id.to_string(),
-            encoding: record.encoding.tag() as u32,
-            raw_len: record.raw_len,
-            raw_crc32: record.raw_crc32,
-            block_bytes: record.block_bytes,
-            blocks,
-        })
-    }
-
-    fn complete(&self, worker: &str, result: SliceResult) -> Result<(), LinkError> {
-        let record = match self.check(&result) {
-            Ok(checked) => checked,
-            Err(e) => {
-                if let Some(shard) = &result.shard {
-                    self.lock().leased.remove(&shard.slice_id);
-                }
-                tracing::warn!(worker, error = %e, "result refused; the slice will be solved again");
-                return Err(LinkError(e.to_string()));
-            }
-        };
-        let already = self.lock().done.contains(&record.slice);
-        if !already {
-            let blocks: Vec<&[u8]> = result
-                .shard
-                .iter()
-                .flat_map(|s| &s.blocks)
-                .map(|b| b.record.as_slice())
-                .collect();
-            self.store
-                .put_slice(&record, &blocks)
-                .map_err(|e| LinkError(e.to_string()))?;
-        }
-        let (done, halted) = {
-            let mut state = self.lock();
-            state.leased.remove(&record.slice);
-            if state.done.insert(record.slice.clone()) {
-                state.newly_done += 1;
-            }
-            if self
-                .options
-                .max_slices
-                .is_some_and(|max| state.newly_done >= max)
-            {
-                state.halted = true;
-            }
-            (state.done.len(), state.halted)
-        };
-        tracing::info!(
-            slice = %record.slice,
-            worker,
-            seconds = record.seconds,
-            positions = record.counts.positions,
-            stored_bytes = record.stored_bytes,
-            "slice done"
-        );
-        if let Some(progress) = &self.progress {
-            progress.slice_done(&record, done, self.plan.len());
-        }
-        if done == self.plan.len() {
-            self.store
-                .set_complete()
-                .map_err(|e| LinkError(e.to_string()))?;
-        } else if halted {
-            tracing::info!(
-                done,
-                total = self.plan.len(),
-                "halting after the requested number of slices"
-            );
-        }
-        Ok(())
-    }
-
-    fn fail(&self, worker: &str, slice_id: &str, reason: &str) -> Result<(), LinkError> {
-        self.lock().leased.remove(slice_id);
-        tracing::warn!(worker, slice = slice_id, reason, "lease given back");
-        Ok(())
+impl Build {
+    fn lease_length(&self) -> Duration {
+        Duration::from_secs_f64(self.options.lease_seconds.max(0.1))
     }
 }

@@ -1,0 +1,207 @@
+//! The worker-facing side of a build: registration, memory-aware leases
+//! that expire without heartbeats, shards out, verified results in.
+
+use std::time::Instant;
+
+use egdb_proto::v1::{LeaseReply, Shard, ShardBlock, SliceResult};
+use egdb_proto::{Coordinator, LinkError, LinkKind, Registration, WorkerInfo};
+
+use super::{Build, Lease};
+
+impl Coordinator for Build {
+    fn register(&self, worker: &WorkerInfo) -> Result<Registration, LinkError> {
+        let game = &self.store.identity().game;
+        if let Some(wanted) = worker.game.as_ref().filter(|w| *w != game) {
+            return Err(LinkError::new(
+                LinkKind::Mismatch,
+                format!(
+                    "worker {} was started for {wanted}; this coordinator builds {game}",
+                    worker.name
+                ),
+            ));
+        }
+        self.lock()
+            .workers
+            .insert(worker.name.clone(), worker.memory);
+        tracing::info!(worker = %worker.name, threads = worker.threads, memory = worker.memory, "worker registered");
+        Ok(Registration {
+            game: game.clone(),
+            lease_seconds: self.options.lease_seconds,
+        })
+    }
+
+    fn lease(&self, worker: &str) -> Result<LeaseReply, LinkError> {
+        let mut state = self.lock();
+        if state.halted || state.done.len() == self.plan.len() {
+            return Ok(LeaseReply {
+                task: None,
+                stop: true,
+            });
+        }
+        let now = Instant::now();
+        state.leased.retain(|slice, lease| {
+            let alive = lease.until > now;
+            if !alive {
+                tracing::warn!(slice, worker = %lease.worker, "lease expired without a heartbeat; the slice is ready again");
+            }
+            alive
+        });
+        let memory = *state.workers.get(worker).ok_or_else(|| {
+            // After a restart of the coordinator: the worker registers again.
+            LinkError::new(
+                LinkKind::NotFound,
+                format!("worker {worker} has not registered"),
+            )
+        })?;
+        let ready = self.plan.iter().zip(&self.needs).find(|(s, &need)| {
+            let id = s.id.as_str();
+            need <= memory
+                && !state.done.contains(id)
+                && !state.leased.contains_key(id)
+                && s.dependencies
+                    .iter()
+                    .all(|d| state.done.contains(d.as_str()))
+        });
+        let task = ready.map(|(slice, _)| {
+            let lease = Lease {
+                worker: worker.to_string(),
+                until: now + self.lease_length(),
+            };
+            state.leased.insert(slice.id.to_string(), lease);
+            self.task(slice)
+        });
+        Ok(LeaseReply { task, stop: false })
+    }
+
+    fn heartbeat(&self, worker: &str, slice_id: &str) -> Result<bool, LinkError> {
+        let until = Instant::now() + self.lease_length();
+        let mut state = self.lock();
+        match state.leased.get_mut(slice_id) {
+            Some(lease) if lease.worker == worker => {
+                lease.until = until;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    fn fetch_shard(&self, slice_id: &str) -> Result<Shard, LinkError> {
+        let fail = |e: egdb_db_format::FormatError| LinkError::internal(e.to_string());
+        let record = self.store.slice(slice_id).map_err(fail)?.ok_or_else(|| {
+            LinkError::new(LinkKind::NotFound, format!("slice {slice_id} is not done"))
+        })?;
+        let blocks = (0..record.blocks)
+            .map(|index| {
+                self.store
+                    .block_record(slice_id, index)
+                    .map(|record| ShardBlock { index, record })
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(fail)?;
+        Ok(Shard {
+            slice_id: slice_id.to_string(),
+            encoding: record.encoding.tag() as u32,
+            raw_len: record.raw_len,
+            raw_crc32: record.raw_crc32,
+            block_bytes: record.block_bytes,
+            blocks,
+        })
+    }
+
+    fn complete(&self, worker: &str, result: SliceResult) -> Result<(), LinkError> {
+        let record = match self.check(&result) {
+            Ok(checked) => checked,
+            Err(e) => {
+                if let Some(shard) = &result.shard {
+                    let mut state = self.lock();
+                    if state
+                        .leased
+                        .get(&shard.slice_id)
+                        .is_some_and(|l| l.worker == worker)
+                    {
+                        state.leased.remove(&shard.slice_id);
+                    }
+                }
+                tracing::warn!(worker, error = %e, "result refused; the slice will be solved again");
+                return Err(LinkError::refused(e.to_string()));
+            }
+        };
+        {
+            let mut state = self.lock();
+            if state.done.contains(&record.slice) {
+                // A result sent again (its answer was lost) or solved twice
+                // (an expired lease): stored once already.
+                if state
+                    .leased
+                    .get(&record.slice)
+                    .is_some_and(|l| l.worker == worker)
+                {
+                    state.leased.remove(&record.slice);
+                }
+                tracing::debug!(slice = %record.slice, worker, "slice already done");
+                return Ok(());
+            }
+        }
+        let blocks: Vec<&[u8]> = result
+            .shard
+            .iter()
+            .flat_map(|s| &s.blocks)
+            .map(|b| b.record.as_slice())
+            .collect();
+        self.store
+            .put_slice(&record, &blocks)
+            .map_err(|e| LinkError::internal(e.to_string()))?;
+        let (done, halted) = {
+            let mut state = self.lock();
+            state.leased.remove(&record.slice);
+            if state.done.insert(record.slice.clone()) {
+                state.newly_done += 1;
+            }
+            if self
+                .options
+                .max_slices
+                .is_some_and(|max| state.newly_done >= max)
+            {
+                state.halted = true;
+            }
+            (state.done.len(), state.halted)
+        };
+        tracing::info!(
+            slice = %record.slice,
+            worker,
+            seconds = record.seconds,
+            positions = record.counts.positions,
+            stored_bytes = record.stored_bytes,
+            "slice done"
+        );
+        if let Some(progress) = &self.progress {
+            progress.slice_done(&record, done, self.plan.len());
+        }
+        if done == self.plan.len() {
+            self.store
+                .set_complete()
+                .map_err(|e| LinkError::internal(e.to_string()))?;
+        } else if halted {
+            tracing::info!(
+                done,
+                total = self.plan.len(),
+                "halting after the requested number of slices"
+            );
+        }
+        Ok(())
+    }
+
+    fn fail(&self, worker: &str, slice_id: &str, reason: &str) -> Result<(), LinkError> {
+        let mut state = self.lock();
+        if state
+            .leased
+            .get(slice_id)
+            .is_some_and(|l| l.worker == worker)
+        {
+            state.leased.remove(slice_id);
+        }
+        drop(state);
+        tracing::warn!(worker, slice = slice_id, reason, "lease given back");
+        Ok(())
+    }
+}

@@ -1,0 +1,212 @@
+//! A [`Coordinator`] across the network: the gRPC client a remote worker
+//! talks through. Calls block (the worker is synchronous); a coordinator
+//! that is down is waited for, so workers ride out its restart.
+
+use std::time::{Duration, Instant};
+
+use tokio::runtime::Runtime;
+use tonic::transport::{Channel, Endpoint};
+use tonic::{Code, Status};
+
+use crate::server::MAX_MESSAGE_BYTES;
+use crate::v1::coordination_client::CoordinationClient;
+use crate::v1::{
+    result_part, shard_part, Caller, FailRequest, FetchRequest, HeartbeatRequest, LeaseReply,
+    LeaseRequest, RegisterRequest, ResultHeader, ResultPart, Shard, SliceResult,
+};
+use crate::{Coordinator, LinkError, LinkKind, Registration, WorkerInfo, PROTOCOL_VERSION};
+
+/// The client of one coordinator.
+pub struct RemoteCoordinator {
+    runtime: Runtime,
+    client: CoordinationClient<Channel>,
+    token: String,
+    /// How long a call waits for a coordinator that cannot be reached.
+    patience: Duration,
+}
+
+impl RemoteCoordinator {
+    /// A client of the coordinator at `url` (`http://host:port`); nothing
+    /// is sent before the first call.
+    ///
+    /// # Errors
+    /// A malformed URL, or no async runtime.
+    pub fn new(
+        url: &str,
+        token: String,
+        patience: Duration,
+    ) -> Result<RemoteCoordinator, LinkError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .map_err(|e| LinkError::internal(format!("no async runtime: {e}")))?;
+        let endpoint = Endpoint::from_shared(url.to_string())
+            .map_err(|e| LinkError::refused(format!("`{url}` is not a coordinator URL: {e}")))?
+            .connect_timeout(Duration::from_secs(5))
+            .tcp_nodelay(true);
+        let channel = {
+            let _entered = runtime.enter();
+            endpoint.connect_lazy()
+        };
+        let client = CoordinationClient::new(channel)
+            .max_decoding_message_size(MAX_MESSAGE_BYTES)
+            .max_encoding_message_size(MAX_MESSAGE_BYTES);
+        Ok(RemoteCoordinator {
+            runtime,
+            client,
+            token,
+            patience,
+        })
+    }
+
+    fn caller(&self, worker: &str) -> Caller {
+        Caller {
+            protocol_version: PROTOCOL_VERSION,
+            token: self.token.clone(),
+            worker: worker.to_string(),
+        }
+    }
+
+    /// Runs a call, again while the coordinator is unreachable, up to the
+    /// patience.
+    fn retrying<T, F, Fut>(&self, mut call: F) -> Result<T, LinkError>
+    where
+        F: FnMut(CoordinationClient<Channel>) -> Fut,
+        Fut: std::future::Future<Output = Result<T, Status>>,
+    {
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(100);
+        loop {
+            match self.runtime.block_on(call(self.client.clone())) {
+                Ok(value) => return Ok(value),
+                Err(status) if status.code() == Code::Unavailable => {
+                    if started.elapsed() > self.patience {
+                        return Err(link_error(status));
+                    }
+                    tracing::debug!(error = %status.message(), "coordinator unreachable; retrying");
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_secs(2));
+                }
+                Err(status) => return Err(link_error(status)),
+            }
+        }
+    }
+}
+
+/// A status as the worker sees it.
+fn link_error(status: Status) -> LinkError {
+    let kind = match status.code() {
+        Code::InvalidArgument => LinkKind::Refused,
+        Code::NotFound => LinkKind::NotFound,
+        Code::FailedPrecondition => LinkKind::Mismatch,
+        Code::Unauthenticated => LinkKind::Unauthenticated,
+        Code::Unavailable => LinkKind::Unavailable,
+        _ => LinkKind::Internal,
+    };
+    LinkError::new(kind, status.message().to_string())
+}
+
+impl Coordinator for RemoteCoordinator {
+    fn register(&self, worker: &WorkerInfo) -> Result<Registration, LinkError> {
+        let request = RegisterRequest {
+            caller: Some(self.caller(&worker.name)),
+            threads: worker.threads,
+            memory: worker.memory,
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            game: worker.game.clone().unwrap_or_default(),
+        };
+        self.retrying(|mut c| {
+            let request = request.clone();
+            async move {
+                c.register(request).await.map(|r| {
+                    let r = r.into_inner();
+                    Registration {
+                        game: r.game,
+                        lease_seconds: r.lease_seconds,
+                    }
+                })
+            }
+        })
+    }
+
+    fn lease(&self, worker: &str) -> Result<LeaseReply, LinkError> {
+        let request = LeaseRequest {
+            caller: Some(self.caller(worker)),
+        };
+        self.retrying(|mut c| {
+            let request = request.clone();
+            async move { c.lease(request).await.map(|r| r.into_inner()) }
+        })
+    }
+
+    fn heartbeat(&self, worker: &str, slice_id: &str) -> Result<bool, LinkError> {
+        let request = HeartbeatRequest {
+            caller: Some(self.caller(worker)),
+            slice_id: slice_id.to_string(),
+        };
+        self.retrying(|mut c| {
+            let request = request.clone();
+            async move { c.heartbeat(request).await.map(|r| r.into_inner().keep) }
+        })
+    }
+
+    fn fetch_shard(&self, slice_id: &str) -> Result<Shard, LinkError> {
+        let request = FetchRequest {
+            // Shards are read-only: any worker name will do.
+            caller: Some(self.caller("")),
+            slice_id: slice_id.to_string(),
+        };
+        self.retrying(|mut c| {
+            let request = request.clone();
+            async move {
+                let mut parts = c.fetch_shard(request).await?.into_inner();
+                let mut shard: Option<Shard> = None;
+                while let Some(part) = parts.message().await? {
+                    match (part.part, shard.as_mut()) {
+                        (Some(shard_part::Part::Header(header)), None) => shard = Some(header),
+                        (Some(shard_part::Part::Block(block)), Some(shard)) => {
+                            shard.blocks.push(block)
+                        }
+                        _ => return Err(Status::data_loss("shard stream out of order")),
+                    }
+                }
+                shard.ok_or_else(|| Status::data_loss("empty shard stream"))
+            }
+        })
+    }
+
+    fn complete(&self, worker: &str, mut result: SliceResult) -> Result<(), LinkError> {
+        let blocks = result
+            .shard
+            .as_mut()
+            .map(|s| std::mem::take(&mut s.blocks))
+            .unwrap_or_default();
+        let header = ResultPart {
+            part: Some(result_part::Part::Header(ResultHeader {
+                caller: Some(self.caller(worker)),
+                result: Some(result),
+            })),
+        };
+        self.retrying(|mut c| {
+            let parts: Vec<ResultPart> = std::iter::once(header.clone())
+                .chain(blocks.iter().map(|b| ResultPart {
+                    part: Some(result_part::Part::Block(b.clone())),
+                }))
+                .collect();
+            async move { c.complete(tokio_stream::iter(parts)).await.map(|_| ()) }
+        })
+    }
+
+    fn fail(&self, worker: &str, slice_id: &str, reason: &str) -> Result<(), LinkError> {
+        let request = FailRequest {
+            caller: Some(self.caller(worker)),
+            slice_id: slice_id.to_string(),
+            reason: reason.to_string(),
+        };
+        self.retrying(|mut c| {
+            let request = request.clone();
+            async move { c.fail(request).await.map(|_| ()) }
+        })
+    }
+}

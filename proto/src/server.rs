@@ -1,0 +1,220 @@
+//! Any [`Coordinator`] as the `egdb.v1.Coordination` gRPC service.
+//!
+//! Every request is checked first: its protocol version, then the cluster
+//! token. The coordinator's own calls block (they write the store), so they
+//! run on tokio's blocking threads.
+
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use tokio_stream::{Stream, StreamExt};
+use tonic::{Request, Response, Status, Streaming};
+
+use crate::v1::coordination_server::{Coordination, CoordinationServer};
+use crate::v1::{
+    result_part, shard_part, Caller, Empty, FailRequest, FetchRequest, HeartbeatReply,
+    HeartbeatRequest, LeaseReply, LeaseRequest, RegisterReply, RegisterRequest, ResultPart, Shard,
+    ShardPart,
+};
+use crate::{Coordinator, LinkError, LinkKind, WorkerInfo, PROTOCOL_VERSION};
+
+/// Largest message either side accepts: a shard part is one block.
+pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
+
+/// The service around a coordinator.
+pub struct Service {
+    coordinator: Arc<dyn Coordinator>,
+    /// The cluster token; `None`: any caller is let in.
+    token: Option<String>,
+}
+
+impl Service {
+    pub fn new(coordinator: Arc<dyn Coordinator>, token: Option<String>) -> Service {
+        Service { coordinator, token }
+    }
+
+    /// Refuses callers of another protocol version or without the token.
+    fn admit(&self, caller: Option<&Caller>) -> Result<String, Status> {
+        let caller = caller.ok_or_else(|| Status::invalid_argument("request without a caller"))?;
+        if caller.protocol_version != PROTOCOL_VERSION {
+            return Err(Status::failed_precondition(format!(
+                "worker {} speaks egdb protocol v{}; this coordinator speaks v{PROTOCOL_VERSION}",
+                caller.worker, caller.protocol_version
+            )));
+        }
+        if let Some(token) = &self.token {
+            if !same_token(token, &caller.token) {
+                return Err(Status::unauthenticated(format!(
+                    "worker {} did not give this cluster's token (check --token-file)",
+                    caller.worker
+                )));
+            }
+        }
+        Ok(caller.worker.clone())
+    }
+
+    /// Runs a blocking coordinator call off the async threads.
+    async fn call<T, F>(&self, f: F) -> Result<T, Status>
+    where
+        T: Send + 'static,
+        F: FnOnce(&dyn Coordinator) -> Result<T, LinkError> + Send + 'static,
+    {
+        let coordinator = self.coordinator.clone();
+        tokio::task::spawn_blocking(move || f(coordinator.as_ref()))
+            .await
+            .map_err(|e| Status::internal(format!("coordinator task failed: {e}")))?
+            .map_err(status_of)
+    }
+}
+
+/// Compares tokens in time independent of where they differ.
+fn same_token(expected: &str, given: &str) -> bool {
+    let (a, b) = (expected.as_bytes(), given.as_bytes());
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// The gRPC status of a coordinator's error.
+pub fn status_of(e: LinkError) -> Status {
+    match e.kind {
+        LinkKind::Refused => Status::invalid_argument(e.message),
+        LinkKind::NotFound => Status::not_found(e.message),
+        LinkKind::Mismatch => Status::failed_precondition(e.message),
+        LinkKind::Unauthenticated => Status::unauthenticated(e.message),
+        LinkKind::Unavailable => Status::unavailable(e.message),
+        LinkKind::Internal => Status::internal(e.message),
+    }
+}
+
+type PartStream = Pin<Box<dyn Stream<Item = Result<ShardPart, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl Coordination for Service {
+    async fn register(
+        &self,
+        request: Request<RegisterRequest>,
+    ) -> Result<Response<RegisterReply>, Status> {
+        let r = request.into_inner();
+        let name = self.admit(r.caller.as_ref())?;
+        let info = WorkerInfo {
+            name,
+            threads: r.threads,
+            memory: r.memory,
+            game: (!r.game.is_empty()).then_some(r.game),
+        };
+        let registration = self.call(move |c| c.register(&info)).await?;
+        Ok(Response::new(RegisterReply {
+            game: registration.game,
+            lease_seconds: registration.lease_seconds,
+        }))
+    }
+
+    async fn lease(&self, request: Request<LeaseRequest>) -> Result<Response<LeaseReply>, Status> {
+        let worker = self.admit(request.get_ref().caller.as_ref())?;
+        let reply = self.call(move |c| c.lease(&worker)).await?;
+        Ok(Response::new(reply))
+    }
+
+    async fn heartbeat(
+        &self,
+        request: Request<HeartbeatRequest>,
+    ) -> Result<Response<HeartbeatReply>, Status> {
+        let r = request.into_inner();
+        let worker = self.admit(r.caller.as_ref())?;
+        let keep = self
+            .call(move |c| c.heartbeat(&worker, &r.slice_id))
+            .await?;
+        Ok(Response::new(HeartbeatReply { keep }))
+    }
+
+    type FetchShardStream = PartStream;
+
+    async fn fetch_shard(
+        &self,
+        request: Request<FetchRequest>,
+    ) -> Result<Response<PartStream>, Status> {
+        let r = request.into_inner();
+        self.admit(r.caller.as_ref())?;
+        let mut shard = self.call(move |c| c.fetch_shard(&r.slice_id)).await?;
+        let blocks = std::mem::take(&mut shard.blocks);
+        let header = std::iter::once(shard_part::Part::Header(shard));
+        let parts = header
+            .chain(blocks.into_iter().map(shard_part::Part::Block))
+            .map(|part| Ok(ShardPart { part: Some(part) }));
+        Ok(Response::new(Box::pin(tokio_stream::iter(parts))))
+    }
+
+    async fn complete(
+        &self,
+        request: Request<Streaming<ResultPart>>,
+    ) -> Result<Response<Empty>, Status> {
+        let mut parts = request.into_inner();
+        let first = parts
+            .next()
+            .await
+            .ok_or_else(|| Status::invalid_argument("empty result stream"))??;
+        let Some(result_part::Part::Header(header)) = first.part else {
+            return Err(Status::invalid_argument(
+                "a result stream starts with its header",
+            ));
+        };
+        let worker = self.admit(header.caller.as_ref())?;
+        let mut result = header
+            .result
+            .ok_or_else(|| Status::invalid_argument("result header without a result"))?;
+        let shard: &mut Shard = result
+            .shard
+            .as_mut()
+            .ok_or_else(|| Status::invalid_argument("result without a shard"))?;
+        while let Some(part) = parts.next().await {
+            match part?.part {
+                Some(result_part::Part::Block(block)) => shard.blocks.push(block),
+                _ => {
+                    return Err(Status::invalid_argument(
+                        "a second header in a result stream",
+                    ))
+                }
+            }
+        }
+        self.call(move |c| c.complete(&worker, result)).await?;
+        Ok(Response::new(Empty {}))
+    }
+
+    async fn fail(&self, request: Request<FailRequest>) -> Result<Response<Empty>, Status> {
+        let r = request.into_inner();
+        let worker = self.admit(r.caller.as_ref())?;
+        self.call(move |c| c.fail(&worker, &r.slice_id, &r.reason))
+            .await?;
+        Ok(Response::new(Empty {}))
+    }
+}
+
+/// Serves `service` on `listener` until `shutdown` resolves.
+///
+/// # Errors
+/// Transport errors.
+pub async fn serve(
+    service: Service,
+    listener: tokio::net::TcpListener,
+    shutdown: impl std::future::Future<Output = ()> + Send,
+) -> Result<(), tonic::transport::Error> {
+    let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+    tonic::transport::Server::builder()
+        .add_service(
+            CoordinationServer::new(service)
+                .max_decoding_message_size(MAX_MESSAGE_BYTES)
+                .max_encoding_message_size(MAX_MESSAGE_BYTES),
+        )
+        .serve_with_incoming_shutdown(incoming, shutdown)
+        .await
+}
+
+/// Binds `address` (port 0: any free port) and says where it listens.
+///
+/// # Errors
+/// When the address cannot be bound.
+pub async fn bind(address: &str) -> std::io::Result<(tokio::net::TcpListener, SocketAddr)> {
+    let listener = tokio::net::TcpListener::bind(address).await?;
+    let local = listener.local_addr()?;
+    Ok((listener, local))
+}

@@ -1,0 +1,115 @@
+//! `egdb coordinator`: a build served to workers over gRPC.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use egdb_coordinator::{Build, BuildOptions};
+use egdb_games::{Game, GameSpec};
+use egdb_proto::server::{bind, serve, Service};
+
+use crate::build::INTERRUPTED;
+use crate::cli::CoordinatorArgs;
+use crate::failure::Failure;
+use crate::Exit;
+
+/// How long a finished build keeps answering, so that polling workers hear
+/// that there is nothing left and stop.
+const GRACE: Duration = Duration::from_secs(3);
+
+pub fn run(args: CoordinatorArgs) -> Exit {
+    let spec: GameSpec = args.game.parse()?;
+    let game = Game::from_spec(&spec)?;
+    let token = read_token(args.token_file.as_deref())?;
+    if args.lease_seconds <= 0.0 {
+        return Err(Failure::bad_input("--lease-seconds must be positive"));
+    }
+    let options = BuildOptions {
+        depth: args.depth,
+        // Each worker says what it can hold; slices go to those it fits.
+        memory_budget: u64::MAX,
+        max_slices: None,
+        deep_verify: true,
+        lease_seconds: args.lease_seconds,
+    };
+    let build = Arc::new(Build::open(&args.store, &game, options)?);
+    if build.is_complete()? {
+        println!(
+            "{} already holds the complete tablebase of {spec}; nothing to do",
+            args.store.display()
+        );
+        return Ok(0);
+    }
+    let runtime = tokio::runtime::Runtime::new()
+        .map_err(|e| Failure::failed(format!("no async runtime: {e}")))?;
+    let interrupted = runtime.block_on(async {
+        let (listener, address) = bind(&args.listen)
+            .await
+            .map_err(|e| Failure::bad_input(format!("cannot listen on {}: {e}", args.listen)))?;
+        println!("listening on {address}");
+        let _ = std::io::stdout().flush();
+        tracing::info!(%address, game = %spec, done = build.done(), total = build.plan().len(), "coordinator serving");
+        let (finished_tx, finished_rx) = tokio::sync::oneshot::channel::<bool>();
+        let watched = build.clone();
+        let watch = tokio::spawn(async move {
+            let interrupted = tokio::select! {
+                _ = tokio::signal::ctrl_c() => true,
+                _ = until_complete(&watched) => false,
+            };
+            if !interrupted {
+                tokio::time::sleep(GRACE).await;
+            }
+            let _ = finished_tx.send(interrupted);
+        });
+        let service = Service::new(build.clone(), token);
+        let mut interrupted = false;
+        serve(service, listener, async {
+            interrupted = finished_rx.await.unwrap_or(true);
+        })
+        .await
+        .map_err(|e| Failure::failed(format!("serving failed: {e}")))?;
+        watch.abort();
+        Ok::<bool, Failure>(interrupted)
+    })?;
+    let done = build.done();
+    let total = build.plan().len();
+    if interrupted {
+        eprintln!(
+            "interrupted: {done} of {total} slices done; start the coordinator again to resume"
+        );
+        return Ok(INTERRUPTED);
+    }
+    println!("built {spec} in {}: {total} slices", args.store.display());
+    Ok(0)
+}
+
+async fn until_complete(build: &Build) {
+    loop {
+        if build.is_complete().unwrap_or(false) {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The cluster token from its file (surrounding white space dropped).
+///
+/// # Errors
+/// An unreadable or empty file.
+pub fn read_token(path: Option<&Path>) -> Result<Option<String>, Failure> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Failure::bad_input(format!("cannot read token file {}: {e}", path.display()))
+    })?;
+    let token = text.trim();
+    if token.is_empty() {
+        return Err(Failure::bad_input(format!(
+            "token file {} is empty",
+            path.display()
+        )));
+    }
+    Ok(Some(token.to_string()))
+}

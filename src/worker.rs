@@ -1,0 +1,77 @@
+//! `egdb worker`: solves slices for a coordinator across the network.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use egdb_proto::client::RemoteCoordinator;
+use egdb_proto::LinkKind;
+use egdb_worker::{Worker, WorkerConfig, WorkerError};
+
+use crate::build::{default_memory, INTERRUPTED};
+use crate::cli::WorkerArgs;
+use crate::coordinator::read_token;
+use crate::failure::Failure;
+use crate::Exit;
+
+pub fn run(args: WorkerArgs) -> Exit {
+    let token = read_token(args.token_file.as_deref())?.unwrap_or_default();
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // Only fails if a pool exists already, which then serves as well.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build_global();
+    let link = RemoteCoordinator::new(
+        &args.coordinator,
+        token,
+        Duration::from_secs_f64(args.patience),
+    )
+    .map_err(|e| Failure::bad_input(e.to_string()))?;
+    let name = args
+        .name
+        .unwrap_or_else(|| format!("{}-{}", hostname(), std::process::id()));
+    let config = WorkerConfig {
+        game: args.game,
+        zstd_level: args.zstd_level,
+        ..WorkerConfig::named(name.clone(), args.memory.unwrap_or_else(default_memory))
+    };
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = cancel.clone();
+    // Ctrl-C or SIGTERM: give the slice in progress back and stop; a second
+    // one stops at once.
+    let _ = ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(INTERRUPTED);
+        }
+    });
+    let outcome = Worker::new(config, &link).run(&cancel);
+    match outcome {
+        Ok(report) => {
+            println!(
+                "worker {name}: {} slices, {} positions, {:.1} s",
+                report.slices, report.positions, report.seconds
+            );
+            Ok(if cancel.load(Ordering::SeqCst) {
+                INTERRUPTED
+            } else {
+                0
+            })
+        }
+        Err(WorkerError::Link(e))
+            if matches!(e.kind, LinkKind::Mismatch | LinkKind::Unauthenticated) =>
+        {
+            Err(Failure::bad_input(format!(
+                "refused by the coordinator: {e}"
+            )))
+        }
+        Err(e) => Err(Failure::failed(format!("worker {name} failed: {e}"))),
+    }
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "worker".to_string())
+}

@@ -1,0 +1,293 @@
+//! A coordinator and workers as separate processes talking gRPC on loopback.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+use egdb_proto::v1::coordination_client::CoordinationClient;
+use egdb_proto::v1::{Caller, RegisterRequest};
+
+/// `egdb coordinator GAME --store STORE --listen 127.0.0.1:0 [extra]` and the
+/// URL it listens on.
+fn start_coordinator(game: &str, store: &Path, extra: &[&str]) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_egdb"))
+        .args(["coordinator", game, "--store", store.to_str().unwrap()])
+        .args(["--listen", "127.0.0.1:0"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let address = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("coordinator said {line:?}"))
+        .to_string();
+    (child, format!("http://{address}"))
+}
+
+fn start_worker(url: &str, name: &str, extra: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_egdb"))
+        .args([
+            "worker",
+            "--coordinator",
+            url,
+            "--name",
+            name,
+            "--threads",
+            "1",
+        ])
+        .args(["--memory", "4GiB", "--patience", "20"])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits for a process, killing it after `limit`.
+fn finish(child: Child, what: &str, limit: Duration) -> std::process::Output {
+    let started = Instant::now();
+    let id = child.id();
+    let watchdog = std::thread::spawn(move || {
+        while started.elapsed() < limit {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        // SAFETY: kills our own child if it is still there after the limit.
+        unsafe { libc::kill(id as libc::pid_t, libc::SIGKILL) };
+    });
+    let out = child.wait_with_output().unwrap();
+    drop(watchdog);
+    assert!(
+        started.elapsed() < limit,
+        "{what} did not finish in {limit:?}"
+    );
+    out
+}
+
+#[test]
+fn three_workers_build_what_egdb_build_builds() {
+    for game in [
+        "nim:triangle:6:normal",
+        "nim:triangle:6:misere",
+        "morris:taiwan:4",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let (cluster, single) = (dir.path().join("cluster"), dir.path().join("single"));
+        let (coordinator, url) = start_coordinator(game, &cluster, &[]);
+        let workers: Vec<Child> = (0..3)
+            .map(|i| start_worker(&url, &format!("w{i}"), &[]))
+            .collect();
+        let limit = Duration::from_secs(600);
+        let out = finish(coordinator, "coordinator", limit);
+        assert!(out.status.success(), "{game}: {}", stderr(&out));
+        let mut solved = 0;
+        for (i, worker) in workers.into_iter().enumerate() {
+            let out = finish(worker, "worker", limit);
+            assert!(out.status.success(), "{game} worker {i}: {}", stderr(&out));
+            solved += stdout(&out)
+                .split_whitespace()
+                .nth(2)
+                .and_then(|n| n.parse::<usize>().ok())
+                .unwrap_or(0);
+        }
+        build(game, &single, &[]);
+        let expected = checksums(&single);
+        assert_eq!(checksums(&cluster), expected, "{game}");
+        assert_eq!(solved, expected.len(), "{game}: every slice solved once");
+    }
+}
+
+#[test]
+fn workers_of_another_cluster_game_or_protocol_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, "s3cret\n").unwrap();
+    let wrong = dir.path().join("wrong");
+    std::fs::write(&wrong, "guess").unwrap();
+    let store = dir.path().join("t5");
+    let token_arg = ["--token-file", token.to_str().unwrap()];
+    let (coordinator, url) = start_coordinator("nim:triangle:5:normal", &store, &token_arg);
+
+    for (extra, needle) in [
+        (vec![], "token"),
+        (vec!["--token-file", wrong.to_str().unwrap()], "token"),
+        (
+            vec![
+                "--token-file",
+                token.to_str().unwrap(),
+                "--game",
+                "morris:taiwan:3",
+            ],
+            "builds nim:triangle:5:normal",
+        ),
+    ] {
+        let out = finish(
+            start_worker(&url, "stranger", &extra),
+            "worker",
+            Duration::from_secs(60),
+        );
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(needle), "{extra:?}: {}", stderr(&out));
+    }
+
+    // A client of another protocol version, straight through gRPC.
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let status = runtime.block_on(async {
+        let mut client = CoordinationClient::connect(url.clone()).await.unwrap();
+        client
+            .register(RegisterRequest {
+                caller: Some(Caller {
+                    protocol_version: 99,
+                    token: "s3cret".to_string(),
+                    worker: "future".to_string(),
+                }),
+                ..RegisterRequest::default()
+            })
+            .await
+            .unwrap_err()
+    });
+    assert_eq!(format!("{:?}", status.code()), "FailedPrecondition");
+    assert!(
+        status.message().contains("protocol v99"),
+        "{}",
+        status.message()
+    );
+
+    // The right token still works, and nothing was built by the strangers.
+    let worker = start_worker(&url, "member", &token_arg);
+    assert!(finish(worker, "worker", Duration::from_secs(120))
+        .status
+        .success());
+    let out = finish(coordinator, "coordinator", Duration::from_secs(60));
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+/// The lines a child writes to standard error, collected as they come.
+fn collect_stderr(child: &mut Child) -> std::sync::Arc<std::sync::Mutex<Vec<String>>> {
+    let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = lines.clone();
+    let stream = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines().map_while(Result::ok) {
+            sink.lock().unwrap().push(line);
+        }
+    });
+    lines
+}
+
+/// Slices a coordinator's log says it stored.
+fn slices_done(log: &std::sync::Mutex<Vec<String>>) -> Vec<String> {
+    log.lock()
+        .unwrap()
+        .iter()
+        .filter(|l| l.contains("\"slice done\""))
+        .filter_map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).ok()?;
+            Some(v["fields"]["slice"].as_str()?.to_string())
+        })
+        .collect()
+}
+
+fn wait_for(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
+    let started = Instant::now();
+    while !ready() {
+        assert!(started.elapsed() < limit, "waited {limit:?} for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn kill_hard(child: &mut Child) {
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+/// About a minute of work in 23 slices.
+const LONG_GAME: &str = "nim:triangle:7:normal";
+
+#[test]
+fn a_killed_workers_lease_expires_and_another_finishes_the_slice() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("cluster");
+    let (mut coordinator, url) = start_coordinator(
+        LONG_GAME,
+        &store,
+        &["--depth", "--lease-seconds", "2", "-v"],
+    );
+    let log = collect_stderr(&mut coordinator);
+    let mut first = start_worker(&url, "doomed", &[]);
+    wait_for("five slices", Duration::from_secs(120), || {
+        slices_done(&log).len() >= 5
+    });
+    // Mid-slice: the worker solves one slice after another.
+    kill_hard(&mut first);
+    let second = start_worker(&url, "heir", &[]);
+    let limit = Duration::from_secs(300);
+    let out = finish(coordinator, "coordinator", limit);
+    assert!(out.status.success());
+    assert!(finish(second, "worker", limit).status.success());
+    assert!(
+        log.lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.contains("lease expired")),
+        "the killed worker's lease expired"
+    );
+    let single = dir.path().join("single");
+    build(LONG_GAME, &single, &["--depth"]);
+    assert_eq!(checksums(&store), checksums(&single));
+}
+
+#[test]
+fn a_killed_coordinator_resumes_without_solving_done_slices_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("cluster");
+    let (mut first, url) = start_coordinator(LONG_GAME, &store, &["--depth", "-v"]);
+    let first_log = collect_stderr(&mut first);
+    let workers: Vec<Child> = (0..2)
+        .map(|i| start_worker(&url, &format!("w{i}"), &[]))
+        .collect();
+    wait_for("six slices", Duration::from_secs(120), || {
+        slices_done(&first_log).len() >= 6
+    });
+    kill_hard(&mut first);
+    let before = slices_done(&first_log);
+    let kept = checksums(&store);
+    assert!(kept.len() >= before.len() && kept.len() < 23);
+
+    // The same address again, so that the workers find it.
+    let address = url.strip_prefix("http://").unwrap();
+    let mut second = Command::new(env!("CARGO_BIN_EXE_egdb"))
+        .args(["coordinator", LONG_GAME, "--store", store.to_str().unwrap()])
+        .args(["--listen", address, "--depth", "-v"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let second_log = collect_stderr(&mut second);
+    let limit = Duration::from_secs(300);
+    assert!(finish(second, "coordinator", limit).status.success());
+    for worker in workers {
+        let out = finish(worker, "worker", limit);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let after = slices_done(&second_log);
+    for slice in &after {
+        assert!(
+            !kept.iter().any(|(done, _)| done == slice),
+            "{slice} was in the store before the restart and was stored again"
+        );
+    }
+    assert_eq!(kept.len() + after.len(), 23);
+    let single = dir.path().join("single");
+    build(LONG_GAME, &single, &["--depth"]);
+    assert_eq!(checksums(&store), checksums(&single));
+}
