@@ -115,7 +115,11 @@ fn workers_of_another_cluster_game_or_protocol_are_refused() {
     std::fs::write(&wrong, "guess").unwrap();
     let store = dir.path().join("t5");
     let token_arg = ["--token-file", token.to_str().unwrap()];
-    let (coordinator, url) = start_coordinator("nim:triangle:5:normal", &store, &token_arg);
+    let mut token_and_logs = token_arg.to_vec();
+    token_and_logs.push("-v");
+    let (mut coordinator, url) =
+        start_coordinator("nim:triangle:5:normal", &store, &token_and_logs);
+    let log = collect_stderr(&mut coordinator);
 
     for (extra, needle) in [
         (vec![], "token"),
@@ -161,6 +165,15 @@ fn workers_of_another_cluster_game_or_protocol_are_refused() {
         "{}",
         status.message()
     );
+
+    // The coordinator's side says so too.
+    let refusals = log
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|l| l.contains("request refused"))
+        .count();
+    assert!(refusals >= 3, "{refusals} refusals logged");
 
     // The right token still works, and nothing was built by the strangers.
     let worker = start_worker(&url, "member", &token_arg);

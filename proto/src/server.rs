@@ -34,8 +34,15 @@ impl Service {
         Service { coordinator, token }
     }
 
-    /// Refuses callers of another protocol version or without the token.
+    /// Refuses callers of another protocol version or without the token,
+    /// saying so in the coordinator's log too.
     fn admit(&self, caller: Option<&Caller>) -> Result<String, Status> {
+        self.check(caller).inspect_err(|status| {
+            tracing::warn!(reason = %status.message(), "request refused");
+        })
+    }
+
+    fn check(&self, caller: Option<&Caller>) -> Result<String, Status> {
         let caller = caller.ok_or_else(|| Status::invalid_argument("request without a caller"))?;
         if caller.protocol_version != PROTOCOL_VERSION {
             return Err(Status::failed_precondition(format!(
