@@ -38,13 +38,7 @@ pub fn run(args: BuildArgs) -> Exit {
         ));
     }
     let store_path = args.store.clone().unwrap_or_else(|| default_store(&spec));
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    // Only fails if a pool exists already, which then serves as well.
-    let _ = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .build_global();
+    use_engine_threads(args.threads);
     let memory_budget = args.memory.unwrap_or_else(default_memory);
     let options = BuildOptions {
         depth: args.depth,
@@ -130,6 +124,16 @@ pub fn run(args: BuildArgs) -> Exit {
         start.depth.map(|d| format!(" in {d} plies")).unwrap_or_default(),
     );
     Ok(0)
+}
+
+/// Sizes the engines' thread pool: `threads`, or every core.
+pub fn use_engine_threads(threads: Option<usize>) {
+    let threads =
+        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // Only fails if a pool exists already, which then serves as well.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build_global();
 }
 
 pub fn default_store(spec: &GameSpec) -> PathBuf {

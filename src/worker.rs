@@ -8,7 +8,7 @@ use egdb_proto::client::RemoteCoordinator;
 use egdb_proto::LinkKind;
 use egdb_worker::{Worker, WorkerConfig, WorkerError};
 
-use crate::build::{default_memory, INTERRUPTED};
+use crate::build::{default_memory, use_engine_threads, INTERRUPTED};
 use crate::cli::WorkerArgs;
 use crate::coordinator::read_token;
 use crate::failure::Failure;
@@ -16,13 +16,7 @@ use crate::Exit;
 
 pub fn run(args: WorkerArgs) -> Exit {
     let token = read_token(args.token_file.as_deref())?.unwrap_or_default();
-    let threads = args
-        .threads
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    // Only fails if a pool exists already, which then serves as well.
-    let _ = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .build_global();
+    use_engine_threads(args.threads);
     let link = RemoteCoordinator::new(
         &args.coordinator,
         token,
