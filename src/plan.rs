@@ -5,14 +5,14 @@
 use std::collections::BTreeMap;
 
 use egdb_coordinator::build::memory_need;
-use egdb_coordinator::game::{cell_encoding, table_bytes};
+use egdb_coordinator::game::cell_encoding;
 use egdb_coordinator::Tablebase;
-use egdb_db_format::{CellEncoding, SliceRecord};
-use egdb_games::morris::MorrisSlice;
+use egdb_db_format::SliceRecord;
 use egdb_games::{Game, GameSpec};
 use serde_json::json;
 
 use crate::cli::PlanArgs;
+use crate::stats::phase;
 use crate::Exit;
 
 pub fn run(args: PlanArgs) -> Exit {
@@ -31,7 +31,7 @@ pub fn run(args: PlanArgs) -> Exit {
             phase: phase(s.id.as_str()),
             positions: s.positions,
             entries: s.entries,
-            stored: table_bytes(s.entries, encoding),
+            stored: encoding.table_bytes(s.entries),
             memory: memory_need(&plan, s, encoding),
             seconds: rates
                 .as_ref()
@@ -139,14 +139,6 @@ impl Row {
     }
 }
 
-fn phase(slice: &str) -> &'static str {
-    match MorrisSlice::parse(slice) {
-        Some(MorrisSlice::Movement { .. }) => "movement",
-        Some(MorrisSlice::Placement { .. }) => "placement",
-        None => "nim",
-    }
-}
-
 fn gib(bytes: u64) -> String {
     format!("{:.2}G", bytes as f64 / (1u64 << 30) as f64)
 }
@@ -178,9 +170,5 @@ impl Rates {
 }
 
 fn entries(record: &SliceRecord) -> u64 {
-    match record.encoding {
-        CellEncoding::WinBits => record.raw_len * 8,
-        CellEncoding::ValueDepth8 => record.raw_len,
-        CellEncoding::ValueDepth16 => record.raw_len / 2,
-    }
+    record.encoding.entries_in(record.raw_len)
 }

@@ -84,20 +84,18 @@ pub fn run(args: StatsArgs) -> Exit {
 
 fn slice_json(r: &SliceRecord) -> Json {
     let c = &r.counts;
-    let (phase, mover, opponent, ply, parity) = match MorrisSlice::parse(&r.slice) {
-        Some(MorrisSlice::Movement { a, b, parity }) => {
-            ("movement", Some(a), Some(b), None, parity)
-        }
+    let (mover, opponent, ply, parity) = match MorrisSlice::parse(&r.slice) {
+        Some(MorrisSlice::Movement { a, b, parity }) => (Some(a), Some(b), None, parity),
         Some(MorrisSlice::Placement {
             ply,
             mover,
             opponent,
-        }) => ("placement", Some(mover), Some(opponent), Some(ply), None),
-        None => ("nim", None, None, None, None),
+        }) => (Some(mover), Some(opponent), Some(ply), None),
+        None => (None, None, None, None),
     };
     json!({
         "slice": r.slice,
-        "phase": phase,
+        "phase": phase(&r.slice),
         "mover_pieces": mover,
         "opponent_pieces": opponent,
         "ply": ply,
@@ -117,4 +115,13 @@ fn slice_json(r: &SliceRecord) -> Json {
         "blocks": r.blocks,
         "seconds": r.seconds,
     })
+}
+
+/// `movement`, `placement` or `nim`: the phase a slice id names.
+pub fn phase(slice: &str) -> &'static str {
+    match MorrisSlice::parse(slice) {
+        Some(MorrisSlice::Movement { .. }) => "movement",
+        Some(MorrisSlice::Placement { .. }) => "placement",
+        None => "nim",
+    }
 }

@@ -31,12 +31,3 @@ pub fn cell_encoding(game: &Game, depth: bool) -> CellEncoding {
         Game::Nim(_) => CellEncoding::WinBits,
     }
 }
-
-/// Bytes of a table of `entries` cells stored in `encoding`.
-pub fn table_bytes(entries: u64, encoding: CellEncoding) -> u64 {
-    match encoding {
-        CellEncoding::WinBits => entries / 8,
-        CellEncoding::ValueDepth8 => entries,
-        CellEncoding::ValueDepth16 => 2 * entries,
-    }
-}

@@ -33,6 +33,24 @@ impl CellEncoding {
             _ => None,
         }
     }
+
+    /// Bytes of a table of `entries` cells.
+    pub fn table_bytes(self, entries: u64) -> u64 {
+        match self {
+            CellEncoding::WinBits => entries / 8,
+            CellEncoding::ValueDepth8 => entries,
+            CellEncoding::ValueDepth16 => 2 * entries,
+        }
+    }
+
+    /// Cells in a table of `bytes` bytes.
+    pub fn entries_in(self, bytes: u64) -> u64 {
+        match self {
+            CellEncoding::WinBits => bytes * 8,
+            CellEncoding::ValueDepth8 => bytes,
+            CellEncoding::ValueDepth16 => bytes / 2,
+        }
+    }
 }
 
 /// A stored value; `DontCare` marks entries nobody reads (a position stored

@@ -1,7 +1,11 @@
 //! What the worker asks of each game family: solve one leased slice, reading
 //! the slices it depends on through the coordinator, and hand back its shard.
 
+use std::collections::hash_map::Entry;
+use std::collections::HashMap;
+use std::hash::Hash;
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 use egdb_db_format::{CellEncoding, SliceCounts};
 use egdb_proto::v1::{Shard, SliceTask};
@@ -41,16 +45,28 @@ pub trait SliceSolver: Send {
     ) -> Result<Solved, WorkerError>;
 }
 
-/// A dependency's stored bytes, every block and the whole checked.
+/// Makes `kept` hold exactly the tables a task reads: `keys[i]` is the
+/// slice named `ids[i]`. Tables kept from earlier tasks stay; the others are
+/// fetched (every block and the whole checked) and turned into tables by
+/// `load`.
 ///
 /// # Errors
-/// Coordinator errors and corrupt shards.
-pub fn fetch(
+/// Coordinator errors, corrupt shards, and `load`'s errors.
+pub fn keep_dependencies<K: Copy + Eq + Hash, T>(
+    kept: &mut HashMap<K, Arc<T>>,
+    ids: &[String],
+    keys: &[K],
     link: &dyn Coordinator,
-    slice_id: &str,
-) -> Result<(CellEncoding, Vec<u8>), WorkerError> {
-    let shard = link.fetch_shard(slice_id)?;
-    Ok(decode_shard(&shard)?)
+    mut load: impl FnMut(K, CellEncoding, Vec<u8>) -> Result<T, WorkerError>,
+) -> Result<(), WorkerError> {
+    kept.retain(|key, _| keys.contains(key));
+    for (id, &key) in ids.iter().zip(keys) {
+        if let Entry::Vacant(slot) = kept.entry(key) {
+            let (encoding, raw) = decode_shard(&link.fetch_shard(id)?)?;
+            slot.insert(Arc::new(load(key, encoding, raw)?));
+        }
+    }
+    Ok(())
 }
 
 /// Cuts a solved slice's bytes into a shard.

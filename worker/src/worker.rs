@@ -106,20 +106,13 @@ impl<'a> Worker<'a> {
                 std::thread::sleep(self.config.poll);
                 continue;
             };
-            let (stop, lost, finished) = (
-                AtomicBool::new(false),
-                AtomicBool::new(false),
-                AtomicBool::new(false),
-            );
+            let lease = LeaseFlags::default();
             let outcome = std::thread::scope(|scope| {
-                let link = self.link;
-                let (stop, lost, finished) = (&stop, &lost, &finished);
+                let (link, lease) = (self.link, &lease);
                 let (name, slice) = (name.as_str(), task.slice_id.as_str());
-                scope.spawn(move || {
-                    keep_lease(link, name, slice, beat, cancel, stop, lost, finished)
-                });
-                let outcome = self.solve(&task, stop);
-                finished.store(true, Ordering::Relaxed);
+                scope.spawn(move || keep_lease(link, name, slice, beat, cancel, lease));
+                let outcome = self.solve(&task, &lease.stop);
+                lease.finished.store(true, Ordering::Relaxed);
                 outcome
             });
             match outcome {
@@ -137,7 +130,7 @@ impl<'a> Worker<'a> {
                         Err(e) => return Err(e.into()),
                     }
                 }
-                Err(WorkerError::Cancelled) if lost.load(Ordering::Relaxed) => {
+                Err(WorkerError::Cancelled) if lease.lost.load(Ordering::Relaxed) => {
                     tracing::warn!(worker = %name, slice = %task.slice_id, "lease lost; dropping the slice");
                 }
                 Err(WorkerError::Cancelled) => {
@@ -205,40 +198,50 @@ impl<'a> Worker<'a> {
     }
 }
 
+/// Between the solve of one leased slice and the thread that keeps its lease.
+#[derive(Default)]
+struct LeaseFlags {
+    /// Stop solving: the worker is cancelled or the lease is lost.
+    stop: AtomicBool,
+    lost: AtomicBool,
+    /// The solve is over, one way or another.
+    finished: AtomicBool,
+}
+
+impl LeaseFlags {
+    fn lose(&self) {
+        self.lost.store(true, Ordering::Relaxed);
+        self.stop.store(true, Ordering::Relaxed);
+    }
+}
+
 /// While a slice is solved: renews its lease every `beat`, and stops the
-/// solve (`stop`) when the worker is cancelled or the lease is lost.
-#[allow(clippy::too_many_arguments)]
+/// solve when the worker is cancelled or the lease is lost.
 fn keep_lease(
     link: &dyn Coordinator,
     worker: &str,
     slice: &str,
     beat: Duration,
     cancel: &AtomicBool,
-    stop: &AtomicBool,
-    lost: &AtomicBool,
-    finished: &AtomicBool,
+    lease: &LeaseFlags,
 ) {
     let tick = Duration::from_millis(50).min(beat);
     let mut last = Instant::now();
-    while !finished.load(Ordering::Relaxed) {
+    while !lease.finished.load(Ordering::Relaxed) {
         std::thread::sleep(tick);
         if cancel.load(Ordering::Relaxed) {
-            stop.store(true, Ordering::Relaxed);
+            lease.stop.store(true, Ordering::Relaxed);
         }
         if last.elapsed() >= beat {
             last = Instant::now();
             match link.heartbeat(worker, slice) {
                 Ok(true) => {}
-                Ok(false) => {
-                    lost.store(true, Ordering::Relaxed);
-                    stop.store(true, Ordering::Relaxed);
-                }
+                Ok(false) => lease.lose(),
                 // Unreachable for longer than the client waits: the lease
                 // has run out by now.
                 Err(e) => {
                     tracing::warn!(worker, slice, error = %e, "heartbeat failed");
-                    lost.store(true, Ordering::Relaxed);
-                    stop.store(true, Ordering::Relaxed);
+                    lease.lose();
                 }
             }
         }

@@ -17,7 +17,7 @@ use egdb_db_format::{decode_block, CellEncoding, SliceCounts, SliceRecord, Store
 use egdb_games::{Game, SliceInfo};
 use egdb_proto::v1::{SliceResult, SliceTask};
 
-use crate::game::{cell_encoding, identity, table_bytes};
+use crate::game::{cell_encoding, identity};
 use crate::CoordinatorError;
 
 mod link;
@@ -195,7 +195,7 @@ impl Build {
                 "encoding {encoding:?}, the build stores {expected:?}"
             )));
         }
-        let expected_len = table_bytes(info.entries, self.encoding);
+        let expected_len = self.encoding.table_bytes(info.entries);
         if shard.raw_len != expected_len || shard.block_bytes == 0 {
             return Err(refuse(format!(
                 "{} raw bytes, the slice has {expected_len}",
@@ -265,9 +265,9 @@ pub fn memory_need(plan: &[SliceInfo], slice: &SliceInfo, encoding: CellEncoding
     let dependencies: u64 = plan
         .iter()
         .filter(|s| slice.dependencies.contains(&s.id))
-        .map(|s| table_bytes(s.entries, encoding))
+        .map(|s| encoding.table_bytes(s.entries))
         .sum();
-    dependencies + 3 * table_bytes(slice.entries, encoding)
+    dependencies + 3 * encoding.table_bytes(slice.entries)
 }
 
 impl Build {

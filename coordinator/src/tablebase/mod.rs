@@ -21,8 +21,30 @@ use crate::CoordinatorError;
 /// Decompressed blocks kept at most.
 const CACHED_BLOCKS: usize = 256;
 
-/// Decompressed blocks by (slice id, block index).
-type BlockCache = HashMap<(String, u32), Arc<Vec<u8>>>;
+/// Decompressed blocks by slice id and block index (looked up by `&str`,
+/// without building a key per probe).
+#[derive(Default)]
+struct BlockCache {
+    blocks: HashMap<String, HashMap<u32, Arc<Vec<u8>>>>,
+    len: usize,
+}
+
+impl BlockCache {
+    fn get(&self, slice: &str, index: u32) -> Option<Arc<Vec<u8>>> {
+        self.blocks.get(slice)?.get(&index).cloned()
+    }
+
+    fn insert(&mut self, slice: &str, index: u32, block: Arc<Vec<u8>>) {
+        if self.len >= CACHED_BLOCKS {
+            self.blocks.clear();
+            self.len = 0;
+        }
+        let of_slice = self.blocks.entry(slice.to_string()).or_default();
+        if of_slice.insert(index, block).is_none() {
+            self.len += 1;
+        }
+    }
+}
 
 /// What the table says of one position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,7 +89,7 @@ impl Tablebase {
             store,
             game,
             records,
-            cache: Mutex::new(HashMap::new()),
+            cache: Mutex::new(BlockCache::default()),
             morris: morris::Indexes::default(),
         })
     }
@@ -138,8 +160,8 @@ impl Tablebase {
             })
     }
 
-    /// `len` stored bytes of a slice from byte `at` on (cells may straddle
-    /// blocks).
+    /// `N` stored bytes of a slice from byte `at` on; one block read unless
+    /// the cell straddles two.
     fn bytes<const N: usize>(
         &self,
         record: &SliceRecord,
@@ -147,31 +169,35 @@ impl Tablebase {
     ) -> Result<[u8; N], CoordinatorError> {
         let block_bytes = record.block_bytes.max(1);
         let mut out = [0u8; N];
-        for (i, byte) in out.iter_mut().enumerate() {
-            let at = at + i as u64;
+        let mut filled = 0;
+        while filled < N {
+            let at = at + filled as u64;
             let index = (at / block_bytes) as u32;
             let block = self.block(record, index)?;
-            *byte = *block.get((at % block_bytes) as usize).ok_or_else(|| {
-                corrupt(record, index, "block shorter than its manifest record says")
-            })?;
+            let start = (at % block_bytes) as usize;
+            let take = (N - filled).min(block.len().saturating_sub(start));
+            if take == 0 {
+                return Err(corrupt(
+                    record,
+                    index,
+                    "block shorter than its manifest record says",
+                ));
+            }
+            out[filled..filled + take].copy_from_slice(&block[start..start + take]);
+            filled += take;
         }
         Ok(out)
     }
 
     fn block(&self, record: &SliceRecord, index: u32) -> Result<Arc<Vec<u8>>, CoordinatorError> {
-        let key = (record.slice.clone(), index);
-        if let Some(block) = self.lock().get(&key) {
-            return Ok(block.clone());
+        if let Some(block) = self.lock().get(&record.slice, index) {
+            return Ok(block);
         }
         if index >= record.blocks {
             return Err(corrupt(record, index, "block beyond the slice's end"));
         }
         let block = Arc::new(self.store.read_block(&record.slice, index)?.raw);
-        let mut cache = self.lock();
-        if cache.len() >= CACHED_BLOCKS {
-            cache.clear();
-        }
-        cache.insert(key, block.clone());
+        self.lock().insert(&record.slice, index, block.clone());
         Ok(block)
     }
 

@@ -17,14 +17,31 @@ use crate::CoordinatorError;
 
 /// The table indexes of the slices probed so far (built once each).
 #[derive(Default)]
-pub(super) struct Indexes(Mutex<HashMap<MorrisSlice, Arc<Vec<TableIndex>>>>);
+pub(super) struct Indexes(Mutex<HashMap<MorrisSlice, Arc<SliceIndex>>>);
+
+/// A slice's tables and where each starts among its cells.
+struct SliceIndex {
+    tables: Vec<TableIndex>,
+    /// Cells before each table; one more entry: all the slice's cells.
+    starts: Vec<u64>,
+}
 
 impl Indexes {
-    fn of(&self, slice: MorrisSlice) -> Arc<Vec<TableIndex>> {
+    fn of(&self, slice: MorrisSlice) -> Arc<SliceIndex> {
         let mut known = self.0.lock().unwrap_or_else(|p| p.into_inner());
         known
             .entry(slice)
-            .or_insert_with(|| Arc::new(slice.tables().into_iter().map(TableIndex::new).collect()))
+            .or_insert_with(|| {
+                let tables: Vec<TableIndex> =
+                    slice.tables().into_iter().map(TableIndex::new).collect();
+                let starts = std::iter::once(0)
+                    .chain(tables.iter().scan(0, |sum, t| {
+                        *sum += t.len();
+                        Some(*sum)
+                    }))
+                    .collect();
+                Arc::new(SliceIndex { tables, starts })
+            })
             .clone()
     }
 }
@@ -49,8 +66,8 @@ impl Tablebase {
         let (slice, table) = table_of(rules, position.ply(rules), mover.len(), opponent.len(), odd)
             .expect("positions not over by their counts lie in a table");
         let record = self.record(&slice.to_string())?;
-        let indexes = self.morris.of(slice);
-        let cells: u64 = indexes.iter().map(TableIndex::len).sum();
+        let index = self.morris.of(slice);
+        let cells = index.starts[index.tables.len()];
         if record.encoding != CellEncoding::ValueDepth16 || record.raw_len != 2 * cells {
             return Err(corrupt(
                 record,
@@ -61,8 +78,7 @@ impl Tablebase {
                 ),
             ));
         }
-        let before: u64 = indexes[..table].iter().map(TableIndex::len).sum();
-        let at = 2 * (before + indexes[table].index(mover, opponent));
+        let at = 2 * (index.starts[table] + index.tables[table].index(mover, opponent));
         let (code, depth) = unpack_value_depth16(u16::from_le_bytes(self.bytes::<2>(record, at)?));
         let value = match code {
             ValueCode::Win => Value::Win,

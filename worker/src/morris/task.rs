@@ -16,7 +16,7 @@ use egdb_proto::Coordinator;
 use rayon::prelude::*;
 
 use super::{Dependencies, MorrisEngine, SolvedSlice, SolvedTable};
-use crate::solver::{fetch, shard_of, ShardOptions, SliceSolver, Solved};
+use crate::solver::{keep_dependencies, shard_of, ShardOptions, SliceSolver, Solved};
 use crate::WorkerError;
 
 /// The Morris engine of one game and the slices later tasks will read.
@@ -64,13 +64,13 @@ impl SliceSolver for MorrisTasks {
                 "{slice} reads {missing}, which the task does not list"
             )));
         }
-        self.kept.retain(|s, _| needed.contains(s));
-        for (id, &s) in task.dependencies.iter().zip(&needed) {
-            if let std::collections::hash_map::Entry::Vacant(slot) = self.kept.entry(s) {
-                let (encoding, raw) = fetch(link, id)?;
-                slot.insert(Arc::new(from_stored(s, encoding, &raw)?));
-            }
-        }
+        keep_dependencies(
+            &mut self.kept,
+            &task.dependencies,
+            &needed,
+            link,
+            |s, encoding, raw| from_stored(s, encoding, &raw),
+        )?;
         let started = Instant::now();
         let solved = self.engine.solve(slice, &self.kept, cancel)?;
         let seconds = started.elapsed().as_secs_f64();

@@ -11,7 +11,7 @@ use egdb_proto::v1::SliceTask;
 use egdb_proto::Coordinator;
 
 use super::NimEngine;
-use crate::solver::{fetch, shard_of, ShardOptions, SliceSolver, Solved};
+use crate::solver::{keep_dependencies, shard_of, ShardOptions, SliceSolver, Solved};
 use crate::table::SliceTable;
 use crate::WorkerError;
 
@@ -51,13 +51,14 @@ impl SliceSolver for NimTasks {
             .iter()
             .map(|d| self.slice_number(task, d))
             .collect::<Result<Vec<_>, _>>()?;
-        self.kept.retain(|s, _| needed.contains(s));
-        for (id, &s) in task.dependencies.iter().zip(&needed) {
-            if let std::collections::hash_map::Entry::Vacant(slot) = self.kept.entry(s) {
-                let (encoding, raw) = fetch(link, id)?;
-                slot.insert(Arc::new(self.engine.table_from_stored(s, encoding, raw)?));
-            }
-        }
+        let engine = &self.engine;
+        keep_dependencies(
+            &mut self.kept,
+            &task.dependencies,
+            &needed,
+            link,
+            |s, encoding, raw| engine.table_from_stored(s, encoding, raw),
+        )?;
         let started = Instant::now();
         let table = self.engine.solve(h, task.depth, &self.kept, cancel)?;
         let solved = started.elapsed().as_secs_f64();
