@@ -35,6 +35,23 @@ pub enum Command {
     Coordinator(CoordinatorArgs),
     /// Solve slices for a coordinator.
     Worker(WorkerArgs),
+    /// How far a coordinator's build is: slices, workers, bytes, time left.
+    Status(StatusArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// The coordinator's URL, e.g. http://host:7070.
+    #[arg(long)]
+    pub coordinator: String,
+    /// A file holding the cluster token.
+    #[arg(long)]
+    pub token_file: Option<PathBuf>,
+    /// Seconds to wait for an unreachable coordinator.
+    #[arg(long, default_value_t = 5.0)]
+    pub patience: f64,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -84,6 +101,13 @@ pub struct WorkerArgs {
     /// zstd level of the blocks handed over.
     #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     pub zstd_level: i32,
+    /// A directory where the worker keeps the shards it reads and solves,
+    /// so that after a restart it reads them from disk (one per worker).
+    #[arg(long)]
+    pub cache: Option<PathBuf>,
+    /// Tests only: damage the first N shards received and results sent.
+    #[arg(long, hide = true, default_value_t = 0)]
+    pub damage_transfers: u64,
 }
 
 #[derive(Debug, Args)]

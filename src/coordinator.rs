@@ -14,8 +14,8 @@ use crate::cli::CoordinatorArgs;
 use crate::failure::Failure;
 use crate::Exit;
 
-/// How long a finished build keeps answering, so that polling workers hear
-/// that there is nothing left and stop.
+/// How long a finished build keeps answering at most, so that polling
+/// workers hear that there is nothing left and stop.
 const GRACE: Duration = Duration::from_secs(3);
 
 pub fn run(args: CoordinatorArgs) -> Exit {
@@ -58,7 +58,9 @@ pub fn run(args: CoordinatorArgs) -> Exit {
                 _ = until_complete(&watched) => false,
             };
             if !interrupted {
-                tokio::time::sleep(GRACE).await;
+                // Until every worker heard "stop", or the grace runs out
+                // (a worker that died never asks again).
+                let _ = tokio::time::timeout(GRACE, until_workers_told(&watched)).await;
             }
             let _ = finished_tx.send(interrupted);
         });
@@ -90,6 +92,12 @@ async fn until_complete(build: &Build) {
             return;
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+async fn until_workers_told(build: &Build) {
+    while !build.workers_told_to_stop() {
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }
 

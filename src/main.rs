@@ -8,6 +8,7 @@ mod failure;
 mod plan;
 mod query;
 mod stats;
+mod status;
 mod worker;
 
 use clap::Parser;
@@ -27,6 +28,7 @@ fn main() {
         Command::Plan(args) => plan::run(args),
         Command::Coordinator(args) => coordinator::run(args),
         Command::Worker(args) => worker::run(args),
+        Command::Status(args) => status::run(args),
     };
     match outcome {
         Ok(code) => std::process::exit(code),

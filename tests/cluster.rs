@@ -304,3 +304,97 @@ fn a_killed_coordinator_resumes_without_solving_done_slices_again() {
     build(LONG_GAME, &single, &["--depth"]);
     assert_eq!(checksums(&store), checksums(&single));
 }
+
+/// Every block of every slice of a store, decompressed and checked, and
+/// each slice's checksum.
+fn assert_store_intact(store: &Path) {
+    let opened = egdb_db_format::Store::open_read_only(store).unwrap();
+    assert!(opened.is_complete().unwrap());
+    for record in opened.slices().unwrap() {
+        opened.read_slice(&record.slice).unwrap();
+    }
+}
+
+fn lines_with(log: &std::sync::Mutex<Vec<String>>, needle: &str) -> usize {
+    log.lock()
+        .unwrap()
+        .iter()
+        .filter(|l| l.contains(needle))
+        .count()
+}
+
+#[test]
+fn damaged_transfers_are_sent_again_and_a_restarted_worker_reads_its_cache() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("cluster");
+    let cache = dir.path().join("cache");
+    let (mut coordinator, url) = start_coordinator(
+        LONG_GAME,
+        &store,
+        &["--depth", "--lease-seconds", "2", "-v"],
+    );
+    let log = collect_stderr(&mut coordinator);
+
+    // A first worker solves a few slices, so that the next must fetch them.
+    let mut first = start_worker(&url, "first", &[]);
+    wait_for("four slices", Duration::from_secs(120), || {
+        slices_done(&log).len() >= 4
+    });
+    kill_hard(&mut first);
+
+    // Its shards reach the next worker damaged twice, and its first two
+    // results reach the coordinator damaged.
+    let cache_arg = ["--cache", cache.to_str().unwrap(), "-vv"];
+    let mut damaging = cache_arg.to_vec();
+    damaging.extend(["--damage-transfers", "2"]);
+    let mut second = start_worker(&url, "second", &damaging);
+    let second_log = collect_stderr(&mut second);
+    let done_before = slices_done(&log).len();
+    wait_for("three more slices", Duration::from_secs(120), || {
+        slices_done(&log).len() >= done_before + 3
+    });
+
+    let status = egdb(&["status", "--coordinator", &url, "--json"]);
+    assert!(status.status.success(), "{}", stderr(&status));
+    let status: serde_json::Value = serde_json::from_slice(&status.stdout).unwrap();
+    assert_eq!(status["slices"]["total"], 23);
+    assert!(status["slices"]["done"].as_u64().unwrap() >= 7, "{status}");
+    let second_status = status["workers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|w| w["name"] == "second")
+        .unwrap_or_else(|| panic!("{status}"))
+        .clone();
+    assert!(
+        second_status["slices_done"].as_u64().unwrap() >= 1,
+        "{status}"
+    );
+    assert!(
+        second_status["bytes_sent"].as_u64().unwrap() > 0,
+        "{status}"
+    );
+    assert!(status["eta_seconds"].as_f64().is_some(), "{status}");
+
+    kill_hard(&mut second);
+    assert!(lines_with(&second_log, "fetching it again") >= 1);
+    assert!(lines_with(&log, "result refused") >= 2);
+
+    // Started again on its cache: what it fetched or solved comes from disk.
+    let mut third = start_worker(&url, "second", &cache_arg);
+    let third_log = collect_stderr(&mut third);
+    let limit = Duration::from_secs(300);
+    let out = finish(coordinator, "coordinator", limit);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(finish(third, "worker", limit).status.success());
+    assert!(
+        lines_with(&third_log, "dependency from the cache") >= 1,
+        "{:?}",
+        third_log.lock().unwrap()
+    );
+
+    assert_store_intact(&store);
+    let single = dir.path().join("single");
+    build(LONG_GAME, &single, &["--depth"]);
+    assert_eq!(checksums(&store), checksums(&single));
+}

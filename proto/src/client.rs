@@ -12,7 +12,8 @@ use crate::server::MAX_MESSAGE_BYTES;
 use crate::v1::coordination_client::CoordinationClient;
 use crate::v1::{
     result_part, shard_part, Caller, FailRequest, FetchRequest, HeartbeatRequest, LeaseReply,
-    LeaseRequest, RegisterRequest, ResultHeader, ResultPart, Shard, SliceResult,
+    LeaseRequest, RegisterRequest, ResultHeader, ResultPart, Shard, SliceResult, StatusReply,
+    StatusRequest,
 };
 use crate::{Coordinator, LinkError, LinkKind, Registration, WorkerInfo, PROTOCOL_VERSION};
 
@@ -151,10 +152,9 @@ impl Coordinator for RemoteCoordinator {
         })
     }
 
-    fn fetch_shard(&self, slice_id: &str) -> Result<Shard, LinkError> {
+    fn fetch_shard(&self, worker: &str, slice_id: &str) -> Result<Shard, LinkError> {
         let request = FetchRequest {
-            // Shards are read-only: any worker name will do.
-            caller: Some(self.caller("")),
+            caller: Some(self.caller(worker)),
             slice_id: slice_id.to_string(),
         };
         self.retrying(|mut c| {
@@ -207,6 +207,16 @@ impl Coordinator for RemoteCoordinator {
         self.retrying(|mut c| {
             let request = request.clone();
             async move { c.fail(request).await.map(|_| ()) }
+        })
+    }
+
+    fn status(&self) -> Result<StatusReply, LinkError> {
+        let request = StatusRequest {
+            caller: Some(self.caller("status")),
+        };
+        self.retrying(|mut c| {
+            let request = request.clone();
+            async move { c.status(request).await.map(|r| r.into_inner()) }
         })
     }
 }

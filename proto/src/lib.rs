@@ -9,6 +9,8 @@
 
 pub mod client;
 pub mod server;
+#[cfg(feature = "store")]
+pub mod stored;
 
 /// Generated `egdb.v1` messages and the `Coordination` service.
 pub mod v1 {
@@ -113,7 +115,7 @@ pub trait Coordinator: Send + Sync {
     ///
     /// # Errors
     /// When the slice is not done or cannot be read.
-    fn fetch_shard(&self, slice_id: &str) -> Result<v1::Shard, LinkError>;
+    fn fetch_shard(&self, worker: &str, slice_id: &str) -> Result<v1::Shard, LinkError>;
 
     /// Hands over a solved slice. Completing the same slice twice is harmless.
     ///
@@ -126,6 +128,12 @@ pub trait Coordinator: Send + Sync {
     /// # Errors
     /// When the coordinator cannot be reached.
     fn fail(&self, worker: &str, slice_id: &str, reason: &str) -> Result<(), LinkError>;
+
+    /// How far the build is: slices, workers, bytes moved, time left.
+    ///
+    /// # Errors
+    /// When the coordinator cannot be reached.
+    fn status(&self) -> Result<v1::StatusReply, LinkError>;
 }
 
 /// Per-slice counts cross the wire as [`v1::SliceCounts`] and are stored as

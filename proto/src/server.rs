@@ -15,7 +15,7 @@ use crate::v1::coordination_server::{Coordination, CoordinationServer};
 use crate::v1::{
     result_part, shard_part, Caller, Empty, FailRequest, FetchRequest, HeartbeatReply,
     HeartbeatRequest, LeaseReply, LeaseRequest, RegisterReply, RegisterRequest, ResultPart, Shard,
-    ShardPart,
+    ShardPart, StatusReply, StatusRequest,
 };
 use crate::{Coordinator, LinkError, LinkKind, WorkerInfo, PROTOCOL_VERSION};
 
@@ -141,8 +141,10 @@ impl Coordination for Service {
         request: Request<FetchRequest>,
     ) -> Result<Response<PartStream>, Status> {
         let r = request.into_inner();
-        self.admit(r.caller.as_ref())?;
-        let mut shard = self.call(move |c| c.fetch_shard(&r.slice_id)).await?;
+        let worker = self.admit(r.caller.as_ref())?;
+        let mut shard = self
+            .call(move |c| c.fetch_shard(&worker, &r.slice_id))
+            .await?;
         let blocks = std::mem::take(&mut shard.blocks);
         let header = std::iter::once(shard_part::Part::Header(shard));
         let parts = header
@@ -193,6 +195,15 @@ impl Coordination for Service {
         self.call(move |c| c.fail(&worker, &r.slice_id, &r.reason))
             .await?;
         Ok(Response::new(Empty {}))
+    }
+
+    async fn status(
+        &self,
+        request: Request<StatusRequest>,
+    ) -> Result<Response<StatusReply>, Status> {
+        self.admit(request.get_ref().caller.as_ref())?;
+        let reply = self.call(|c| c.status()).await?;
+        Ok(Response::new(reply))
     }
 }
 

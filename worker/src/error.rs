@@ -14,6 +14,8 @@ pub enum WorkerError {
     BadShard { slice: String, reason: String },
     #[error("task refused: {0}")]
     BadTask(String),
+    #[error("shard cache {dir}: {reason}")]
+    Cache { dir: String, reason: String },
     #[error("coordinator: {0}")]
     Link(#[from] egdb_proto::LinkError),
     #[error(transparent)]

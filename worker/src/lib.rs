@@ -7,16 +7,23 @@
 //! * [`table`] — a solved slice in memory.
 //! * [`shard`] — a slice's bytes as compressed, checked blocks.
 //! * [`solver`] — what each game family does with a leased slice.
+//! * [`source`] — dependency shards: from the [`cache`] or the coordinator,
+//!   checked, fetched again when damaged in transfer.
+//! * [`fault`] — damage injected into transfers, for the tests.
 //! * [`worker`] — the pull loop: lease, fetch dependencies, solve, hand over.
 
+pub mod cache;
 pub mod error;
+pub mod fault;
 pub mod morris;
 pub mod nim;
 pub mod shard;
 pub mod solver;
+pub mod source;
 pub mod table;
 pub mod worker;
 
+pub use cache::ShardCache;
 pub use error::WorkerError;
 pub use table::SliceTable;
 pub use worker::{Worker, WorkerConfig, WorkerReport};

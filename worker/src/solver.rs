@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use egdb_db_format::{CellEncoding, SliceCounts};
 use egdb_proto::v1::{Shard, SliceTask};
-use egdb_proto::Coordinator;
 
-use crate::shard::{decode_shard, encode_shard};
+use crate::shard::encode_shard;
+use crate::source::ShardSource;
 use crate::WorkerError;
 
 /// How solved slices are cut and compressed.
@@ -31,7 +31,7 @@ pub struct Solved {
 /// One game's engine with the dependency tables it keeps between tasks.
 pub trait SliceSolver: Send {
     /// Solves `task`'s slice; dependencies not kept from earlier tasks are
-    /// fetched from `link`.
+    /// read from `source`.
     ///
     /// # Errors
     /// [`WorkerError::BadTask`] for a slice the game does not have, bad
@@ -39,7 +39,7 @@ pub trait SliceSolver: Send {
     fn solve(
         &mut self,
         task: &SliceTask,
-        link: &dyn Coordinator,
+        source: &ShardSource,
         options: ShardOptions,
         cancel: &AtomicBool,
     ) -> Result<Solved, WorkerError>;
@@ -47,8 +47,8 @@ pub trait SliceSolver: Send {
 
 /// Makes `kept` hold exactly the tables a task reads: `keys[i]` is the
 /// slice named `ids[i]`. Tables kept from earlier tasks stay; the others are
-/// fetched (every block and the whole checked) and turned into tables by
-/// `load`.
+/// read from `source` (every block and the whole checked) and turned into
+/// tables by `load`.
 ///
 /// # Errors
 /// Coordinator errors, corrupt shards, and `load`'s errors.
@@ -56,13 +56,13 @@ pub fn keep_dependencies<K: Copy + Eq + Hash, T>(
     kept: &mut HashMap<K, Arc<T>>,
     ids: &[String],
     keys: &[K],
-    link: &dyn Coordinator,
+    source: &ShardSource,
     mut load: impl FnMut(K, CellEncoding, Vec<u8>) -> Result<T, WorkerError>,
 ) -> Result<(), WorkerError> {
     kept.retain(|key, _| keys.contains(key));
     for (id, &key) in ids.iter().zip(keys) {
         if let Entry::Vacant(slot) = kept.entry(key) {
-            let (encoding, raw) = decode_shard(&link.fetch_shard(id)?)?;
+            let (encoding, raw) = source.fetch(id)?;
             slot.insert(Arc::new(load(key, encoding, raw)?));
         }
     }

@@ -9,9 +9,11 @@ use egdb_games::{Game, GameSpec};
 use egdb_proto::v1::{SliceCounts as WireCounts, SliceResult, SliceTask};
 use egdb_proto::{Coordinator, LinkKind, WorkerInfo};
 
+use crate::cache::ShardCache;
 use crate::morris::task::MorrisTasks;
 use crate::nim::task::NimTasks;
 use crate::solver::{ShardOptions, SliceSolver};
+use crate::source::ShardSource;
 use crate::WorkerError;
 
 /// Who a worker is and how it stores what it solves.
@@ -57,6 +59,8 @@ pub struct Worker<'a> {
     link: &'a dyn Coordinator,
     /// The engine of the game last leased, with the tables it keeps.
     solver: Option<(String, Box<dyn SliceSolver + 'a>)>,
+    /// Shards kept on disk across restarts, if the worker has a cache.
+    cache: Option<ShardCache>,
 }
 
 impl<'a> Worker<'a> {
@@ -65,7 +69,15 @@ impl<'a> Worker<'a> {
             config,
             link,
             solver: None,
+            cache: None,
         }
+    }
+
+    /// Reads dependencies from `cache` where it has them, and keeps every
+    /// shard fetched or solved there.
+    pub fn with_cache(mut self, cache: ShardCache) -> Worker<'a> {
+        self.cache = Some(cache);
+        self
     }
 
     /// Registers, then solves slices until the coordinator says stop or
@@ -110,9 +122,12 @@ impl<'a> Worker<'a> {
             let outcome = std::thread::scope(|scope| {
                 let (link, lease) = (self.link, &lease);
                 let (name, slice) = (name.as_str(), task.slice_id.as_str());
-                scope.spawn(move || keep_lease(link, name, slice, beat, cancel, lease));
+                let keeper =
+                    scope.spawn(move || keep_lease(link, name, slice, beat, cancel, lease));
                 let outcome = self.solve(&task, &lease.stop);
                 lease.finished.store(true, Ordering::Relaxed);
+                // Wake it from its pause: the next lease need not wait.
+                keeper.thread().unpark();
                 outcome
             });
             match outcome {
@@ -189,7 +204,19 @@ impl<'a> Worker<'a> {
         };
         let link = self.link;
         let started = Instant::now();
-        let solved = self.solver(task)?.solve(task, link, options, cancel)?;
+        // Taken out while the solver borrows the worker; put back after.
+        let cache = self.cache.take();
+        let name = self.config.name.clone();
+        let source = ShardSource::new(link, &name, task, cache.as_ref());
+        let solved = self
+            .solver(task)
+            .and_then(|solver| solver.solve(task, &source, options, cancel));
+        if let Ok(solved) = &solved {
+            // Later slices read this one: after a restart, from disk.
+            source.keep(&solved.shard);
+        }
+        self.cache = cache;
+        let solved = solved?;
         Ok(SliceResult {
             shard: Some(solved.shard),
             counts: Some(WireCounts::from(&solved.counts)),
@@ -228,7 +255,10 @@ fn keep_lease(
     let tick = Duration::from_millis(50).min(beat);
     let mut last = Instant::now();
     while !lease.finished.load(Ordering::Relaxed) {
-        std::thread::sleep(tick);
+        std::thread::park_timeout(tick);
+        if lease.finished.load(Ordering::Relaxed) {
+            break;
+        }
         if cancel.load(Ordering::Relaxed) {
             lease.stop.store(true, Ordering::Relaxed);
         }

@@ -3,10 +3,11 @@
 
 use std::time::Instant;
 
-use egdb_proto::v1::{LeaseReply, Shard, ShardBlock, SliceResult};
+use egdb_proto::stored::read_shard;
+use egdb_proto::v1::{LeaseReply, Shard, SliceResult, StatusReply};
 use egdb_proto::{Coordinator, LinkError, LinkKind, Registration, WorkerInfo};
 
-use super::{Build, Lease};
+use super::{Build, Lease, WorkerState};
 
 impl Coordinator for Build {
     fn register(&self, worker: &WorkerInfo) -> Result<Registration, LinkError> {
@@ -20,9 +21,18 @@ impl Coordinator for Build {
                 ),
             ));
         }
-        self.lock()
+        let mut state = self.lock();
+        // A worker joining again (restarted, or after a network cut) keeps
+        // its tallies.
+        let record = state
             .workers
-            .insert(worker.name.clone(), worker.memory);
+            .entry(worker.name.clone())
+            .or_insert_with(|| WorkerState::new(worker.threads, worker.memory));
+        record.threads = worker.threads;
+        record.memory = worker.memory;
+        record.told_stop = false;
+        record.last_seen = Instant::now();
+        drop(state);
         tracing::info!(worker = %worker.name, threads = worker.threads, memory = worker.memory, "worker registered");
         Ok(Registration {
             game: game.clone(),
@@ -32,12 +42,22 @@ impl Coordinator for Build {
 
     fn lease(&self, worker: &str) -> Result<LeaseReply, LinkError> {
         let mut state = self.lock();
-        if state.halted || state.done.len() == self.plan.len() {
+        let finished = state.halted || state.done.len() == self.plan.len();
+        let Some(record) = state.seen(worker) else {
+            // After a restart of the coordinator: the worker registers again.
+            return Err(LinkError::new(
+                LinkKind::NotFound,
+                format!("worker {worker} has not registered"),
+            ));
+        };
+        if finished {
+            record.told_stop = true;
             return Ok(LeaseReply {
                 task: None,
                 stop: true,
             });
         }
+        let memory = record.memory;
         let now = Instant::now();
         state.leased.retain(|slice, lease| {
             let alive = lease.until > now;
@@ -46,13 +66,6 @@ impl Coordinator for Build {
             }
             alive
         });
-        let memory = *state.workers.get(worker).ok_or_else(|| {
-            // After a restart of the coordinator: the worker registers again.
-            LinkError::new(
-                LinkKind::NotFound,
-                format!("worker {worker} has not registered"),
-            )
-        })?;
         let ready = self.plan.iter().zip(&self.needs).find(|(s, &need)| {
             let id = s.id.as_str();
             need <= memory
@@ -65,6 +78,7 @@ impl Coordinator for Build {
         let task = ready.map(|(slice, _)| {
             let lease = Lease {
                 worker: worker.to_string(),
+                since: now,
                 until: now + self.lease_length(),
             };
             state.leased.insert(slice.id.to_string(), lease);
@@ -76,6 +90,7 @@ impl Coordinator for Build {
     fn heartbeat(&self, worker: &str, slice_id: &str) -> Result<bool, LinkError> {
         let until = Instant::now() + self.lease_length();
         let mut state = self.lock();
+        state.seen(worker);
         match state.leased.get_mut(slice_id) {
             Some(lease) if lease.worker == worker => {
                 lease.until = until;
@@ -85,30 +100,33 @@ impl Coordinator for Build {
         }
     }
 
-    fn fetch_shard(&self, slice_id: &str) -> Result<Shard, LinkError> {
-        let fail = |e: egdb_db_format::FormatError| LinkError::internal(e.to_string());
-        let record = self.store.slice(slice_id).map_err(fail)?.ok_or_else(|| {
-            LinkError::new(LinkKind::NotFound, format!("slice {slice_id} is not done"))
-        })?;
-        let blocks = (0..record.blocks)
-            .map(|index| {
-                self.store
-                    .block_record(slice_id, index)
-                    .map(|record| ShardBlock { index, record })
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(fail)?;
-        Ok(Shard {
-            slice_id: slice_id.to_string(),
-            encoding: record.encoding.tag() as u32,
-            raw_len: record.raw_len,
-            raw_crc32: record.raw_crc32,
-            block_bytes: record.block_bytes,
-            blocks,
-        })
+    fn fetch_shard(&self, worker: &str, slice_id: &str) -> Result<Shard, LinkError> {
+        // A block damaged on this disk is an error here, never sent as good.
+        let shard = read_shard(&self.store, slice_id)
+            .map_err(|e| LinkError::internal(e.to_string()))?
+            .ok_or_else(|| {
+                LinkError::new(LinkKind::NotFound, format!("slice {slice_id} is not done"))
+            })?;
+        if let Some(record) = self.lock().seen(worker) {
+            record.bytes_sent += shard
+                .blocks
+                .iter()
+                .map(|b| b.record.len() as u64)
+                .sum::<u64>();
+        }
+        Ok(shard)
     }
 
     fn complete(&self, worker: &str, result: SliceResult) -> Result<(), LinkError> {
+        let bytes: u64 = result
+            .shard
+            .iter()
+            .flat_map(|s| &s.blocks)
+            .map(|b| b.record.len() as u64)
+            .sum();
+        if let Some(record) = self.lock().seen(worker) {
+            record.bytes_received += bytes;
+        }
         let record = match self.check(&result) {
             Ok(checked) => checked,
             Err(e) => {
@@ -156,6 +174,11 @@ impl Coordinator for Build {
             state.leased.remove(&record.slice);
             if state.done.insert(record.slice.clone()) {
                 state.newly_done += 1;
+                state.entries_done_now += self.entries_of(&record.slice);
+                if let Some(me) = state.seen(worker) {
+                    me.slices_done += 1;
+                    me.positions_done += record.counts.positions;
+                }
             }
             if self
                 .options
@@ -193,6 +216,7 @@ impl Coordinator for Build {
 
     fn fail(&self, worker: &str, slice_id: &str, reason: &str) -> Result<(), LinkError> {
         let mut state = self.lock();
+        state.seen(worker);
         if state
             .leased
             .get(slice_id)
@@ -203,5 +227,9 @@ impl Coordinator for Build {
         drop(state);
         tracing::warn!(worker, slice = slice_id, reason, "lease given back");
         Ok(())
+    }
+
+    fn status(&self) -> Result<StatusReply, LinkError> {
+        Ok(self.status_now())
     }
 }

@@ -21,6 +21,7 @@ use crate::game::{cell_encoding, identity};
 use crate::CoordinatorError;
 
 mod link;
+mod status;
 
 /// How a build runs.
 #[derive(Debug, Clone)]
@@ -56,6 +57,8 @@ pub struct Build {
     options: BuildOptions,
     state: Mutex<State>,
     progress: Option<Box<dyn BuildProgress>>,
+    /// When this run of the build began (for rates and the ETA).
+    started: Instant,
 }
 
 #[derive(Default)]
@@ -63,15 +66,55 @@ struct State {
     done: HashSet<String>,
     /// Slice id → who holds it, until when.
     leased: HashMap<String, Lease>,
-    /// Registered workers' memory for one slice.
-    workers: HashMap<String, u64>,
+    workers: HashMap<String, WorkerState>,
     newly_done: u64,
+    /// Entries of the slices solved in this run.
+    entries_done_now: u64,
     halted: bool,
 }
 
 struct Lease {
     worker: String,
+    since: Instant,
     until: Instant,
+}
+
+/// A registered worker, as the coordinator last saw it.
+struct WorkerState {
+    threads: u32,
+    /// Bytes it may use for one slice.
+    memory: u64,
+    last_seen: Instant,
+    slices_done: u64,
+    positions_done: u64,
+    bytes_sent: u64,
+    bytes_received: u64,
+    /// It was told that no more work will come.
+    told_stop: bool,
+}
+
+impl WorkerState {
+    fn new(threads: u32, memory: u64) -> WorkerState {
+        WorkerState {
+            threads,
+            memory,
+            last_seen: Instant::now(),
+            slices_done: 0,
+            positions_done: 0,
+            bytes_sent: 0,
+            bytes_received: 0,
+            told_stop: false,
+        }
+    }
+}
+
+impl State {
+    /// The worker's record, marked as seen now.
+    fn seen(&mut self, worker: &str) -> Option<&mut WorkerState> {
+        let state = self.workers.get_mut(worker)?;
+        state.last_seen = Instant::now();
+        Some(state)
+    }
 }
 
 impl Build {
@@ -115,6 +158,7 @@ impl Build {
                 ..State::default()
             }),
             progress: None,
+            started: Instant::now(),
         })
     }
 
@@ -134,6 +178,12 @@ impl Build {
     /// Slices done so far.
     pub fn done(&self) -> usize {
         self.lock().done.len()
+    }
+
+    /// Whether every worker that registered has been told to stop (a build
+    /// without workers counts as told).
+    pub fn workers_told_to_stop(&self) -> bool {
+        self.lock().workers.values().all(|w| w.told_stop)
     }
 
     /// Whether every slice is in the store; marks the store complete if so.

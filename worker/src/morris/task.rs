@@ -12,11 +12,11 @@ use egdb_games::morris::burnside::class_count;
 use egdb_games::morris::index::TableIndex;
 use egdb_games::morris::{MorrisGame, MorrisSlice};
 use egdb_proto::v1::SliceTask;
-use egdb_proto::Coordinator;
 use rayon::prelude::*;
 
 use super::{Dependencies, MorrisEngine, SolvedSlice, SolvedTable};
 use crate::solver::{keep_dependencies, shard_of, ShardOptions, SliceSolver, Solved};
+use crate::source::ShardSource;
 use crate::WorkerError;
 
 /// The Morris engine of one game and the slices later tasks will read.
@@ -47,7 +47,7 @@ impl SliceSolver for MorrisTasks {
     fn solve(
         &mut self,
         task: &SliceTask,
-        link: &dyn Coordinator,
+        source: &ShardSource,
         options: ShardOptions,
         cancel: &AtomicBool,
     ) -> Result<Solved, WorkerError> {
@@ -68,7 +68,7 @@ impl SliceSolver for MorrisTasks {
             &mut self.kept,
             &task.dependencies,
             &needed,
-            link,
+            source,
             |s, encoding, raw| from_stored(s, encoding, &raw),
         )?;
         let started = Instant::now();
@@ -95,10 +95,12 @@ pub fn stored_bytes(solved: &SolvedSlice) -> Vec<u8> {
     raw
 }
 
-/// A solved slice from its stored bytes.
+/// A solved slice from its stored bytes, checked as [`counts`] checks a
+/// solved one.
 ///
 /// # Errors
-/// [`WorkerError::BadShard`] when the bytes do not fit the slice.
+/// [`WorkerError::BadShard`] when the bytes do not fit the slice, or a
+/// class entry holds no value, or a duplicate one.
 pub fn from_stored(
     slice: MorrisSlice,
     encoding: CellEncoding,
@@ -129,7 +131,12 @@ pub fn from_stored(
             SolvedTable { index, cells }
         })
         .collect();
-    Ok(SolvedSlice { slice, tables })
+    let solved = SolvedSlice { slice, tables };
+    // The engines read class entries only and take them to hold a value:
+    // a shard that passed its checksums but breaks that (a peer's bug) is
+    // refused here rather than misread.
+    counts(&solved).map_err(|e| bad(e.to_string()))?;
+    Ok(solved)
 }
 
 /// Counts of one table or slice, both per arrangement and per class.
@@ -244,4 +251,47 @@ pub fn counts(solved: &SolvedSlice) -> Result<SliceCounts, WorkerError> {
         canonical_draw: Some(total.class_draw),
         max_depth: Some(u32::from(total.max_depth)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use egdb_db_format::encoding::pack_value_depth16;
+    use egdb_games::morris::Variant;
+
+    use super::*;
+
+    #[test]
+    fn stored_slices_with_misplaced_cells_are_refused() {
+        let game = MorrisGame::new(Variant::Taiwan, 3);
+        let solved = MorrisEngine::new(game.clone()).solve_all();
+        let (&slice, table) = solved
+            .iter()
+            .max_by_key(|(_, s)| s.tables.iter().map(|t| t.cells.len()).sum::<usize>())
+            .unwrap();
+        let raw = stored_bytes(table);
+        let back = from_stored(slice, CellEncoding::ValueDepth16, &raw).unwrap();
+        assert_eq!(stored_bytes(&back), raw);
+
+        let cells: Vec<u16> = raw
+            .chunks_exact(2)
+            .map(|b| u16::from_le_bytes([b[0], b[1]]))
+            .collect();
+        let is_empty = |c: &u16| unpack_value_depth16(*c).0 == ValueCode::DontCare;
+        let class = cells.iter().position(|c| !is_empty(c)).unwrap();
+        let duplicate = cells.iter().position(is_empty).unwrap();
+        for (at, cell) in [
+            (class, pack_value_depth16(ValueCode::DontCare, 0)),
+            (duplicate, pack_value_depth16(ValueCode::Win, 1)),
+        ] {
+            let mut damaged = raw.clone();
+            damaged[2 * at..2 * at + 2].copy_from_slice(&cell.to_le_bytes());
+            let refused = from_stored(slice, CellEncoding::ValueDepth16, &damaged);
+            assert!(
+                matches!(refused, Err(WorkerError::BadShard { .. })),
+                "cell {at}: {refused:?}"
+            );
+        }
+        let short = from_stored(slice, CellEncoding::ValueDepth16, &raw[2..]);
+        assert!(matches!(short, Err(WorkerError::BadShard { .. })));
+    }
 }

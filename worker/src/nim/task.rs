@@ -8,10 +8,10 @@ use std::time::Instant;
 use egdb_games::nim::NimGame;
 use egdb_games::SliceId;
 use egdb_proto::v1::SliceTask;
-use egdb_proto::Coordinator;
 
 use super::NimEngine;
 use crate::solver::{keep_dependencies, shard_of, ShardOptions, SliceSolver, Solved};
+use crate::source::ShardSource;
 use crate::table::SliceTable;
 use crate::WorkerError;
 
@@ -41,7 +41,7 @@ impl SliceSolver for NimTasks {
     fn solve(
         &mut self,
         task: &SliceTask,
-        link: &dyn Coordinator,
+        source: &ShardSource,
         options: ShardOptions,
         cancel: &AtomicBool,
     ) -> Result<Solved, WorkerError> {
@@ -56,7 +56,7 @@ impl SliceSolver for NimTasks {
             &mut self.kept,
             &task.dependencies,
             &needed,
-            link,
+            source,
             |s, encoding, raw| engine.table_from_stored(s, encoding, raw),
         )?;
         let started = Instant::now();

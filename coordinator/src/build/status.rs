@@ -1,0 +1,87 @@
+//! What `egdb status` shows of a running build: slices by state, who holds
+//! what, bytes moved and the time left.
+
+use std::time::Instant;
+
+use egdb_proto::v1::{StatusReply, WorkerStatus};
+
+use super::Build;
+
+impl Build {
+    /// Entries (cells) of a slice of the plan; 0 for an unknown id.
+    pub(super) fn entries_of(&self, slice: &str) -> u64 {
+        self.plan
+            .iter()
+            .find(|s| s.id.as_str() == slice)
+            .map_or(0, |s| s.entries)
+    }
+
+    /// The build as it stands. The time left is the entries still to solve
+    /// at the rate (entries per second of wall time) of this run so far.
+    pub fn status_now(&self) -> StatusReply {
+        let now = Instant::now();
+        let state = self.lock();
+        let (mut ready, mut waiting) = (0, 0);
+        let (mut positions_done, mut entries_left) = (0, 0);
+        for slice in &self.plan {
+            let id = slice.id.as_str();
+            if state.done.contains(id) {
+                positions_done += slice.positions;
+                continue;
+            }
+            entries_left += slice.entries;
+            if state.leased.contains_key(id) {
+                continue;
+            }
+            if slice
+                .dependencies
+                .iter()
+                .all(|d| state.done.contains(d.as_str()))
+            {
+                ready += 1;
+            } else {
+                waiting += 1;
+            }
+        }
+        let elapsed = now.duration_since(self.started).as_secs_f64();
+        let eta_seconds = (state.entries_done_now > 0)
+            .then(|| entries_left as f64 * elapsed / state.entries_done_now as f64);
+        let mut workers: Vec<WorkerStatus> = state
+            .workers
+            .iter()
+            .map(|(name, w)| {
+                let held = state.leased.iter().find(|(_, l)| l.worker == *name);
+                WorkerStatus {
+                    name: name.clone(),
+                    threads: w.threads,
+                    memory: w.memory,
+                    slice_id: held.map(|(id, _)| id.clone()).unwrap_or_default(),
+                    held_seconds: held
+                        .map_or(0.0, |(_, l)| now.duration_since(l.since).as_secs_f64()),
+                    slices_done: w.slices_done,
+                    positions_done: w.positions_done,
+                    bytes_sent: w.bytes_sent,
+                    bytes_received: w.bytes_received,
+                    last_seen_seconds: now.duration_since(w.last_seen).as_secs_f64(),
+                }
+            })
+            .collect();
+        workers.sort_by(|a, b| a.name.cmp(&b.name));
+        StatusReply {
+            game: self.store.identity().game.clone(),
+            slices_total: self.plan.len() as u32,
+            slices_done: state.done.len() as u32,
+            slices_running: state.leased.len() as u32,
+            slices_ready: ready,
+            slices_waiting: waiting,
+            positions_total: self.plan.iter().map(|s| s.positions).sum(),
+            positions_done,
+            bytes_sent: workers.iter().map(|w| w.bytes_sent).sum(),
+            bytes_received: workers.iter().map(|w| w.bytes_received).sum(),
+            elapsed_seconds: elapsed,
+            eta_seconds,
+            complete: state.done.len() == self.plan.len(),
+            workers,
+        }
+    }
+}

@@ -1,0 +1,72 @@
+//! Shards to and from stores: the coordinator serves its finished slices
+//! as shards, and a worker's cache keeps the shards it fetched.
+
+use egdb_db_format::block::checksum_holds;
+use egdb_db_format::{CellEncoding, FormatError, SliceCounts, SliceRecord, Store};
+
+use crate::v1::{Shard, ShardBlock};
+
+/// A finished slice of `store` as a shard, `None` when it is not there. A
+/// block whose checksum fails is an error, never sent as good.
+///
+/// # Errors
+/// [`FormatError::Corrupt`] naming the block; store I/O errors.
+pub fn read_shard(store: &Store, slice_id: &str) -> Result<Option<Shard>, FormatError> {
+    let Some(record) = store.slice(slice_id)? else {
+        return Ok(None);
+    };
+    let blocks = (0..record.blocks)
+        .map(|index| {
+            let bytes = store.block_record(slice_id, index)?;
+            if !checksum_holds(&bytes) {
+                return Err(FormatError::Corrupt {
+                    slice: slice_id.to_string(),
+                    block: index,
+                    reason: "checksum mismatch in the store".to_string(),
+                });
+            }
+            Ok(ShardBlock {
+                index,
+                record: bytes,
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Some(Shard {
+        slice_id: slice_id.to_string(),
+        encoding: u32::from(record.encoding.tag()),
+        raw_len: record.raw_len,
+        raw_crc32: record.raw_crc32,
+        block_bytes: record.block_bytes,
+        blocks,
+    }))
+}
+
+/// Writes a checked shard into `store` as it came, with `counts` for its
+/// manifest record.
+///
+/// # Errors
+/// [`FormatError::Corrupt`] for an unknown encoding; store I/O errors.
+pub fn write_shard(store: &Store, shard: &Shard, counts: SliceCounts) -> Result<(), FormatError> {
+    let encoding = u8::try_from(shard.encoding)
+        .ok()
+        .and_then(CellEncoding::from_tag)
+        .ok_or_else(|| FormatError::Corrupt {
+            slice: shard.slice_id.clone(),
+            block: 0,
+            reason: format!("unknown encoding {}", shard.encoding),
+        })?;
+    let record = SliceRecord {
+        slice: shard.slice_id.clone(),
+        encoding,
+        raw_len: shard.raw_len,
+        raw_crc32: shard.raw_crc32,
+        block_bytes: shard.block_bytes,
+        blocks: shard.blocks.len() as u32,
+        stored_bytes: shard.blocks.iter().map(|b| b.record.len() as u64).sum(),
+        counts,
+        stones: None,
+        seconds: 0.0,
+    };
+    let blocks: Vec<&[u8]> = shard.blocks.iter().map(|b| b.record.as_slice()).collect();
+    store.put_slice(&record, &blocks)
+}

@@ -1,0 +1,156 @@
+//! `egdb status`: how far a running build is, asked of its coordinator.
+
+use std::time::Duration;
+
+use egdb_proto::client::RemoteCoordinator;
+use egdb_proto::v1::{StatusReply, WorkerStatus};
+use egdb_proto::{Coordinator, LinkKind};
+use serde_json::json;
+
+use crate::cli::StatusArgs;
+use crate::coordinator::read_token;
+use crate::failure::Failure;
+use crate::Exit;
+
+pub fn run(args: StatusArgs) -> Exit {
+    let token = read_token(args.token_file.as_deref())?.unwrap_or_default();
+    let link = RemoteCoordinator::new(
+        &args.coordinator,
+        token,
+        Duration::from_secs_f64(args.patience),
+    )
+    .map_err(|e| Failure::bad_input(e.to_string()))?;
+    let status = link.status().map_err(|e| {
+        let message = format!("coordinator {}: {e}", args.coordinator);
+        match e.kind {
+            LinkKind::Mismatch | LinkKind::Unauthenticated => Failure::bad_input(message),
+            _ => Failure::failed(message),
+        }
+    })?;
+    if args.json {
+        println!("{:#}", as_json(&status));
+    } else {
+        print!("{}", as_text(&status));
+    }
+    Ok(0)
+}
+
+fn as_json(s: &StatusReply) -> serde_json::Value {
+    let workers: Vec<serde_json::Value> = s
+        .workers
+        .iter()
+        .map(|w| {
+            json!({
+                "name": w.name,
+                "threads": w.threads,
+                "memory": w.memory,
+                "slice": (!w.slice_id.is_empty()).then_some(&w.slice_id),
+                "held_seconds": w.held_seconds,
+                "slices_done": w.slices_done,
+                "positions_done": w.positions_done,
+                "bytes_sent": w.bytes_sent,
+                "bytes_received": w.bytes_received,
+                "last_seen_seconds": w.last_seen_seconds,
+            })
+        })
+        .collect();
+    json!({
+        "game": s.game,
+        "complete": s.complete,
+        "slices": {
+            "total": s.slices_total,
+            "done": s.slices_done,
+            "running": s.slices_running,
+            "ready": s.slices_ready,
+            "waiting": s.slices_waiting,
+        },
+        "positions_total": s.positions_total,
+        "positions_done": s.positions_done,
+        "bytes_sent": s.bytes_sent,
+        "bytes_received": s.bytes_received,
+        "elapsed_seconds": s.elapsed_seconds,
+        "eta_seconds": s.eta_seconds,
+        "workers": workers,
+    })
+}
+
+fn as_text(s: &StatusReply) -> String {
+    let mut out = format!(
+        "{}: {}\nslices: {} done, {} running, {} pending ({} ready, {} waiting) of {}\n",
+        s.game,
+        if s.complete { "complete" } else { "building" },
+        s.slices_done,
+        s.slices_running,
+        s.slices_ready + s.slices_waiting,
+        s.slices_ready,
+        s.slices_waiting,
+        s.slices_total,
+    );
+    let share = 100.0 * s.positions_done as f64 / s.positions_total.max(1) as f64;
+    out += &format!(
+        "positions: {} of {} ({share:.1} %)\nmoved: {} to workers, {} from workers\n",
+        s.positions_done,
+        s.positions_total,
+        mib(s.bytes_sent),
+        mib(s.bytes_received),
+    );
+    out += &format!(
+        "running for {}, {}\n",
+        clock(s.elapsed_seconds),
+        match s.eta_seconds {
+            Some(eta) => format!("about {} left at this run's rate", clock(eta)),
+            None => "no time estimate before the first slice is done".to_string(),
+        }
+    );
+    if !s.workers.is_empty() {
+        out += "workers:\n";
+    }
+    for w in &s.workers {
+        out += &worker_line(w);
+    }
+    out
+}
+
+fn worker_line(w: &WorkerStatus) -> String {
+    let holds = if w.slice_id.is_empty() {
+        "idle".to_string()
+    } else {
+        format!("{} for {}", w.slice_id, clock(w.held_seconds))
+    };
+    format!(
+        "  {}  {} threads, {:.1} GiB  {holds}; {} slices done, {} in, {} out; seen {:.0} s ago\n",
+        w.name,
+        w.threads,
+        w.memory as f64 / (1u64 << 30) as f64,
+        w.slices_done,
+        mib(w.bytes_sent),
+        mib(w.bytes_received),
+        w.last_seen_seconds,
+    )
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1u64 << 20) as f64)
+}
+
+/// `1h02m`, `3m07s`, `12s`.
+fn clock(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    match (s / 3600, s / 60 % 60, s % 60) {
+        (0, 0, sec) => format!("{sec}s"),
+        (0, min, sec) => format!("{min}m{sec:02}s"),
+        (h, min, _) => format!("{h}h{min:02}m"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_reads_like_a_clock() {
+        assert_eq!(clock(0.4), "0s");
+        assert_eq!(clock(187.0), "3m07s");
+        assert_eq!(clock(3720.0), "1h02m");
+    }
+}

@@ -1,0 +1,131 @@
+//! A worker's local cache of the shards it fetched, kept across restarts
+//! (`egdb worker --cache DIR`): a worker started again reads its
+//! dependencies from disk instead of the network.
+//!
+//! One egdb store per build under `DIR`, named after the game, its
+//! definition and whether depths are stored, so that a cache serves every
+//! build of the same tables and never another's. Slices never change once
+//! done, so cached shards never go stale; the worker checks each one again
+//! before use. The directory is locked while a worker uses it.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use egdb_db_format::{SliceCounts, Store, StoreIdentity};
+use egdb_proto::stored::{read_shard, write_shard};
+use egdb_proto::v1::{Shard, SliceTask};
+
+use crate::WorkerError;
+
+/// The shard cache in one directory.
+pub struct ShardCache {
+    dir: PathBuf,
+    /// Held open for its lock.
+    _lock: File,
+    /// The store of the build last asked about.
+    open: Mutex<Option<(String, Store)>>,
+}
+
+impl std::fmt::Debug for ShardCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShardCache")
+            .field("dir", &self.dir)
+            .finish()
+    }
+}
+
+impl ShardCache {
+    /// Opens (creating) the cache in `dir` and locks it.
+    ///
+    /// # Errors
+    /// [`WorkerError::Cache`] when the directory cannot be made or another
+    /// worker uses it.
+    pub fn open(dir: &Path) -> Result<ShardCache, WorkerError> {
+        let failed = |reason: String| WorkerError::Cache {
+            dir: dir.display().to_string(),
+            reason,
+        };
+        std::fs::create_dir_all(dir).map_err(|e| failed(e.to_string()))?;
+        let lock = File::create(dir.join("LOCK")).map_err(|e| failed(e.to_string()))?;
+        if !try_lock(&lock) {
+            return Err(failed(
+                "another worker uses it; give each worker its own --cache".to_string(),
+            ));
+        }
+        Ok(ShardCache {
+            dir: dir.to_path_buf(),
+            _lock: lock,
+            open: Mutex::new(None),
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The shard of `slice_id` in `task`'s build, if cached; blocks whose
+    /// checksum fails are an error.
+    ///
+    /// # Errors
+    /// Store errors, corrupt blocks.
+    pub fn get(&self, task: &SliceTask, slice_id: &str) -> Result<Option<Shard>, WorkerError> {
+        self.with_store(task, |store| Ok(read_shard(store, slice_id)?))
+    }
+
+    /// Keeps a checked shard of `task`'s build (again, if it was there).
+    ///
+    /// # Errors
+    /// Store errors.
+    pub fn put(&self, task: &SliceTask, shard: &Shard) -> Result<(), WorkerError> {
+        self.with_store(task, |store| {
+            Ok(write_shard(store, shard, SliceCounts::default())?)
+        })
+    }
+
+    fn with_store<T>(
+        &self,
+        task: &SliceTask,
+        f: impl FnOnce(&Store) -> Result<T, WorkerError>,
+    ) -> Result<T, WorkerError> {
+        let (name, identity) = namespace(task);
+        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        if open.as_ref().is_none_or(|(current, _)| *current != name) {
+            // Close the last build's store before opening the next.
+            *open = None;
+            let store = Store::create_or_open(&self.dir.join(&name), &identity)?;
+            *open = Some((name, store));
+        }
+        match open.as_ref() {
+            Some((_, store)) => f(store),
+            None => unreachable!("opened above"),
+        }
+    }
+}
+
+/// The directory name and store identity of a task's build.
+fn namespace(task: &SliceTask) -> (String, StoreIdentity) {
+    let definition = (!task.game_definition.is_empty()).then(|| task.game_definition.clone());
+    let fingerprint = u64::from(crc32fast::hash(task.game_definition.as_bytes()));
+    let readable: String = task
+        .game
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let depth = if task.depth { "-depth" } else { "" };
+    let name = format!("{readable}{depth}-{fingerprint:08x}");
+    let identity = StoreIdentity {
+        game: task.game.clone(),
+        fingerprint,
+        definition,
+        depth: task.depth,
+    };
+    (name, identity)
+}
+
+/// An exclusive, non-blocking lock on an open file; released when it closes.
+fn try_lock(file: &File) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a descriptor this process owns for as long as `file`.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+}

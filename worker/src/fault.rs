@@ -1,0 +1,80 @@
+//! Transfers damaged on purpose, so that tests can show that a damaged
+//! shard is caught and sent again (`egdb worker --damage-transfers N`, a
+//! hidden option). Never used otherwise.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use egdb_proto::v1::{LeaseReply, Shard, SliceResult, StatusReply};
+use egdb_proto::{Coordinator, LinkError, Registration, WorkerInfo};
+
+/// A coordinator link that flips one byte in the first `n` shards it
+/// receives and in the first `n` results it sends.
+pub struct DamagingLink<'a> {
+    inner: &'a dyn Coordinator,
+    fetches_left: AtomicU64,
+    results_left: AtomicU64,
+}
+
+impl<'a> DamagingLink<'a> {
+    pub fn new(inner: &'a dyn Coordinator, n: u64) -> DamagingLink<'a> {
+        DamagingLink {
+            inner,
+            fetches_left: AtomicU64::new(n),
+            results_left: AtomicU64::new(n),
+        }
+    }
+}
+
+/// Takes one from `left` unless it is zero.
+fn take_one(left: &AtomicU64) -> bool {
+    left.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+        .is_ok()
+}
+
+/// Flips a byte in the middle of the shard's first non-empty block.
+fn damage(shard: &mut Shard) {
+    if let Some(block) = shard.blocks.iter_mut().find(|b| !b.record.is_empty()) {
+        let middle = block.record.len() / 2;
+        block.record[middle] ^= 0x5a;
+        tracing::warn!(slice = %shard.slice_id, block = block.index, "damaged a shard in transfer (test option)");
+    }
+}
+
+impl Coordinator for DamagingLink<'_> {
+    fn register(&self, worker: &WorkerInfo) -> Result<Registration, LinkError> {
+        self.inner.register(worker)
+    }
+
+    fn lease(&self, worker: &str) -> Result<LeaseReply, LinkError> {
+        self.inner.lease(worker)
+    }
+
+    fn heartbeat(&self, worker: &str, slice_id: &str) -> Result<bool, LinkError> {
+        self.inner.heartbeat(worker, slice_id)
+    }
+
+    fn fetch_shard(&self, worker: &str, slice_id: &str) -> Result<Shard, LinkError> {
+        let mut shard = self.inner.fetch_shard(worker, slice_id)?;
+        if take_one(&self.fetches_left) {
+            damage(&mut shard);
+        }
+        Ok(shard)
+    }
+
+    fn complete(&self, worker: &str, mut result: SliceResult) -> Result<(), LinkError> {
+        if let Some(shard) = result.shard.as_mut() {
+            if take_one(&self.results_left) {
+                damage(shard);
+            }
+        }
+        self.inner.complete(worker, result)
+    }
+
+    fn fail(&self, worker: &str, slice_id: &str, reason: &str) -> Result<(), LinkError> {
+        self.inner.fail(worker, slice_id, reason)
+    }
+
+    fn status(&self) -> Result<StatusReply, LinkError> {
+        self.inner.status()
+    }
+}

@@ -1,0 +1,96 @@
+//! Where a task's dependency shards come from: the worker's cache when it
+//! has them, else the coordinator. Every shard is checked (each block, then
+//! the whole) before use; one damaged on the way is fetched again.
+
+use egdb_db_format::CellEncoding;
+use egdb_proto::v1::{Shard, SliceTask};
+use egdb_proto::Coordinator;
+
+use crate::cache::ShardCache;
+use crate::shard::decode_shard;
+use crate::WorkerError;
+
+/// Fetches of one shard before a damaged transfer counts as a failure.
+pub const FETCH_ATTEMPTS: u32 = 3;
+
+/// The dependency shards of one task.
+pub struct ShardSource<'a> {
+    link: &'a dyn Coordinator,
+    worker: &'a str,
+    task: &'a SliceTask,
+    cache: Option<&'a ShardCache>,
+}
+
+impl<'a> ShardSource<'a> {
+    pub fn new(
+        link: &'a dyn Coordinator,
+        worker: &'a str,
+        task: &'a SliceTask,
+        cache: Option<&'a ShardCache>,
+    ) -> ShardSource<'a> {
+        ShardSource {
+            link,
+            worker,
+            task,
+            cache,
+        }
+    }
+
+    /// The checked bytes of a finished slice.
+    ///
+    /// # Errors
+    /// Coordinator errors; [`egdb_db_format::FormatError::Corrupt`] when
+    /// [`FETCH_ATTEMPTS`] transfers in a row arrive damaged.
+    pub fn fetch(&self, slice_id: &str) -> Result<(CellEncoding, Vec<u8>), WorkerError> {
+        if let Some(decoded) = self.cached(slice_id) {
+            return Ok(decoded);
+        }
+        let mut attempt = 1;
+        loop {
+            let shard = self.link.fetch_shard(self.worker, slice_id)?;
+            match decode_shard(&shard) {
+                Ok(decoded) => {
+                    tracing::debug!(slice = slice_id, "dependency fetched");
+                    self.keep(&shard);
+                    return Ok(decoded);
+                }
+                Err(e) if attempt < FETCH_ATTEMPTS => {
+                    tracing::warn!(worker = self.worker, slice = slice_id, attempt, error = %e, "shard damaged in transfer; fetching it again");
+                    attempt += 1;
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+
+    /// Keeps a checked shard in the cache, if the worker has one; a cache
+    /// that cannot be written costs only a later fetch.
+    pub fn keep(&self, shard: &Shard) {
+        if let Some(cache) = self.cache {
+            if let Err(e) = cache.put(self.task, shard) {
+                tracing::warn!(slice = %shard.slice_id, error = %e, "cannot cache shard");
+            }
+        }
+    }
+
+    fn cached(&self, slice_id: &str) -> Option<(CellEncoding, Vec<u8>)> {
+        let cache = self.cache?;
+        let found = cache.get(self.task, slice_id).and_then(|shard| {
+            shard
+                .map(|s| decode_shard(&s))
+                .transpose()
+                .map_err(Into::into)
+        });
+        match found {
+            Ok(Some(decoded)) => {
+                tracing::debug!(slice = slice_id, "dependency from the cache");
+                Some(decoded)
+            }
+            Ok(None) => None,
+            Err(e) => {
+                tracing::warn!(slice = slice_id, error = %e, "cached shard unusable; fetching it");
+                None
+            }
+        }
+    }
+}

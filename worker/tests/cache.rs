@@ -1,0 +1,65 @@
+//! The worker's shard cache: what is put comes back, per build, across
+//! reopening; damage is caught; one worker at a time.
+
+use egdb_db_format::CellEncoding;
+use egdb_proto::v1::SliceTask;
+use egdb_worker::shard::{decode_shard, encode_shard};
+use egdb_worker::{ShardCache, WorkerError};
+
+fn task(game: &str, depth: bool) -> SliceTask {
+    SliceTask {
+        game: game.to_string(),
+        depth,
+        slice_id: "next".to_string(),
+        ..SliceTask::default()
+    }
+}
+
+#[test]
+fn shards_come_back_per_build_and_after_reopening() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw: Vec<u8> = (0..100_000u32).map(|i| (i * 7 % 251) as u8).collect();
+    let shard = encode_shard("outer-03", CellEncoding::WinBits, &raw, 4096, 1).unwrap();
+    let nim = task("nim:triangle:6:normal", false);
+    {
+        let cache = ShardCache::open(dir.path()).unwrap();
+        assert!(cache.get(&nim, "outer-03").unwrap().is_none());
+        cache.put(&nim, &shard).unwrap();
+        assert_eq!(cache.get(&nim, "outer-03").unwrap().as_ref(), Some(&shard));
+        // Same slice name, other build: not there.
+        assert!(cache
+            .get(&task("nim:triangle:6:normal", true), "outer-03")
+            .unwrap()
+            .is_none());
+        assert!(cache
+            .get(&task("nim:triangle:6:misere", false), "outer-03")
+            .unwrap()
+            .is_none());
+    }
+    let cache = ShardCache::open(dir.path()).unwrap();
+    let back = cache.get(&nim, "outer-03").unwrap().unwrap();
+    assert_eq!(decode_shard(&back).unwrap().1, raw);
+}
+
+#[test]
+fn a_second_worker_cannot_share_the_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let _first = ShardCache::open(dir.path()).unwrap();
+    match ShardCache::open(dir.path()) {
+        Err(WorkerError::Cache { reason, .. }) => assert!(reason.contains("another worker")),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_cached_block_damaged_on_disk_is_an_error_not_a_shard() {
+    let dir = tempfile::tempdir().unwrap();
+    let raw = vec![3u8; 10_000];
+    let mut shard = encode_shard("outer-01", CellEncoding::WinBits, &raw, 1024, 1).unwrap();
+    let nim = task("nim:triangle:5:normal", false);
+    let cache = ShardCache::open(dir.path()).unwrap();
+    let middle = shard.blocks[2].record.len() / 2;
+    shard.blocks[2].record[middle] ^= 1;
+    cache.put(&nim, &shard).unwrap();
+    assert!(cache.get(&nim, "outer-01").is_err());
+}
