@@ -4,6 +4,8 @@
 #
 #   bash deploy/local-cluster.sh GAME STORE [WORKERS] [THREADS_PER_WORKER]
 #
+# Without THREADS_PER_WORKER each worker uses every core: a worker whose
+# peers wait for its slice then has the whole machine.
 # Logs go to STORE.logs/. The script waits for the build and returns the
 # coordinator's exit status.
 set -euo pipefail
@@ -12,7 +14,7 @@ cd "$(dirname "$0")/.."
 game=${1:?usage: local-cluster.sh GAME STORE [WORKERS] [THREADS]}
 store=${2:?usage: local-cluster.sh GAME STORE [WORKERS] [THREADS]}
 workers=${3:-2}
-threads=${4:-1}
+threads=${4:-}
 [ -x "$EGDB_BIN" ] || cargo build --release --quiet
 logs="$store.logs"
 mkdir -p "$logs"
@@ -28,7 +30,8 @@ echo "coordinator $coordinator_pid on $address"
 pids=()
 for i in $(seq 1 "$workers"); do
   "$EGDB_BIN" worker --coordinator "http://$address" --token-file "$token" \
-    --threads "$threads" --name "local-$i" >"$logs/worker-$i.out" 2>"$logs/worker-$i.log" &
+    ${threads:+--threads "$threads"} --name "local-$i" \
+    >"$logs/worker-$i.out" 2>"$logs/worker-$i.log" &
   pids+=($!)
 done
 trap 'kill "${pids[@]}" "$coordinator_pid" 2>/dev/null' INT TERM

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts a build over ssh: the coordinator on the first host of HOSTS, a
 # worker on every host (the first one too). Each host needs egdb on its PATH
-# and the token file at the same path.
+# and the token file at the same path. Workers keep their shard cache in
+# ~/.cache/egdb-shards on their host; `egdb status` shows the build.
 #
 #   bash deploy/cluster/launch.sh HOSTS GAME STORE TOKEN_FILE [PORT]
 #
@@ -20,6 +21,6 @@ ssh "$coordinator" "nohup egdb coordinator '$game' --store '$store' --listen 0.0
 sleep 2
 for host in "${hosts[@]}"; do
   echo "worker on $host"
-  ssh "$host" "nohup egdb worker --coordinator http://$coordinator:$port --token-file '$token' >egdb-worker.log 2>&1 &"
+  ssh "$host" "nohup egdb worker --coordinator http://$coordinator:$port --token-file '$token' --cache ~/.cache/egdb-shards >egdb-worker.log 2>&1 &"
 done
-echo "started; watch $coordinator:egdb-coordinator.log"
+echo "started; follow it with: egdb status --coordinator http://$coordinator:$port --token-file '$token'"
