@@ -26,6 +26,9 @@ pub enum Command {
     Stats(StatsArgs),
     /// The value, depth and moves of a position.
     Query(QueryArgs),
+    /// Check a finished store: every checksum, then every position's value
+    /// and depth against its moves.
+    Verify(VerifyArgs),
     /// Measure the engines against the per-position scan (Nim).
     Bench(BenchArgs),
     /// A build's slices with sizes and memory needs, and a projection of
@@ -154,6 +157,15 @@ pub struct QueryArgs {
     pub store: PathBuf,
     /// A position in the game's notation, or `start`.
     pub position: String,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    #[arg(long)]
+    pub store: PathBuf,
+    /// One JSON object per slice, in an array.
     #[arg(long)]
     pub json: bool,
 }

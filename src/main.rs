@@ -9,6 +9,7 @@ mod plan;
 mod query;
 mod stats;
 mod status;
+mod verify;
 mod worker;
 
 use clap::Parser;
@@ -24,6 +25,7 @@ fn main() {
         Command::Build(args) => build::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Query(args) => query::run(args),
+        Command::Verify(args) => verify::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Plan(args) => plan::run(args),
         Command::Coordinator(args) => coordinator::run(args),

@@ -16,6 +16,8 @@ pub enum CoordinatorError {
     },
     #[error("position is in slice {slice}, which is not in the store (yet)")]
     SliceNotFound { slice: String },
+    #[error("slice {slice} cannot be checked: {reason}")]
+    Unverifiable { slice: String, reason: String },
     #[error("shard of slice {slice} refused: {reason}")]
     ShardRefused { slice: String, reason: String },
 }

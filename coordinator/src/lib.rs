@@ -5,12 +5,15 @@
 //!   ready, leases, verified completion. It implements the worker-facing
 //!   [`egdb_proto::Coordinator`] contract.
 //! * [`tablebase`] — probing positions of a store, block by block, with a cache.
+//! * [`verify`] — a finished store checked: checksums, then every position
+//!   against its moves.
 //! * [`game`] — turning a game spec or a store's identity into a game.
 
 pub mod build;
 pub mod error;
 pub mod game;
 pub mod tablebase;
+pub mod verify;
 
 pub use build::{Build, BuildOptions, BuildProgress};
 pub use error::CoordinatorError;

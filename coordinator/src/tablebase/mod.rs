@@ -152,7 +152,7 @@ impl Tablebase {
     }
 
     /// The record of a slice, or why there is none.
-    fn record(&self, slice: &str) -> Result<&SliceRecord, CoordinatorError> {
+    pub(crate) fn record(&self, slice: &str) -> Result<&SliceRecord, CoordinatorError> {
         self.records
             .get(slice)
             .ok_or_else(|| CoordinatorError::SliceNotFound {

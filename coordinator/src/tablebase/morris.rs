@@ -49,7 +49,7 @@ impl Indexes {
 impl Tablebase {
     /// The value and depth of a Morris position; a finished game has depth
     /// 0, a draw none.
-    pub(super) fn probe_morris(
+    pub(crate) fn probe_morris(
         &self,
         game: &MorrisGame,
         position: &Position,

@@ -10,13 +10,24 @@ use crate::CoordinatorError;
 
 impl Tablebase {
     /// The value (and depth) of a Nim position.
-    pub(super) fn probe_nim(
+    pub(crate) fn probe_nim(
         &self,
         game: &NimGame,
         position: u64,
     ) -> Result<Probe, CoordinatorError> {
-        // Depth tables keep each symmetry class once, under its canonical member.
-        let slot = game.layout().locate(game.symmetry().canonical(position));
+        // Depth tables keep each symmetry class once, under its canonical
+        // member; value tables keep every member, all alike.
+        self.nim_cell(game, game.symmetry().canonical(position))
+    }
+
+    /// The cell stored for exactly this position (in a depth table, only
+    /// canonical positions have one).
+    pub(crate) fn nim_cell(
+        &self,
+        game: &NimGame,
+        position: u64,
+    ) -> Result<Probe, CoordinatorError> {
+        let slot = game.layout().locate(position);
         let record = self.record(slice_id(slot.slice).as_str())?;
         let entry = slot.word * 64 + slot.bit as u64;
         match record.encoding {

@@ -1,0 +1,118 @@
+//! `egdb verify`: checksums, then every stored position against its moves.
+
+use std::io::IsTerminal;
+use std::time::Instant;
+
+use egdb_coordinator::verify::{verify_slice, SliceCheck};
+use egdb_coordinator::{Probe, Tablebase};
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+
+use crate::cli::VerifyArgs;
+use crate::failure::Failure;
+use crate::Exit;
+
+pub fn run(args: VerifyArgs) -> Exit {
+    let tablebase = Tablebase::open(&args.store)?;
+    if !tablebase.store().is_complete()? {
+        return Err(Failure::bad_input(format!(
+            "{} is not a complete tablebase; finish its build first",
+            args.store.display()
+        )));
+    }
+    let records = tablebase.records();
+    let positions: u64 = records.iter().map(|r| r.counts.positions).sum();
+    let bar = progress_bar(positions);
+    let started = Instant::now();
+    let mut checks = Vec::with_capacity(records.len());
+    for record in &records {
+        bar.set_message(record.slice.clone());
+        let check = verify_slice(&tablebase, &record.slice)?;
+        if !check.passed() {
+            tracing::warn!(slice = %check.slice, "{}", failure_line(&check));
+        }
+        tracing::info!(slice = %check.slice, positions = check.positions, mismatches = check.mismatches, "slice verified");
+        bar.inc(record.counts.positions);
+        checks.push(check);
+    }
+    bar.finish_and_clear();
+    let failed: Vec<&SliceCheck> = checks.iter().filter(|c| !c.passed()).collect();
+    let checked: u64 = checks.iter().map(|c| c.positions).sum();
+    if args.json {
+        let slices: Vec<serde_json::Value> = checks.iter().map(as_json).collect();
+        println!("{:#}", serde_json::Value::Array(slices));
+    } else {
+        for check in &failed {
+            print!("{}", report(check));
+        }
+        println!(
+            "{}: {} of {} slices passed; {checked} stored positions checked against their moves in {:.1} s",
+            args.store.display(),
+            checks.len() - failed.len(),
+            checks.len(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    Ok(if failed.is_empty() { 0 } else { 1 })
+}
+
+fn progress_bar(positions: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(positions);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] {human_pos}/{human_len} positions, ETA {eta} {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    bar
+}
+
+fn failure_line(check: &SliceCheck) -> String {
+    match &check.corrupt {
+        Some(reason) => format!("slice {}: FAILED: {reason}", check.slice),
+        None => format!(
+            "slice {}: FAILED: {} of {} positions disagree with their moves",
+            check.slice, check.mismatches, check.positions
+        ),
+    }
+}
+
+fn shown(probe: &Probe) -> String {
+    match probe.depth {
+        Some(depth) => format!("{} in {depth}", probe.value),
+        None => probe.value.to_string(),
+    }
+}
+
+fn report(check: &SliceCheck) -> String {
+    let mut out = failure_line(check) + "\n";
+    for m in &check.examples {
+        out += &format!(
+            "  {}: stored {}, its moves say {}\n",
+            m.position,
+            shown(&m.stored),
+            shown(&m.expected)
+        );
+    }
+    out
+}
+
+fn as_json(check: &SliceCheck) -> serde_json::Value {
+    let probe = |p: &Probe| json!({"value": p.value.to_string(), "depth": p.depth});
+    json!({
+        "slice": check.slice,
+        "passed": check.passed(),
+        "positions": check.positions,
+        "mismatches": check.mismatches,
+        "corrupt": check.corrupt,
+        "examples": check.examples.iter().map(|m| json!({
+            "position": m.position,
+            "stored": probe(&m.stored),
+            "expected": probe(&m.expected),
+        })).collect::<Vec<_>>(),
+    })
+}

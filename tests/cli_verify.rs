@@ -1,0 +1,135 @@
+//! `egdb verify` passes on what egdb builds, and names the slice when a
+//! block is damaged or a value is changed behind its checksums.
+
+mod common;
+
+use std::path::Path;
+
+use common::*;
+use egdb_db_format::{encode_block, SliceRecord, Store};
+
+fn verify(store: &Path) -> std::process::Output {
+    egdb(&["verify", "--store", store.to_str().unwrap()])
+}
+
+/// Rewrites one slice's bytes through `change`, with fresh checksums, so
+/// that only the consistency check can tell.
+fn rewrite_slice(store: &Path, slice: &str, change: impl FnOnce(&SliceRecord, &mut Vec<u8>)) {
+    let opened = Store::open(store).unwrap();
+    let (record, mut raw) = opened.read_slice(slice).unwrap();
+    change(&record, &mut raw);
+    let blocks: Vec<Vec<u8>> = raw
+        .chunks(record.block_bytes as usize)
+        .enumerate()
+        .map(|(i, chunk)| encode_block(i as u32, record.encoding, chunk, 1).unwrap())
+        .collect();
+    let record = SliceRecord {
+        raw_crc32: crc32fast::hash(&raw),
+        blocks: blocks.len() as u32,
+        stored_bytes: blocks.iter().map(|b| b.len() as u64).sum(),
+        ..record
+    };
+    opened.put_slice(&record, &blocks).unwrap();
+}
+
+/// The largest slice of a store.
+fn largest_slice(store: &Path) -> String {
+    stats_json(store)
+        .iter()
+        .max_by_key(|s| s["positions"].as_u64().unwrap())
+        .map(|s| s["slice"].as_str().unwrap().to_string())
+        .unwrap()
+}
+
+#[test]
+fn stores_egdb_builds_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    for (game, extra) in [
+        ("nim:triangle:5:normal", &[][..]),
+        ("nim:triangle:5:misere", &["--depth"][..]),
+        ("nim:hexagram", &["--depth"][..]),
+        ("morris:taiwan:3", &[][..]),
+        ("morris:standard:3", &[][..]),
+    ] {
+        let store = dir.path().join(game.replace(':', "-"));
+        build(game, &store, extra);
+        let out = verify(&store);
+        assert!(
+            out.status.success(),
+            "{game}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        let slices = stats_json(&store).len();
+        assert!(
+            stdout(&out).contains(&format!("{slices} of {slices} slices passed")),
+            "{game}: {}",
+            stdout(&out)
+        );
+    }
+}
+
+#[test]
+fn a_flipped_byte_in_a_block_names_the_slice() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("t5");
+    build("nim:triangle:5:normal", &store, &[]);
+    let slice = largest_slice(&store);
+    {
+        let opened = Store::open(&store).unwrap();
+        let record = opened.slice(&slice).unwrap().unwrap();
+        let mut blocks: Vec<Vec<u8>> = (0..record.blocks)
+            .map(|i| opened.block_record(&slice, i).unwrap())
+            .collect();
+        let middle = blocks[0].len() / 2;
+        blocks[0][middle] ^= 0x10;
+        opened.put_slice(&record, &blocks).unwrap();
+    }
+    let out = verify(&store);
+    assert_eq!(out.status.code(), Some(1));
+    let said = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(said.contains(&format!("slice {slice}: FAILED")), "{said}");
+    assert!(said.contains("corrupt block 0"), "{said}");
+}
+
+#[test]
+fn a_changed_value_with_good_checksums_names_slice_and_position() {
+    let dir = tempfile::tempdir().unwrap();
+    for (game, extra) in [
+        ("nim:triangle:5:normal", &[][..]),
+        ("nim:triangle:5:misere", &["--depth"][..]),
+        ("morris:taiwan:3", &[][..]),
+    ] {
+        let store = dir.path().join(game.replace(':', "-"));
+        build(game, &store, extra);
+        let slice = largest_slice(&store);
+        rewrite_slice(&store, &slice, |record, raw| {
+            let cell_bytes = match record.encoding {
+                egdb_db_format::CellEncoding::WinBits => 1,
+                egdb_db_format::CellEncoding::ValueDepth8 => 1,
+                egdb_db_format::CellEncoding::ValueDepth16 => 2,
+            };
+            // A stored cell in the middle: a value bit, or a depth one up.
+            let mut at = raw.len() / 2 / cell_bytes * cell_bytes;
+            while cell_bytes > 1 && raw[at] == 0 && raw[at + 1] == 0 {
+                at += cell_bytes;
+            }
+            if record.encoding == egdb_db_format::CellEncoding::WinBits {
+                raw[at] ^= 1;
+            } else {
+                while raw[at] == 0 {
+                    at += cell_bytes;
+                }
+                raw[at] = raw[at].wrapping_add(1);
+            }
+        });
+        let out = verify(&store);
+        assert_eq!(out.status.code(), Some(1), "{game}: {}", stdout(&out));
+        let said = stdout(&out);
+        assert!(
+            said.contains(&format!("slice {slice}: FAILED")),
+            "{game}: {said}"
+        );
+        assert!(said.contains("its moves say"), "{game}: {said}");
+    }
+}
