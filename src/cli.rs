@@ -26,6 +26,8 @@ pub enum Command {
     Stats(StatsArgs),
     /// The value, depth and moves of a position.
     Query(QueryArgs),
+    /// Serve a tablebase over gRPC (egdb.v1.Query, health, reflection).
+    Serve(ServeArgs),
     /// Check a finished store: every checksum, then every position's value
     /// and depth against its moves.
     Verify(VerifyArgs),
@@ -152,13 +154,28 @@ pub struct StatsArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("source").required(true).args(["store", "server"]))]
 pub struct QueryArgs {
+    /// A store on this machine.
     #[arg(long)]
-    pub store: PathBuf,
+    pub store: Option<PathBuf>,
+    /// An `egdb serve` to ask instead, e.g. http://host:7071.
+    #[arg(long)]
+    pub server: Option<String>,
     /// A position in the game's notation, or `start`.
     pub position: String,
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[arg(long)]
+    pub store: PathBuf,
+    /// Address to listen on, e.g. 0.0.0.0:7071 (port 0: any free port; the
+    /// address taken is printed).
+    #[arg(long)]
+    pub listen: String,
 }
 
 #[derive(Debug, Args)]

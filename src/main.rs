@@ -7,6 +7,7 @@ mod coordinator;
 mod failure;
 mod plan;
 mod query;
+mod serve;
 mod stats;
 mod status;
 mod verify;
@@ -26,6 +27,7 @@ fn main() {
         Command::Stats(args) => stats::run(args),
         Command::Query(args) => query::run(args),
         Command::Verify(args) => verify::run(args),
+        Command::Serve(args) => serve::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Plan(args) => plan::run(args),
         Command::Coordinator(args) => coordinator::run(args),

@@ -1,14 +1,26 @@
-//! `egdb query`: a position's value, depth and moves.
+//! `egdb query`: a position's value, depth and moves, from a store on this
+//! machine or from an `egdb serve` (the same answer either way).
 
-use egdb_coordinator::{Probe, Tablebase};
+use egdb_coordinator::{Answer, Probe, Tablebase};
+use egdb_games::Value;
+use egdb_proto::v1::query_client::QueryClient;
+use egdb_proto::v1::{InfoRequest, PositionRequest};
 use serde_json::json;
 
 use crate::cli::QueryArgs;
+use crate::failure::Failure;
 use crate::Exit;
 
 pub fn run(args: QueryArgs) -> Exit {
-    let tablebase = Tablebase::open(&args.store)?;
-    let answer = tablebase.answer(&args.position)?;
+    let (game, answer) = match (&args.store, &args.server) {
+        (Some(store), _) => {
+            let tablebase = Tablebase::open(store)?;
+            let answer = tablebase.answer(&args.position)?;
+            (tablebase.game().spec().to_string(), answer)
+        }
+        (None, Some(server)) => ask(server, &args.position)?,
+        (None, None) => return Err(Failure::bad_input("give --store or --server")),
+    };
     if args.json {
         let moves: Vec<_> = answer
             .moves
@@ -16,7 +28,7 @@ pub fn run(args: QueryArgs) -> Exit {
             .map(|(m, p)| json!({"move": m, "value": p.value.as_str(), "depth": p.depth}))
             .collect();
         let out = json!({
-            "game": tablebase.game().spec().to_string(),
+            "game": game,
             "position": answer.position,
             "value": answer.probe.value.as_str(),
             "depth": answer.probe.depth,
@@ -35,9 +47,75 @@ pub fn run(args: QueryArgs) -> Exit {
     Ok(0)
 }
 
-fn describe(probe: &Probe) -> String {
+/// A probe as people read it: `win in 7`, `draw`.
+pub fn describe(probe: &Probe) -> String {
     match probe.depth {
         Some(d) => format!("{} in {d}", probe.value),
         None => probe.value.to_string(),
+    }
+}
+
+/// The game and the answer of an `egdb serve` at `url`.
+fn ask(url: &str, position: &str) -> Result<(String, Answer), Failure> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::failed(format!("no async runtime: {e}")))?;
+    let refused = |e: tonic::Status| {
+        let message = format!("{url}: {}", e.message());
+        match e.code() {
+            tonic::Code::InvalidArgument => Failure::bad_input(message),
+            _ => Failure::failed(message),
+        }
+    };
+    runtime.block_on(async {
+        let mut client = QueryClient::connect(url.to_string())
+            .await
+            .map_err(|e| Failure::failed(format!("cannot reach {url}: {e}")))?;
+        let info = client
+            .info(InfoRequest {})
+            .await
+            .map_err(refused)?
+            .into_inner();
+        let reply = client
+            .moves(PositionRequest {
+                position: position.to_string(),
+            })
+            .await
+            .map_err(refused)?
+            .into_inner();
+        let probe = reply
+            .probe
+            .ok_or_else(|| Failure::failed(format!("{url} answered without a probe")))?;
+        let answer = Answer {
+            position: probe.position,
+            probe: Probe {
+                value: value_of(&probe.value)?,
+                depth: probe.depth,
+            },
+            moves: reply
+                .moves
+                .into_iter()
+                .map(|m| {
+                    Ok((
+                        m.r#move,
+                        Probe {
+                            value: value_of(&m.value)?,
+                            depth: m.depth,
+                        },
+                    ))
+                })
+                .collect::<Result<_, Failure>>()?,
+        };
+        Ok((info.game, answer))
+    })
+}
+
+fn value_of(text: &str) -> Result<Value, Failure> {
+    match text {
+        "win" => Ok(Value::Win),
+        "loss" => Ok(Value::Loss),
+        "draw" => Ok(Value::Draw),
+        other => Err(Failure::failed(format!("the server sent value `{other}`"))),
     }
 }

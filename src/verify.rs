@@ -10,6 +10,7 @@ use serde_json::json;
 
 use crate::cli::VerifyArgs;
 use crate::failure::Failure;
+use crate::query::describe;
 use crate::Exit;
 
 pub fn run(args: VerifyArgs) -> Exit {
@@ -81,21 +82,14 @@ fn failure_line(check: &SliceCheck) -> String {
     }
 }
 
-fn shown(probe: &Probe) -> String {
-    match probe.depth {
-        Some(depth) => format!("{} in {depth}", probe.value),
-        None => probe.value.to_string(),
-    }
-}
-
 fn report(check: &SliceCheck) -> String {
     let mut out = failure_line(check) + "\n";
     for m in &check.examples {
         out += &format!(
             "  {}: stored {}, its moves say {}\n",
             m.position,
-            shown(&m.stored),
-            shown(&m.expected)
+            describe(&m.stored),
+            describe(&m.expected)
         );
     }
     out

@@ -5,6 +5,7 @@
 //!   ready, leases, verified completion. It implements the worker-facing
 //!   [`egdb_proto::Coordinator`] contract.
 //! * [`tablebase`] — probing positions of a store, block by block, with a cache.
+//! * [`served`] — a tablebase as the `egdb.v1.Query` gRPC service.
 //! * [`verify`] — a finished store checked: checksums, then every position
 //!   against its moves.
 //! * [`game`] — turning a game spec or a store's identity into a game.
@@ -12,6 +13,7 @@
 pub mod build;
 pub mod error;
 pub mod game;
+pub mod served;
 pub mod tablebase;
 pub mod verify;
 

@@ -12,9 +12,13 @@ pub mod server;
 #[cfg(feature = "store")]
 pub mod stored;
 
-/// Generated `egdb.v1` messages and the `Coordination` service.
+/// Generated `egdb.v1` messages and the `Coordination` and `Query` services.
 pub mod v1 {
     include!(concat!(env!("OUT_DIR"), "/egdb.v1.rs"));
+
+    /// The encoded descriptors of `egdb.v1`, for gRPC reflection.
+    pub const FILE_DESCRIPTOR_SET: &[u8] =
+        include_bytes!(concat!(env!("OUT_DIR"), "/egdb_descriptor.bin"));
 }
 
 /// Version of this contract; requests of another version are refused.

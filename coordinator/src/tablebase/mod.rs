@@ -5,8 +5,11 @@
 //! [`nim`] and [`morris`] find where a position's cell lies; this module reads
 //! cells and answers in notation.
 
+mod line;
 mod morris;
 mod nim;
+
+pub use line::{best_move, LineStep};
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -132,6 +135,26 @@ impl Tablebase {
             Game::Morris(game) => {
                 let position = egdb_games::morris::Position::parse(game.rules(), text)?;
                 self.probe_morris(game, &position)
+            }
+        }
+    }
+
+    /// The position as the game prints it, and its probe.
+    ///
+    /// # Errors
+    /// As [`Tablebase::answer`].
+    pub fn probe_named(&self, text: &str) -> Result<(String, Probe), CoordinatorError> {
+        match &self.game {
+            Game::Nim(game) => {
+                let position = game.parse_position(text)?;
+                Ok((
+                    game.format_position(position),
+                    self.probe_nim(game, position)?,
+                ))
+            }
+            Game::Morris(game) => {
+                let position = egdb_games::morris::Position::parse(game.rules(), text)?;
+                Ok((position.to_string(), self.probe_morris(game, &position)?))
             }
         }
     }

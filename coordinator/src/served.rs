@@ -1,0 +1,160 @@
+//! A finished tablebase as the `egdb.v1.Query` gRPC service (`egdb serve`).
+//!
+//! Probes read RocksDB and decompress blocks, so each request runs on
+//! tokio's blocking threads; the block cache is shared by all of them.
+
+use std::sync::Arc;
+
+use egdb_db_format::FormatError;
+use egdb_proto::v1::query_server::Query;
+use egdb_proto::v1::{
+    BatchReply, BatchRequest, InfoReply, InfoRequest, LineReply, LineRequest, LineStep, MoveProbe,
+    MovesReply, PositionRequest, ProbeReply,
+};
+use tonic::{Request, Response, Status};
+
+use crate::tablebase::{Probe, Tablebase};
+use crate::CoordinatorError;
+
+/// Plies of a line when the request gives no bound.
+const DEFAULT_LINE_PLIES: u32 = 1000;
+/// Positions in one batch at most.
+pub const MAX_BATCH: usize = 100_000;
+
+pub struct QueryService {
+    tablebase: Arc<Tablebase>,
+}
+
+impl QueryService {
+    pub fn new(tablebase: Arc<Tablebase>) -> QueryService {
+        QueryService { tablebase }
+    }
+
+    async fn run<T, F>(&self, f: F) -> Result<Response<T>, Status>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Tablebase) -> Result<T, CoordinatorError> + Send + 'static,
+    {
+        let tablebase = self.tablebase.clone();
+        tokio::task::spawn_blocking(move || f(&tablebase))
+            .await
+            .map_err(|e| Status::internal(format!("query task failed: {e}")))?
+            .map(Response::new)
+            .map_err(status_of)
+    }
+}
+
+/// The gRPC status of a failed query.
+pub fn status_of(e: CoordinatorError) -> Status {
+    match e {
+        CoordinatorError::Game(_) => Status::invalid_argument(e.to_string()),
+        CoordinatorError::SliceNotFound { .. } => Status::not_found(e.to_string()),
+        CoordinatorError::Format(FormatError::Corrupt { .. }) => Status::data_loss(e.to_string()),
+        other => Status::internal(other.to_string()),
+    }
+}
+
+fn probe_reply(position: String, probe: Probe) -> ProbeReply {
+    ProbeReply {
+        position,
+        value: probe.value.as_str().to_string(),
+        depth: probe.depth,
+    }
+}
+
+#[tonic::async_trait]
+impl Query for QueryService {
+    async fn info(&self, _: Request<InfoRequest>) -> Result<Response<InfoReply>, Status> {
+        self.run(|t| {
+            let records = t.records();
+            Ok(InfoReply {
+                game: t.game().spec().to_string(),
+                complete: t.store().is_complete()?,
+                slices: records.len() as u32,
+                positions: records.iter().map(|r| r.counts.positions).sum(),
+                depth: t.store().identity().depth,
+            })
+        })
+        .await
+    }
+
+    async fn probe(
+        &self,
+        request: Request<PositionRequest>,
+    ) -> Result<Response<ProbeReply>, Status> {
+        let text = request.into_inner().position;
+        self.run(move |t| {
+            let (position, probe) = t.probe_named(&text)?;
+            Ok(probe_reply(position, probe))
+        })
+        .await
+    }
+
+    async fn moves(
+        &self,
+        request: Request<PositionRequest>,
+    ) -> Result<Response<MovesReply>, Status> {
+        let text = request.into_inner().position;
+        self.run(move |t| {
+            let answer = t.answer(&text)?;
+            Ok(MovesReply {
+                probe: Some(probe_reply(answer.position, answer.probe)),
+                moves: answer
+                    .moves
+                    .into_iter()
+                    .map(|(mv, p)| MoveProbe {
+                        r#move: mv,
+                        value: p.value.as_str().to_string(),
+                        depth: p.depth,
+                    })
+                    .collect(),
+            })
+        })
+        .await
+    }
+
+    async fn line(&self, request: Request<LineRequest>) -> Result<Response<LineReply>, Status> {
+        let r = request.into_inner();
+        let plies = if r.max_plies == 0 {
+            DEFAULT_LINE_PLIES
+        } else {
+            r.max_plies
+        };
+        self.run(move |t| {
+            let (position, probe) = t.probe_named(&r.position)?;
+            let steps = t.line(&r.position, plies)?;
+            Ok(LineReply {
+                start: Some(probe_reply(position, probe)),
+                steps: steps
+                    .into_iter()
+                    .map(|s| LineStep {
+                        r#move: s.mv,
+                        after: Some(probe_reply(s.position, s.probe)),
+                    })
+                    .collect(),
+            })
+        })
+        .await
+    }
+
+    async fn batch_probe(
+        &self,
+        request: Request<BatchRequest>,
+    ) -> Result<Response<BatchReply>, Status> {
+        let positions = request.into_inner().positions;
+        if positions.len() > MAX_BATCH {
+            return Err(Status::invalid_argument(format!(
+                "{} positions in one batch; at most {MAX_BATCH}",
+                positions.len()
+            )));
+        }
+        self.run(move |t| {
+            let probes = positions
+                .iter()
+                .map(|text| t.probe_named(text).map(|(p, probe)| probe_reply(p, probe)))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(BatchReply { probes })
+        })
+        .await
+    }
+}

@@ -1,0 +1,58 @@
+//! `egdb serve`: a finished tablebase over gRPC (`egdb.v1.Query`), with the
+//! standard health and reflection services so that `grpcurl` works.
+
+use std::io::Write;
+use std::sync::Arc;
+
+use egdb_coordinator::served::QueryService;
+use egdb_coordinator::Tablebase;
+use egdb_proto::server::{bind, MAX_MESSAGE_BYTES};
+use egdb_proto::v1::query_server::QueryServer;
+use egdb_proto::v1::FILE_DESCRIPTOR_SET;
+
+use crate::build::INTERRUPTED;
+use crate::cli::ServeArgs;
+use crate::failure::Failure;
+use crate::Exit;
+
+pub fn run(args: ServeArgs) -> Exit {
+    let tablebase = Arc::new(Tablebase::open(&args.store)?);
+    if !tablebase.store().is_complete()? {
+        eprintln!(
+            "egdb: {} is still being built; slices not yet in it answer NOT_FOUND",
+            args.store.display()
+        );
+    }
+    let game = tablebase.game().spec().to_string();
+    let runtime = tokio::runtime::Runtime::new()
+        .map_err(|e| Failure::failed(format!("no async runtime: {e}")))?;
+    runtime.block_on(async {
+        let (listener, address) = bind(&args.listen)
+            .await
+            .map_err(|e| Failure::bad_input(format!("cannot listen on {}: {e}", args.listen)))?;
+        println!("listening on {address}");
+        let _ = std::io::stdout().flush();
+        tracing::info!(%address, %game, "serving queries");
+        let (health, health_service) = tonic_health::server::health_reporter();
+        health.set_serving::<QueryServer<QueryService>>().await;
+        let reflection = tonic_reflection::server::Builder::configure()
+            .register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
+            .build_v1()
+            .map_err(|e| Failure::failed(format!("no reflection service: {e}")))?;
+        let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+        tonic::transport::Server::builder()
+            .add_service(health_service)
+            .add_service(reflection)
+            .add_service(
+                QueryServer::new(QueryService::new(tablebase))
+                    .max_decoding_message_size(MAX_MESSAGE_BYTES)
+                    .max_encoding_message_size(MAX_MESSAGE_BYTES),
+            )
+            .serve_with_incoming_shutdown(incoming, async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+            .map_err(|e| Failure::failed(format!("serving failed: {e}")))
+    })?;
+    Ok(INTERRUPTED)
+}

@@ -1,0 +1,280 @@
+//! `egdb serve` against the local store and against brute force: the same
+//! answers over gRPC, and errors with the right status codes.
+
+mod common;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use common::*;
+use egdb_games::morris::oracle::Oracle;
+use egdb_games::morris::{MorrisGame, Variant};
+use egdb_games::nim::NimGame;
+use egdb_games::{GameSpec, Value};
+use egdb_proto::v1::query_client::QueryClient;
+use egdb_proto::v1::{BatchRequest, LineRequest, PositionRequest};
+use tonic::transport::Channel;
+
+/// `egdb serve` on a loopback port, killed when dropped.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(store: &Path) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_egdb"))
+        .args(["serve", "--store", store.to_str().unwrap()])
+        .args(["--listen", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let address = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap()
+        .to_string();
+    Server {
+        child,
+        url: format!("http://{address}"),
+    }
+}
+
+fn client(runtime: &tokio::runtime::Runtime, url: &str) -> QueryClient<Channel> {
+    runtime
+        .block_on(QueryClient::connect(url.to_string()))
+        .unwrap()
+        .max_decoding_message_size(64 << 20)
+}
+
+fn value(text: &str) -> Value {
+    match text {
+        "win" => Value::Win,
+        "loss" => Value::Loss,
+        "draw" => Value::Draw,
+        other => panic!("value {other}"),
+    }
+}
+
+/// Probes `positions` in batches; (value, depth) of each.
+fn batch(
+    runtime: &tokio::runtime::Runtime,
+    client: &mut QueryClient<Channel>,
+    positions: &[String],
+) -> Vec<(Value, Option<u32>)> {
+    positions
+        .chunks(10_000)
+        .flat_map(|chunk| {
+            let reply = runtime
+                .block_on(client.batch_probe(BatchRequest {
+                    positions: chunk.to_vec(),
+                }))
+                .unwrap()
+                .into_inner();
+            assert_eq!(reply.probes.len(), chunk.len());
+            reply
+                .probes
+                .into_iter()
+                .map(|p| (value(&p.value), p.depth))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn nim_over_grpc_agrees_with_the_store_and_brute_force() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    for (spec, extra) in [
+        ("nim:triangle:5:misere", &["--depth"][..]),
+        ("nim:triangle:5:normal", &[][..]),
+    ] {
+        let store = dir.path().join(spec.replace(':', "-"));
+        build(spec, &store, extra);
+        let server = serve(&store);
+        let game = NimGame::from_spec(&spec.parse::<GameSpec>().unwrap()).unwrap();
+        let truth = egdb_games::nim::oracle::solve(&game);
+        let positions: Vec<String> = (0..truth.len() as u64)
+            .map(|p| game.format_position(p))
+            .collect();
+        let mut client = client(&runtime, &server.url);
+        let served = batch(&runtime, &mut client, &positions);
+        for (i, ((v, d), (tv, td))) in served.iter().zip(&truth).enumerate() {
+            assert_eq!(*v, *tv, "{spec} {}", positions[i]);
+            if !extra.is_empty() {
+                assert_eq!(*d, Some(*td), "{spec} {}", positions[i]);
+            }
+        }
+        // The command line prints the same over the network as from the store.
+        for position in ["start", "./o./.o./o.o./...o.", "o/../.../..../....."] {
+            let remote = egdb(&["query", "--server", &server.url, position, "--json"]);
+            assert!(remote.status.success(), "{}", stderr(&remote));
+            let local = query_json(&store, position);
+            let remote: serde_json::Value = serde_json::from_slice(&remote.stdout).unwrap();
+            assert_eq!(remote, local, "{spec} {position}");
+        }
+    }
+}
+
+#[test]
+fn morris_over_grpc_agrees_with_brute_force_and_lines_are_perfect_play() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("tw3");
+    build("morris:taiwan:3", &store, &[]);
+    let server = serve(&store);
+    let game = MorrisGame::new(Variant::Taiwan, 3);
+    let oracle = Oracle::whole_game(game.rules());
+    let (positions, truth): (Vec<String>, Vec<(Value, u32)>) = oracle
+        .solutions()
+        .map(|(p, solution)| (p.to_string(), solution))
+        .unzip();
+    assert!(positions.len() > 10_000);
+    let mut client = client(&runtime, &server.url);
+    let served = batch(&runtime, &mut client, &positions);
+    for (i, ((v, d), (tv, td))) in served.iter().zip(&truth).enumerate() {
+        assert_eq!(*v, *tv, "{}", positions[i]);
+        let expected_depth = (*tv != Value::Draw).then_some(*td);
+        assert_eq!(*d, expected_depth, "{}", positions[i]);
+    }
+
+    // A line from a won position: the winner hurries, each step one shorter.
+    let won = positions
+        .iter()
+        .zip(&truth)
+        .find(|(_, (v, d))| *v == Value::Win && *d >= 5)
+        .map(|(p, _)| p.clone())
+        .unwrap();
+    let line = runtime
+        .block_on(client.line(LineRequest {
+            position: won.clone(),
+            max_plies: 0,
+        }))
+        .unwrap()
+        .into_inner();
+    let start = line.start.unwrap();
+    let depth = start.depth.unwrap();
+    assert_eq!(line.steps.len() as u32, depth, "{won}");
+    for (i, step) in line.steps.iter().enumerate() {
+        let after = step.after.as_ref().unwrap();
+        assert_eq!(after.depth, Some(depth - 1 - i as u32));
+        let expected = if i % 2 == 0 { "loss" } else { "win" };
+        assert_eq!(after.value, expected, "step {i} of the line from {won}");
+    }
+    let end = &line.steps.last().unwrap().after.as_ref().unwrap().position;
+    let moves = runtime
+        .block_on(client.moves(PositionRequest {
+            position: end.clone(),
+        }))
+        .unwrap()
+        .into_inner();
+    assert!(moves.moves.is_empty(), "the line ends when the game does");
+}
+
+#[test]
+fn errors_carry_their_grpc_codes() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let partial = dir.path().join("partial");
+    build("nim:triangle:5:normal", &partial, &["--max-slices", "3"]);
+    let server = serve(&partial);
+    let mut client = client(&runtime, &server.url);
+    let ask = |client: &mut QueryClient<Channel>, position: &str| {
+        runtime
+            .block_on(client.probe(PositionRequest {
+                position: position.to_string(),
+            }))
+            .unwrap_err()
+    };
+    let bad = ask(&mut client, "o/oo/ooo/x");
+    assert_eq!(bad.code(), tonic::Code::InvalidArgument, "{bad:?}");
+    let missing = ask(&mut client, "start");
+    assert_eq!(missing.code(), tonic::Code::NotFound, "{missing:?}");
+    assert!(missing.message().contains("slice"), "{missing:?}");
+    let out = egdb(&["query", "--server", &server.url, "o/oo/ooo/x"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+
+    // Every slice's first block damaged: answers are DATA_LOSS, never values.
+    let damaged = dir.path().join("damaged");
+    build("nim:triangle:5:normal", &damaged, &[]);
+    {
+        let opened = egdb_db_format::Store::open(&damaged).unwrap();
+        for record in opened.slices().unwrap() {
+            let mut blocks: Vec<Vec<u8>> = (0..record.blocks)
+                .map(|i| opened.block_record(&record.slice, i).unwrap())
+                .collect();
+            let middle = blocks[0].len() / 2;
+            blocks[0][middle] ^= 0x20;
+            opened.put_slice(&record, &blocks).unwrap();
+        }
+    }
+    let server = serve(&damaged);
+    let mut client = self::client(&runtime, &server.url);
+    let lost = ask(&mut client, "start");
+    assert_eq!(lost.code(), tonic::Code::DataLoss, "{lost:?}");
+    assert!(
+        lost.message().contains("corrupt block 0 of slice"),
+        "{lost:?}"
+    );
+}
+
+#[test]
+fn health_and_reflection_answer_for_grpcurl() {
+    use tonic_health::pb::health_client::HealthClient;
+    use tonic_health::pb::HealthCheckRequest;
+    use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
+    use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
+    use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
+    use tonic_reflection::pb::v1::ServerReflectionRequest;
+
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("t4");
+    build("nim:triangle:4:normal", &store, &[]);
+    let server = serve(&store);
+    runtime.block_on(async {
+        let channel = Channel::from_shared(server.url.clone())
+            .unwrap()
+            .connect()
+            .await
+            .unwrap();
+        let mut health = HealthClient::new(channel.clone());
+        let status = health
+            .check(HealthCheckRequest {
+                service: "egdb.v1.Query".to_string(),
+            })
+            .await
+            .unwrap()
+            .into_inner();
+        assert_eq!(status.status, 1, "SERVING");
+
+        let mut reflection = ServerReflectionClient::new(channel);
+        let request = ServerReflectionRequest {
+            host: String::new(),
+            message_request: Some(MessageRequest::ListServices(String::new())),
+        };
+        let mut replies = reflection
+            .server_reflection_info(tokio_stream::iter(vec![request]))
+            .await
+            .unwrap()
+            .into_inner();
+        let reply = replies.message().await.unwrap().unwrap();
+        let Some(MessageResponse::ListServicesResponse(list)) = reply.message_response else {
+            panic!("{reply:?}");
+        };
+        let names: Vec<String> = list.service.into_iter().map(|s| s.name).collect();
+        assert!(names.contains(&"egdb.v1.Query".to_string()), "{names:?}");
+    });
+}
