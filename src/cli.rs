@@ -26,6 +26,9 @@ pub enum Command {
     Stats(StatsArgs),
     /// The value, depth and moves of a position.
     Query(QueryArgs),
+    /// Probes per second and latency of `egdb serve` on a store, from one
+    /// client on loopback.
+    BenchQuery(BenchQueryArgs),
     /// Serve a tablebase over gRPC (egdb.v1.Query, health, reflection).
     Serve(ServeArgs),
     /// Check a finished store: every checksum, then every position's value
@@ -169,6 +172,18 @@ pub struct QueryArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct BenchQueryArgs {
+    #[arg(long)]
+    pub store: PathBuf,
+    /// Random positions to probe (each way of asking probes them all).
+    #[arg(long, default_value_t = 20_000)]
+    pub probes: usize,
+    /// Requests in flight at once in the concurrent run.
+    #[arg(long, default_value_t = 16)]
+    pub concurrency: usize,
+}
+
+#[derive(Debug, Args)]
 pub struct ServeArgs {
     #[arg(long)]
     pub store: PathBuf,
@@ -176,6 +191,10 @@ pub struct ServeArgs {
     /// address taken is printed).
     #[arg(long)]
     pub listen: String,
+    /// Memory for decompressed blocks, e.g. 8GiB; repeated probes of a
+    /// cached block decompress nothing.
+    #[arg(long, value_parser = parse_bytes, default_value = "4GiB")]
+    pub cache: u64,
 }
 
 #[derive(Debug, Args)]

@@ -1,6 +1,7 @@
 //! `egdb`: build, inspect and query endgame databases. See README.md.
 
 mod bench;
+mod bench_query;
 mod build;
 mod cli;
 mod coordinator;
@@ -28,6 +29,7 @@ fn main() {
         Command::Query(args) => query::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::BenchQuery(args) => bench_query::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Plan(args) => plan::run(args),
         Command::Coordinator(args) => coordinator::run(args),

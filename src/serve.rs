@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use egdb_coordinator::served::QueryService;
 use egdb_coordinator::Tablebase;
-use egdb_proto::server::{bind, MAX_MESSAGE_BYTES};
+use egdb_proto::server::{bind, incoming, MAX_MESSAGE_BYTES};
 use egdb_proto::v1::query_server::QueryServer;
 use egdb_proto::v1::FILE_DESCRIPTOR_SET;
 
@@ -16,7 +16,7 @@ use crate::failure::Failure;
 use crate::Exit;
 
 pub fn run(args: ServeArgs) -> Exit {
-    let tablebase = Arc::new(Tablebase::open(&args.store)?);
+    let tablebase = Arc::new(Tablebase::open(&args.store)?.with_cache_bytes(args.cache));
     if !tablebase.store().is_complete()? {
         eprintln!(
             "egdb: {} is still being built; slices not yet in it answer NOT_FOUND",
@@ -39,7 +39,6 @@ pub fn run(args: ServeArgs) -> Exit {
             .register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
             .build_v1()
             .map_err(|e| Failure::failed(format!("no reflection service: {e}")))?;
-        let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
         tonic::transport::Server::builder()
             .add_service(health_service)
             .add_service(reflection)
@@ -48,7 +47,7 @@ pub fn run(args: ServeArgs) -> Exit {
                     .max_decoding_message_size(MAX_MESSAGE_BYTES)
                     .max_encoding_message_size(MAX_MESSAGE_BYTES),
             )
-            .serve_with_incoming_shutdown(incoming, async {
+            .serve_with_incoming_shutdown(incoming(listener), async {
                 let _ = tokio::signal::ctrl_c().await;
             })
             .await

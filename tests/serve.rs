@@ -117,6 +117,28 @@ fn nim_over_grpc_agrees_with_the_store_and_brute_force() {
                 assert_eq!(*d, Some(*td), "{spec} {}", positions[i]);
             }
         }
+        // A stream of single probes answers each in order, the same.
+        let asked: Vec<PositionRequest> = positions
+            .iter()
+            .take(2000)
+            .map(|p| PositionRequest {
+                position: p.clone(),
+            })
+            .collect();
+        let streamed: Vec<(Value, Option<u32>)> = runtime.block_on(async {
+            let mut replies = client
+                .probe_stream(tokio_stream::iter(asked))
+                .await
+                .unwrap()
+                .into_inner();
+            let mut out = Vec::new();
+            while let Some(reply) = replies.message().await.unwrap() {
+                out.push((value(&reply.value), reply.depth));
+            }
+            out
+        });
+        assert_eq!(streamed, served[..2000].to_vec(), "{spec}");
+
         // The command line prints the same over the network as from the store.
         for position in ["start", "./o./.o./o.o./...o.", "o/../.../..../....."] {
             let remote = egdb(&["query", "--server", &server.url, position, "--json"]);

@@ -216,15 +216,27 @@ pub async fn serve(
     listener: tokio::net::TcpListener,
     shutdown: impl std::future::Future<Output = ()> + Send,
 ) -> Result<(), tonic::transport::Error> {
-    let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
     tonic::transport::Server::builder()
         .add_service(
             CoordinationServer::new(service)
                 .max_decoding_message_size(MAX_MESSAGE_BYTES)
                 .max_encoding_message_size(MAX_MESSAGE_BYTES),
         )
-        .serve_with_incoming_shutdown(incoming, shutdown)
+        .serve_with_incoming_shutdown(incoming(listener), shutdown)
         .await
+}
+
+/// The connections `listener` accepts, with Nagle's algorithm off: a small
+/// reply must not wait for the peer's delayed acknowledgement (tens of
+/// milliseconds per request otherwise).
+pub fn incoming(
+    listener: tokio::net::TcpListener,
+) -> impl Stream<Item = std::io::Result<tokio::net::TcpStream>> {
+    tokio_stream::wrappers::TcpListenerStream::new(listener).map(|accepted| {
+        let stream = accepted?;
+        stream.set_nodelay(true)?;
+        Ok(stream)
+    })
 }
 
 /// Binds `address` (port 0: any free port) and says where it listens.

@@ -11,7 +11,7 @@ mod nim;
 
 pub use line::{best_move, LineStep};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -21,30 +21,51 @@ use egdb_games::{Game, Value};
 use crate::game::from_identity;
 use crate::CoordinatorError;
 
-/// Decompressed blocks kept at most.
-const CACHED_BLOCKS: usize = 256;
+/// Bytes of decompressed blocks a tablebase keeps unless told otherwise.
+pub const DEFAULT_CACHE_BYTES: u64 = 64 << 20;
 
 /// Decompressed blocks by slice id and block index (looked up by `&str`,
-/// without building a key per probe).
-#[derive(Default)]
+/// without building a key per probe), the oldest dropped first once they
+/// pass the capacity.
 struct BlockCache {
     blocks: HashMap<String, HashMap<u32, Arc<Vec<u8>>>>,
-    len: usize,
+    /// Insertion order, for eviction.
+    order: VecDeque<(String, u32)>,
+    bytes: u64,
+    capacity: u64,
 }
 
 impl BlockCache {
+    fn new(capacity: u64) -> BlockCache {
+        BlockCache {
+            blocks: HashMap::new(),
+            order: VecDeque::new(),
+            bytes: 0,
+            capacity,
+        }
+    }
+
     fn get(&self, slice: &str, index: u32) -> Option<Arc<Vec<u8>>> {
         self.blocks.get(slice)?.get(&index).cloned()
     }
 
     fn insert(&mut self, slice: &str, index: u32, block: Arc<Vec<u8>>) {
-        if self.len >= CACHED_BLOCKS {
-            self.blocks.clear();
-            self.len = 0;
-        }
+        let size = block.len() as u64;
         let of_slice = self.blocks.entry(slice.to_string()).or_default();
-        if of_slice.insert(index, block).is_none() {
-            self.len += 1;
+        if of_slice.insert(index, block).is_some() {
+            return;
+        }
+        self.bytes += size;
+        self.order.push_back((slice.to_string(), index));
+        while self.bytes > self.capacity && self.order.len() > 1 {
+            let Some((old_slice, old_index)) = self.order.pop_front() else {
+                break;
+            };
+            if let Some(of_slice) = self.blocks.get_mut(&old_slice) {
+                if let Some(old) = of_slice.remove(&old_index) {
+                    self.bytes -= old.len() as u64;
+                }
+            }
         }
     }
 }
@@ -92,9 +113,16 @@ impl Tablebase {
             store,
             game,
             records,
-            cache: Mutex::new(BlockCache::default()),
+            cache: Mutex::new(BlockCache::new(DEFAULT_CACHE_BYTES)),
             morris: morris::Indexes::default(),
         })
+    }
+
+    /// Keeps up to `bytes` of decompressed blocks (a server: as much of the
+    /// tablebase as memory allows).
+    pub fn with_cache_bytes(self, bytes: u64) -> Tablebase {
+        *self.lock() = BlockCache::new(bytes);
+        self
     }
 
     pub fn game(&self) -> &Game {

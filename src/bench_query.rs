@@ -1,0 +1,242 @@
+//! `egdb bench-query`: probes per second and single-probe latency of an
+//! `egdb serve` on loopback, from one client.
+//!
+//! The server is this egdb binary started as a child process on the store;
+//! the positions are random (Nim: random sets of stones; Morris: random
+//! games from the start), drawn before timing starts.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use egdb_coordinator::Tablebase;
+use egdb_games::morris::moves::legal_moves;
+use egdb_games::morris::Position;
+use egdb_games::Game;
+use egdb_proto::v1::query_client::QueryClient;
+use egdb_proto::v1::{BatchRequest, PositionRequest};
+
+use crate::cli::BenchQueryArgs;
+use crate::failure::Failure;
+use crate::Exit;
+
+pub fn run(args: BenchQueryArgs) -> Exit {
+    let positions = {
+        let tablebase = Tablebase::open(&args.store)?;
+        sample(&tablebase, args.probes.max(1))?
+    };
+    let mut server = Server::start(&args.store)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::failed(format!("no async runtime: {e}")))?;
+    let report = runtime.block_on(measure(&server.url, &positions, args.concurrency.max(1)));
+    server.stop();
+    let report = report?;
+    println!(
+        "{}: {} random positions, one client on loopback",
+        args.store.display(),
+        positions.len()
+    );
+    println!(
+        "  single probes, one at a time: {:.0} probes/s, latency p50 {:.0} µs, p99 {:.0} µs",
+        report.sequential_rate, report.p50_us, report.p99_us
+    );
+    println!(
+        "  {} probes in flight: {:.0} probes/s",
+        args.concurrency, report.concurrent_rate
+    );
+    println!(
+        "  one stream of single probes: {:.0} probes/s",
+        report.stream_rate
+    );
+    println!("  batches of {}: {:.0} probes/s", BATCH, report.batch_rate);
+    Ok(0)
+}
+
+/// Positions per batch request.
+const BATCH: usize = 1000;
+
+struct Report {
+    sequential_rate: f64,
+    p50_us: f64,
+    p99_us: f64,
+    concurrent_rate: f64,
+    stream_rate: f64,
+    batch_rate: f64,
+}
+
+async fn measure(url: &str, positions: &[String], in_flight: usize) -> Result<Report, Failure> {
+    let failed = |e: tonic::Status| Failure::failed(format!("probe failed: {}", e.message()));
+    let mut client = QueryClient::connect(url.to_string())
+        .await
+        .map_err(|e| Failure::failed(format!("cannot reach {url}: {e}")))?;
+    let request = |p: &String| PositionRequest {
+        position: p.clone(),
+    };
+
+    // One at a time: the latency of a single probe.
+    let mut latencies = Vec::with_capacity(positions.len());
+    let started = Instant::now();
+    for p in positions {
+        let asked = Instant::now();
+        client.probe(request(p)).await.map_err(failed)?;
+        latencies.push(asked.elapsed());
+    }
+    let sequential_rate = positions.len() as f64 / started.elapsed().as_secs_f64();
+    latencies.sort();
+    let quantile = |q: f64| {
+        let i = ((latencies.len() as f64 * q) as usize).min(latencies.len() - 1);
+        latencies[i].as_secs_f64() * 1e6
+    };
+
+    // Many in flight on the one connection.
+    let started = Instant::now();
+    let mut tasks = tokio::task::JoinSet::new();
+    for lane in 0..in_flight {
+        let mut client = client.clone();
+        let mine: Vec<PositionRequest> = positions
+            .iter()
+            .skip(lane)
+            .step_by(in_flight)
+            .map(request)
+            .collect();
+        tasks.spawn(async move {
+            for r in mine {
+                client.probe(r).await?;
+            }
+            Ok::<(), tonic::Status>(())
+        });
+    }
+    while let Some(done) = tasks.join_next().await {
+        done.map_err(|e| Failure::failed(e.to_string()))?
+            .map_err(failed)?;
+    }
+    let concurrent_rate = positions.len() as f64 / started.elapsed().as_secs_f64();
+
+    // One stream of single probes.
+    let started = Instant::now();
+    let asked: Vec<PositionRequest> = positions.iter().map(request).collect();
+    let mut replies = client
+        .probe_stream(tokio_stream::iter(asked))
+        .await
+        .map_err(failed)?
+        .into_inner();
+    let mut answered = 0;
+    while replies.message().await.map_err(failed)?.is_some() {
+        answered += 1;
+    }
+    if answered != positions.len() {
+        return Err(Failure::failed(format!(
+            "{answered} answers on the stream for {} probes",
+            positions.len()
+        )));
+    }
+    let stream_rate = positions.len() as f64 / started.elapsed().as_secs_f64();
+
+    // Batches.
+    let started = Instant::now();
+    for chunk in positions.chunks(BATCH) {
+        client
+            .batch_probe(BatchRequest {
+                positions: chunk.to_vec(),
+            })
+            .await
+            .map_err(failed)?;
+    }
+    let batch_rate = positions.len() as f64 / started.elapsed().as_secs_f64();
+    Ok(Report {
+        sequential_rate,
+        p50_us: quantile(0.5),
+        p99_us: quantile(0.99),
+        concurrent_rate,
+        stream_rate,
+        batch_rate,
+    })
+}
+
+/// `count` random positions of the store's game, in notation.
+fn sample(tablebase: &Tablebase, count: usize) -> Result<Vec<String>, Failure> {
+    let mut random = XorShift(0x9e37_79b9_7f4a_7c15);
+    match tablebase.game() {
+        Game::Nim(game) => {
+            let cells = game.cells();
+            Ok((0..count)
+                .map(|_| game.format_position(random.next() & ((1u64 << cells) - 1)))
+                .collect())
+        }
+        Game::Morris(game) => {
+            let rules = game.rules();
+            let mut out = Vec::with_capacity(count);
+            while out.len() < count {
+                let mut position = Position::start(rules);
+                let plies = random.next() % 80;
+                for _ in 0..plies {
+                    let moves = legal_moves(rules, &position);
+                    if moves.is_empty() {
+                        break;
+                    }
+                    position = moves[(random.next() % moves.len() as u64) as usize].1;
+                }
+                out.push(position.to_string());
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// A small, fixed-seed generator: the same positions every run.
+struct XorShift(u64);
+
+impl XorShift {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// `egdb serve` as a child process.
+struct Server {
+    child: Child,
+    url: String,
+}
+
+impl Server {
+    fn start(store: &std::path::Path) -> Result<Server, Failure> {
+        let exe = std::env::current_exe()
+            .map_err(|e| Failure::failed(format!("cannot find egdb itself: {e}")))?;
+        let mut child = Command::new(exe)
+            .arg("serve")
+            .arg("--store")
+            .arg(store)
+            .args(["--listen", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .map_err(|e| Failure::failed(format!("cannot start egdb serve: {e}")))?;
+        let mut line = String::new();
+        if let Some(out) = child.stdout.as_mut() {
+            let _ = BufReader::new(out).read_line(&mut line);
+        }
+        let Some(address) = line.trim().strip_prefix("listening on ") else {
+            let _ = child.kill();
+            return Err(Failure::failed("egdb serve did not start"));
+        };
+        let url = format!("http://{address}");
+        Ok(Server { child, url })
+    }
+
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+    }
+}
