@@ -5,15 +5,18 @@
 //! [`nim`] and [`morris`] find where a position's cell lies; this module reads
 //! cells and answers in notation.
 
+mod cache;
 mod line;
 mod morris;
 mod nim;
 
 pub use line::{best_move, LineStep};
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, RwLock};
+
+use cache::{key, BlockCache};
 
 use egdb_db_format::{FormatError, SliceRecord, Store};
 use egdb_games::{Game, Value};
@@ -23,52 +26,6 @@ use crate::CoordinatorError;
 
 /// Bytes of decompressed blocks a tablebase keeps unless told otherwise.
 pub const DEFAULT_CACHE_BYTES: u64 = 64 << 20;
-
-/// Decompressed blocks by slice id and block index (looked up by `&str`,
-/// without building a key per probe), the oldest dropped first once they
-/// pass the capacity.
-struct BlockCache {
-    blocks: HashMap<String, HashMap<u32, Arc<Vec<u8>>>>,
-    /// Insertion order, for eviction.
-    order: VecDeque<(String, u32)>,
-    bytes: u64,
-    capacity: u64,
-}
-
-impl BlockCache {
-    fn new(capacity: u64) -> BlockCache {
-        BlockCache {
-            blocks: HashMap::new(),
-            order: VecDeque::new(),
-            bytes: 0,
-            capacity,
-        }
-    }
-
-    fn get(&self, slice: &str, index: u32) -> Option<Arc<Vec<u8>>> {
-        self.blocks.get(slice)?.get(&index).cloned()
-    }
-
-    fn insert(&mut self, slice: &str, index: u32, block: Arc<Vec<u8>>) {
-        let size = block.len() as u64;
-        let of_slice = self.blocks.entry(slice.to_string()).or_default();
-        if of_slice.insert(index, block).is_some() {
-            return;
-        }
-        self.bytes += size;
-        self.order.push_back((slice.to_string(), index));
-        while self.bytes > self.capacity && self.order.len() > 1 {
-            let Some((old_slice, old_index)) = self.order.pop_front() else {
-                break;
-            };
-            if let Some(of_slice) = self.blocks.get_mut(&old_slice) {
-                if let Some(old) = of_slice.remove(&old_index) {
-                    self.bytes -= old.len() as u64;
-                }
-            }
-        }
-    }
-}
 
 /// What the table says of one position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -93,8 +50,13 @@ pub struct Answer {
 pub struct Tablebase {
     store: Store,
     game: Game,
-    records: HashMap<String, SliceRecord>,
-    cache: Mutex<BlockCache>,
+    /// Finished slices' records, in slice order; a slice's number is its
+    /// place here.
+    records: Vec<SliceRecord>,
+    numbers: HashMap<String, u32>,
+    /// Take-away games: the number of slice `h` (stones left), if stored.
+    nim_numbers: Vec<Option<u32>>,
+    cache: RwLock<BlockCache>,
     morris: morris::Indexes,
 }
 
@@ -104,16 +66,26 @@ impl Tablebase {
     pub fn open(path: &Path) -> Result<Tablebase, CoordinatorError> {
         let store = Store::open_read_only(path)?;
         let game = from_identity(store.identity())?;
-        let records = store
-            .slices()?
-            .into_iter()
-            .map(|r| (r.slice.clone(), r))
-            .collect();
+        let mut records = store.slices()?;
+        records.sort_by(|a, b| a.slice.cmp(&b.slice));
+        let numbers = records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (r.slice.clone(), i as u32))
+            .collect::<HashMap<String, u32>>();
+        let nim_numbers = match &game {
+            Game::Nim(nim) => (0..nim.layout().slice_count())
+                .map(|h| numbers.get(egdb_games::nim::slice_id(h).as_str()).copied())
+                .collect(),
+            Game::Morris(_) => Vec::new(),
+        };
         Ok(Tablebase {
             store,
             game,
             records,
-            cache: Mutex::new(BlockCache::new(DEFAULT_CACHE_BYTES)),
+            numbers,
+            nim_numbers,
+            cache: RwLock::new(BlockCache::new(DEFAULT_CACHE_BYTES)),
             morris: morris::Indexes::default(),
         })
     }
@@ -121,7 +93,7 @@ impl Tablebase {
     /// Keeps up to `bytes` of decompressed blocks (a server: as much of the
     /// tablebase as memory allows).
     pub fn with_cache_bytes(self, bytes: u64) -> Tablebase {
-        *self.lock() = BlockCache::new(bytes);
+        *self.write() = BlockCache::new(bytes);
         self
     }
 
@@ -135,9 +107,7 @@ impl Tablebase {
 
     /// Finished slices' records, in slice order.
     pub fn records(&self) -> Vec<&SliceRecord> {
-        let mut records: Vec<&SliceRecord> = self.records.values().collect();
-        records.sort_by(|a, b| a.slice.cmp(&b.slice));
-        records
+        self.records.iter().collect()
     }
 
     /// The probe of the game's start position.
@@ -202,29 +172,28 @@ impl Tablebase {
         }
     }
 
-    /// The record of a slice, or why there is none.
-    pub(crate) fn record(&self, slice: &str) -> Result<&SliceRecord, CoordinatorError> {
-        self.records
+    /// The number and record of a slice, or why there is none.
+    pub(crate) fn record(&self, slice: &str) -> Result<(u32, &SliceRecord), CoordinatorError> {
+        let number = *self
+            .numbers
             .get(slice)
             .ok_or_else(|| CoordinatorError::SliceNotFound {
                 slice: slice.to_string(),
-            })
+            })?;
+        Ok((number, &self.records[number as usize]))
     }
 
-    /// `N` stored bytes of a slice from byte `at` on; one block read unless
-    /// the cell straddles two.
-    fn bytes<const N: usize>(
-        &self,
-        record: &SliceRecord,
-        at: u64,
-    ) -> Result<[u8; N], CoordinatorError> {
+    /// `N` stored bytes of slice number `slice` from byte `at` on; one block
+    /// read unless the cell straddles two.
+    fn bytes<const N: usize>(&self, slice: u32, at: u64) -> Result<[u8; N], CoordinatorError> {
+        let record = &self.records[slice as usize];
         let block_bytes = record.block_bytes.max(1);
         let mut out = [0u8; N];
         let mut filled = 0;
         while filled < N {
             let at = at + filled as u64;
             let index = (at / block_bytes) as u32;
-            let block = self.block(record, index)?;
+            let block = self.block(slice, index)?;
             let start = (at % block_bytes) as usize;
             let take = (N - filled).min(block.len().saturating_sub(start));
             if take == 0 {
@@ -240,22 +209,27 @@ impl Tablebase {
         Ok(out)
     }
 
-    fn block(&self, record: &SliceRecord, index: u32) -> Result<Arc<Vec<u8>>, CoordinatorError> {
-        if let Some(block) = self.lock().get(&record.slice, index) {
+    fn block(&self, slice: u32, index: u32) -> Result<Arc<Vec<u8>>, CoordinatorError> {
+        if let Some(block) = self.read().get(key(slice, index)) {
             return Ok(block);
         }
+        let record = &self.records[slice as usize];
         if index >= record.blocks {
             return Err(corrupt(record, index, "block beyond the slice's end"));
         }
         let block = Arc::new(self.store.read_block(&record.slice, index)?.raw);
-        self.lock().insert(&record.slice, index, block.clone());
+        self.write().insert(key(slice, index), block.clone());
         Ok(block)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BlockCache> {
-        self.cache
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    // A thread that panicked holding the lock cannot leave the cache torn:
+    // every update is one insert or remove at a time.
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, BlockCache> {
+        self.cache.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, BlockCache> {
+        self.cache.write().unwrap_or_else(|p| p.into_inner())
     }
 }
 

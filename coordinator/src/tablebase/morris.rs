@@ -65,7 +65,7 @@ impl Tablebase {
         let odd = mover.odd_count() + opponent.odd_count();
         let (slice, table) = table_of(rules, position.ply(rules), mover.len(), opponent.len(), odd)
             .expect("positions not over by their counts lie in a table");
-        let record = self.record(&slice.to_string())?;
+        let (number, record) = self.record(&slice.to_string())?;
         let index = self.morris.of(slice);
         let cells = index.starts[index.tables.len()];
         if record.encoding != CellEncoding::ValueDepth16 || record.raw_len != 2 * cells {
@@ -79,7 +79,7 @@ impl Tablebase {
             ));
         }
         let at = 2 * (index.starts[table] + index.tables[table].index(mover, opponent));
-        let (code, depth) = unpack_value_depth16(u16::from_le_bytes(self.bytes::<2>(record, at)?));
+        let (code, depth) = unpack_value_depth16(u16::from_le_bytes(self.bytes::<2>(number, at)?));
         let value = match code {
             ValueCode::Win => Value::Win,
             ValueCode::Loss => Value::Loss,

@@ -28,11 +28,19 @@ impl Tablebase {
         position: u64,
     ) -> Result<Probe, CoordinatorError> {
         let slot = game.layout().locate(position);
-        let record = self.record(slice_id(slot.slice).as_str())?;
+        let number = self
+            .nim_numbers
+            .get(slot.slice as usize)
+            .copied()
+            .flatten()
+            .ok_or_else(|| CoordinatorError::SliceNotFound {
+                slice: slice_id(slot.slice).to_string(),
+            })?;
+        let record = &self.records[number as usize];
         let entry = slot.word * 64 + slot.bit as u64;
         match record.encoding {
             CellEncoding::WinBits => {
-                let [byte] = self.bytes::<1>(record, entry / 8)?;
+                let [byte] = self.bytes::<1>(number, entry / 8)?;
                 Ok(Probe {
                     value: if byte >> (entry % 8) & 1 == 1 {
                         Value::Win
@@ -43,7 +51,7 @@ impl Tablebase {
                 })
             }
             CellEncoding::ValueDepth8 => {
-                let [byte] = self.bytes::<1>(record, entry)?;
+                let [byte] = self.bytes::<1>(number, entry)?;
                 let block = (entry / record.block_bytes.max(1)) as u32;
                 let (code, depth) = unpack_value_depth8(byte);
                 let value = match code {

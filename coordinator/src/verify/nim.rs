@@ -20,7 +20,7 @@ pub(super) fn check(
                 slice: slice.to_string(),
                 reason: "not a slice of the store's game".to_string(),
             })?;
-    let record = tablebase.record(slice)?;
+    let (_, record) = tablebase.record(slice)?;
     let with_depth = record.encoding != CellEncoding::WinBits;
     let layout = game.layout();
     let terminal = Some(game.terminal_value());

@@ -1,0 +1,92 @@
+//! Decompressed blocks, shared by every probe of a tablebase: looked up by
+//! (slice number, block index) without allocating, read-locked on a hit,
+//! the oldest dropped first once they pass the capacity.
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
+
+/// A block's key: its slice's number in the tablebase, its index.
+pub(super) fn key(slice: u32, block: u32) -> u64 {
+    (u64::from(slice) << 32) | u64::from(block)
+}
+
+/// Keys are two small numbers: one multiply spreads them well enough, far
+/// cheaper than SipHash on every probe.
+#[derive(Default)]
+pub(super) struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (n ^ (n >> 29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+pub(super) struct BlockCache {
+    blocks: HashMap<u64, Arc<Vec<u8>>, BuildHasherDefault<KeyHasher>>,
+    /// Insertion order, for eviction.
+    order: VecDeque<u64>,
+    bytes: u64,
+    capacity: u64,
+}
+
+impl BlockCache {
+    pub(super) fn new(capacity: u64) -> BlockCache {
+        BlockCache {
+            blocks: HashMap::default(),
+            order: VecDeque::new(),
+            bytes: 0,
+            capacity,
+        }
+    }
+
+    pub(super) fn get(&self, key: u64) -> Option<Arc<Vec<u8>>> {
+        self.blocks.get(&key).cloned()
+    }
+
+    pub(super) fn insert(&mut self, key: u64, block: Arc<Vec<u8>>) {
+        let size = block.len() as u64;
+        if self.blocks.insert(key, block).is_some() {
+            return;
+        }
+        self.bytes += size;
+        self.order.push_back(key);
+        while self.bytes > self.capacity && self.order.len() > 1 {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            if let Some(old) = self.blocks.remove(&old) {
+                self.bytes -= old.len() as u64;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_oldest_blocks_go_first_past_the_capacity() {
+        let mut cache = BlockCache::new(250);
+        for i in 0..4 {
+            cache.insert(key(1, i), Arc::new(vec![0; 100]));
+        }
+        assert!(cache.get(key(1, 0)).is_none() && cache.get(key(1, 1)).is_none());
+        assert!(cache.get(key(1, 2)).is_some() && cache.get(key(1, 3)).is_some());
+        assert!(cache.get(key(2, 3)).is_none());
+        // A block larger than the whole capacity is still kept, alone.
+        cache.insert(key(3, 0), Arc::new(vec![0; 1000]));
+        assert!(cache.get(key(3, 0)).is_some() && cache.get(key(1, 3)).is_none());
+    }
+}
