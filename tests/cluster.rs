@@ -103,6 +103,8 @@ fn three_workers_build_what_egdb_build_builds() {
         let expected = checksums(&single);
         assert_eq!(checksums(&cluster), expected, "{game}");
         assert_eq!(solved, expected.len(), "{game}: every slice solved once");
+        let verified = egdb(&["verify", "--store", cluster.to_str().unwrap()]);
+        assert!(verified.status.success(), "{game}: {}", stdout(&verified));
     }
 }
 

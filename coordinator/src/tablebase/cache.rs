@@ -90,3 +90,32 @@ mod tests {
         assert!(cache.get(key(3, 0)).is_some() && cache.get(key(1, 3)).is_none());
     }
 }
+
+/// Blocks each thread used last, by slot: most probes find their block
+/// here, touching neither the shared cache's lock nor any reference count
+/// (both are contended cache lines when threads probe side by side).
+const NEAR_SLOTS: usize = 64;
+
+type NearSlot = Option<(u64, u64, Arc<Vec<u8>>)>;
+
+thread_local! {
+    static NEAR: std::cell::RefCell<Vec<NearSlot>> =
+        std::cell::RefCell::new(vec![None; NEAR_SLOTS]);
+}
+
+fn near_slot(key: u64) -> usize {
+    (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58) as usize % NEAR_SLOTS
+}
+
+/// `read(block)` if this thread holds block `key` of tablebase `owner`.
+pub(super) fn near<R>(owner: u64, key: u64, read: impl FnOnce(&[u8]) -> R) -> Option<R> {
+    NEAR.with(|near| match &near.borrow()[near_slot(key)] {
+        Some((o, k, block)) if *o == owner && *k == key => Some(read(block)),
+        _ => None,
+    })
+}
+
+/// Keeps `block` near this thread, in place of whatever shared its slot.
+pub(super) fn keep_near(owner: u64, key: u64, block: Arc<Vec<u8>>) {
+    NEAR.with(|near| near.borrow_mut()[near_slot(key)] = Some((owner, key, block)));
+}

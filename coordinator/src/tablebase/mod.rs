@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, RwLock};
 
-use cache::{key, BlockCache};
+use cache::{keep_near, key, near, BlockCache};
 
 use egdb_db_format::{FormatError, SliceRecord, Store};
 use egdb_games::{Game, Value};
@@ -56,9 +56,16 @@ pub struct Tablebase {
     numbers: HashMap<String, u32>,
     /// Take-away games: the number of slice `h` (stones left), if stored.
     nim_numbers: Vec<Option<u32>>,
+    /// Morris games: the numbers of the stored slices.
+    morris_numbers: HashMap<egdb_games::morris::MorrisSlice, u32>,
     cache: RwLock<BlockCache>,
+    /// Tells this tablebase's blocks from another's in per-thread caches.
+    id: u64,
     morris: morris::Indexes,
 }
+
+/// Ids of open tablebases, never reused.
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 impl Tablebase {
     /// # Errors
@@ -79,13 +86,25 @@ impl Tablebase {
                 .collect(),
             Game::Morris(_) => Vec::new(),
         };
+        let morris_numbers = match &game {
+            Game::Morris(_) => records
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| {
+                    Some((egdb_games::morris::MorrisSlice::parse(&r.slice)?, i as u32))
+                })
+                .collect(),
+            Game::Nim(_) => HashMap::new(),
+        };
         Ok(Tablebase {
             store,
             game,
             records,
             numbers,
             nim_numbers,
+            morris_numbers,
             cache: RwLock::new(BlockCache::new(DEFAULT_CACHE_BYTES)),
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             morris: morris::Indexes::default(),
         })
     }
@@ -193,9 +212,18 @@ impl Tablebase {
         while filled < N {
             let at = at + filled as u64;
             let index = (at / block_bytes) as u32;
-            let block = self.block(slice, index)?;
             let start = (at % block_bytes) as usize;
-            let take = (N - filled).min(block.len().saturating_sub(start));
+            let wanted = &mut out[filled..];
+            let k = key(slice, index);
+            let take = match near(self.id, k, |block| copy_from(block, start, wanted)) {
+                Some(take) => take,
+                None => {
+                    let block = self.block(slice, index)?;
+                    let take = copy_from(&block, start, &mut out[filled..]);
+                    keep_near(self.id, k, block);
+                    take
+                }
+            };
             if take == 0 {
                 return Err(corrupt(
                     record,
@@ -203,7 +231,6 @@ impl Tablebase {
                     "block shorter than its manifest record says",
                 ));
             }
-            out[filled..filled + take].copy_from_slice(&block[start..start + take]);
             filled += take;
         }
         Ok(out)
@@ -231,6 +258,13 @@ impl Tablebase {
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, BlockCache> {
         self.cache.write().unwrap_or_else(|p| p.into_inner())
     }
+}
+
+/// Copies what `block` holds of `out` from `start` on; how many bytes.
+fn copy_from(block: &[u8], start: usize, out: &mut [u8]) -> usize {
+    let take = out.len().min(block.len().saturating_sub(start));
+    out[..take].copy_from_slice(&block[start..start + take]);
+    take
 }
 
 /// A block that cannot hold what its record promises.

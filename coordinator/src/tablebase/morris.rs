@@ -2,7 +2,7 @@
 //! counts name, the entry of its symmetry class in that table.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::RwLock;
 
 use egdb_db_format::encoding::unpack_value_depth16;
 use egdb_db_format::{CellEncoding, ValueCode};
@@ -17,7 +17,7 @@ use crate::CoordinatorError;
 
 /// The table indexes of the slices probed so far (built once each).
 #[derive(Default)]
-pub(super) struct Indexes(Mutex<HashMap<MorrisSlice, Arc<SliceIndex>>>);
+pub(super) struct Indexes(RwLock<HashMap<MorrisSlice, SliceIndex>>);
 
 /// A slice's tables and where each starts among its cells.
 struct SliceIndex {
@@ -26,23 +26,31 @@ struct SliceIndex {
     starts: Vec<u64>,
 }
 
+impl SliceIndex {
+    fn new(slice: MorrisSlice) -> SliceIndex {
+        let tables: Vec<TableIndex> = slice.tables().into_iter().map(TableIndex::new).collect();
+        let starts = std::iter::once(0)
+            .chain(tables.iter().scan(0, |sum, t| {
+                *sum += t.len();
+                Some(*sum)
+            }))
+            .collect();
+        SliceIndex { tables, starts }
+    }
+}
+
 impl Indexes {
-    fn of(&self, slice: MorrisSlice) -> Arc<SliceIndex> {
-        let mut known = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        known
-            .entry(slice)
-            .or_insert_with(|| {
-                let tables: Vec<TableIndex> =
-                    slice.tables().into_iter().map(TableIndex::new).collect();
-                let starts = std::iter::once(0)
-                    .chain(tables.iter().scan(0, |sum, t| {
-                        *sum += t.len();
-                        Some(*sum)
-                    }))
-                    .collect();
-                Arc::new(SliceIndex { tables, starts })
-            })
-            .clone()
+    /// `look(index)` with the slice's index, built on first use; under a
+    /// read lock, so that probes of known slices never wait for each other.
+    fn with<R>(&self, slice: MorrisSlice, look: impl FnOnce(&SliceIndex) -> R) -> R {
+        {
+            let known = self.0.read().unwrap_or_else(|p| p.into_inner());
+            if let Some(index) = known.get(&slice) {
+                return look(index);
+            }
+        }
+        let mut known = self.0.write().unwrap_or_else(|p| p.into_inner());
+        look(known.entry(slice).or_insert_with(|| SliceIndex::new(slice)))
     }
 }
 
@@ -65,9 +73,18 @@ impl Tablebase {
         let odd = mover.odd_count() + opponent.odd_count();
         let (slice, table) = table_of(rules, position.ply(rules), mover.len(), opponent.len(), odd)
             .expect("positions not over by their counts lie in a table");
-        let (number, record) = self.record(&slice.to_string())?;
-        let index = self.morris.of(slice);
-        let cells = index.starts[index.tables.len()];
+        let number =
+            *self
+                .morris_numbers
+                .get(&slice)
+                .ok_or_else(|| CoordinatorError::SliceNotFound {
+                    slice: slice.to_string(),
+                })?;
+        let record = &self.records[number as usize];
+        let (cells, entry) = self.morris.with(slice, |index| {
+            let entry = index.starts[table] + index.tables[table].index(mover, opponent);
+            (index.starts[index.tables.len()], entry)
+        });
         if record.encoding != CellEncoding::ValueDepth16 || record.raw_len != 2 * cells {
             return Err(corrupt(
                 record,
@@ -78,7 +95,7 @@ impl Tablebase {
                 ),
             ));
         }
-        let at = 2 * (index.starts[table] + index.tables[table].index(mover, opponent));
+        let at = 2 * entry;
         let (code, depth) = unpack_value_depth16(u16::from_le_bytes(self.bytes::<2>(number, at)?));
         let value = match code {
             ValueCode::Win => Value::Win,
