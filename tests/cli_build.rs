@@ -10,6 +10,7 @@ fn build_stats_and_query_a_small_triangle() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("t4");
     let out = build("nim:triangle:4:normal", &store, &[]);
+    assert_verified(&store);
     assert!(
         stdout(&out).contains("start position: win"),
         "{}",
@@ -60,6 +61,7 @@ fn a_finished_store_is_left_alone() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("hex");
     build("nim:hexagram", &store, &[]);
+    assert_verified(&store);
     let before = checksums(&store);
     let again = build("nim:hexagram", &store, &[]);
     assert!(
@@ -98,6 +100,7 @@ fn a_halted_build_resumes_without_redoing_slices() {
     build("nim:triangle:6:misere", &whole, &[]);
     let resumed = checksums(&partial);
     assert_eq!(resumed, checksums(&whole));
+    assert_verified(&partial);
     assert!(kept.iter().all(|k| resumed.contains(k)));
 }
 
@@ -106,6 +109,7 @@ fn depth_builds_answer_with_depths() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("t5d");
     build("nim:triangle:5:normal", &store, &["--depth"]);
+    assert_verified(&store);
     let start = query_json(&store, "start");
     assert_eq!(start["value"], "win");
     let depth = start["depth"].as_u64().unwrap();
@@ -133,6 +137,7 @@ fn custom_games_build_from_a_file_and_query_without_it() {
     let store = dir.path().join("strip");
     let spec = format!("nim:file:{}", file.display());
     build(&spec, &store, &["--depth"]);
+    assert_verified(&store);
     // The store keeps the definition: the file may go.
     std::fs::remove_file(&file).unwrap();
     // A strip of 9 under take-1-to-3-adjacent: the first player wins by
@@ -163,6 +168,7 @@ fn two_local_workers_build_the_same_tables() {
         &["--depth", "--workers", "2", "--threads", "1"],
     );
     assert_eq!(checksums(&one), checksums(&two));
+    assert_verified(&two);
 }
 
 #[test]
@@ -170,6 +176,7 @@ fn output_into_a_closed_pipe_ends_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("t3");
     build("nim:triangle:3:normal", &store, &[]);
+    assert_verified(&store);
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_egdb"))
         .args(["query", "--store", store.to_str().unwrap(), "start"])
         .stdout(std::process::Stdio::piped())

@@ -15,6 +15,7 @@ fn store_agrees_with_the_plain_solver(variant: Variant, pieces: u8, spec: &str) 
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("m");
     build(spec, &store, &["--workers", "2"]);
+    assert_verified(&store);
     let tablebase = Tablebase::open(&store).unwrap();
     let game = MorrisGame::new(variant, pieces);
     let mut checked = 0;

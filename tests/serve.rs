@@ -103,6 +103,7 @@ fn nim_over_grpc_agrees_with_the_store_and_brute_force() {
     ] {
         let store = dir.path().join(spec.replace(':', "-"));
         build(spec, &store, extra);
+        assert_verified(&store);
         let server = serve(&store);
         let game = NimGame::from_spec(&spec.parse::<GameSpec>().unwrap()).unwrap();
         let truth = egdb_games::nim::oracle::solve(&game);
@@ -156,6 +157,7 @@ fn morris_over_grpc_agrees_with_brute_force_and_lines_are_perfect_play() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("tw3");
     build("morris:taiwan:3", &store, &[]);
+    assert_verified(&store);
     let server = serve(&store);
     let game = MorrisGame::new(Variant::Taiwan, 3);
     let oracle = Oracle::whole_game(game.rules());

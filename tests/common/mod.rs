@@ -71,3 +71,15 @@ pub fn checksums(store: &Path) -> Vec<(String, u64)> {
         })
         .collect()
 }
+
+/// `egdb verify --store DIR`, asserting that every slice passes.
+pub fn assert_verified(store: &Path) {
+    let out = egdb(&["verify", "--store", store.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "verify {}: {}{}",
+        store.display(),
+        stdout(&out),
+        stderr(&out)
+    );
+}
