@@ -2,10 +2,8 @@
 //! standard health and reflection services so that `grpcurl` works.
 
 use std::io::Write;
-use std::sync::Arc;
 
 use egdb_coordinator::served::QueryService;
-use egdb_coordinator::Tablebase;
 use egdb_proto::server::{bind, incoming, MAX_MESSAGE_BYTES};
 use egdb_proto::v1::query_server::QueryServer;
 use egdb_proto::v1::FILE_DESCRIPTOR_SET;
@@ -16,14 +14,16 @@ use crate::failure::Failure;
 use crate::Exit;
 
 pub fn run(args: ServeArgs) -> Exit {
-    let tablebase = Arc::new(Tablebase::open(&args.store)?.with_cache_bytes(args.cache));
+    let service = QueryService::open(&args.store, args.cache)?;
+    let tablebase = service.tablebase();
     if !tablebase.store().is_complete()? {
         eprintln!(
-            "egdb: {} is still being built; slices not yet in it answer NOT_FOUND",
+            "egdb: {} is still being built; slices not yet in it answer UNAVAILABLE until they are",
             args.store.display()
         );
     }
     let game = tablebase.game().spec().to_string();
+    drop(tablebase);
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| Failure::failed(format!("no async runtime: {e}")))?;
     runtime.block_on(async {
@@ -43,7 +43,7 @@ pub fn run(args: ServeArgs) -> Exit {
             .add_service(health_service)
             .add_service(reflection)
             .add_service(
-                QueryServer::new(QueryService::new(tablebase))
+                QueryServer::new(service)
                     .max_decoding_message_size(MAX_MESSAGE_BYTES)
                     .max_encoding_message_size(MAX_MESSAGE_BYTES),
             )

@@ -1,10 +1,14 @@
-//! A finished tablebase as the `egdb.v1.Query` gRPC service (`egdb serve`).
+//! A tablebase as the `egdb.v1.Query` gRPC service (`egdb serve`): a
+//! finished one, or one a build is still writing (slices not there yet are
+//! UNAVAILABLE, and the store is opened again to catch up).
 //!
 //! Probes may read RocksDB and decompress a block, so each request runs
 //! in `block_in_place`; the block cache is shared by all of them.
 
+use std::path::{Path, PathBuf};
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use egdb_db_format::FormatError;
 use egdb_proto::v1::query_server::Query;
@@ -24,25 +28,87 @@ const DEFAULT_LINE_PLIES: u32 = 1000;
 pub const MAX_BATCH: usize = 100_000;
 
 pub struct QueryService {
-    tablebase: Arc<Tablebase>,
+    /// The store as last opened; reopened to catch up with a build that is
+    /// still writing it.
+    current: RwLock<Arc<Tablebase>>,
+    path: PathBuf,
+    cache_bytes: u64,
+    last_opened: Mutex<Instant>,
 }
 
+/// A store still being built is opened again at most this often.
+const CATCH_UP_EVERY: Duration = Duration::from_secs(1);
+
 impl QueryService {
-    pub fn new(tablebase: Arc<Tablebase>) -> QueryService {
-        QueryService { tablebase }
+    /// Serves the store at `path`, keeping up to `cache_bytes` of blocks.
+    ///
+    /// # Errors
+    /// As [`Tablebase::open`].
+    pub fn open(path: &Path, cache_bytes: u64) -> Result<QueryService, CoordinatorError> {
+        let tablebase = Tablebase::open(path)?.with_cache_bytes(cache_bytes);
+        Ok(QueryService {
+            current: RwLock::new(Arc::new(tablebase)),
+            path: path.to_path_buf(),
+            cache_bytes,
+            last_opened: Mutex::new(Instant::now()),
+        })
+    }
+
+    pub fn tablebase(&self) -> Arc<Tablebase> {
+        self.current
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Opens the store again if `seen` is not complete and was opened long
+    /// enough ago: slices finished since become visible. Whether it did.
+    fn catch_up(&self, seen: &Tablebase) -> bool {
+        if seen.store().is_complete().unwrap_or(true) {
+            return false;
+        }
+        let mut last = self.last_opened.lock().unwrap_or_else(|p| p.into_inner());
+        if last.elapsed() < CATCH_UP_EVERY {
+            return false;
+        }
+        *last = Instant::now();
+        match Tablebase::open(&self.path) {
+            Ok(fresh) => {
+                let fresh = Arc::new(fresh.with_cache_bytes(self.cache_bytes));
+                *self.current.write().unwrap_or_else(|p| p.into_inner()) = fresh;
+                true
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot open the store again");
+                false
+            }
+        }
     }
 
     async fn run<T, F>(&self, f: F) -> Result<Response<T>, Status>
     where
-        T: Send + 'static,
-        F: FnOnce(&Tablebase) -> Result<T, CoordinatorError> + Send + 'static,
+        F: Fn(&Tablebase) -> Result<T, CoordinatorError>,
     {
         // Most probes hit cached blocks and take microseconds: run in place
         // (the runtime moves its other tasks away meanwhile) rather than pay
         // a hand-over to the blocking pool on every request.
-        tokio::task::block_in_place(|| f(&self.tablebase))
-            .map(Response::new)
-            .map_err(status_of)
+        let tablebase = self.tablebase();
+        let mut outcome = tokio::task::block_in_place(|| f(&tablebase));
+        if let Err(CoordinatorError::SliceNotFound { .. }) = &outcome {
+            if tokio::task::block_in_place(|| self.catch_up(&tablebase)) {
+                let tablebase = self.tablebase();
+                outcome = tokio::task::block_in_place(|| f(&tablebase));
+            }
+        }
+        let building = matches!(outcome, Err(CoordinatorError::SliceNotFound { .. }))
+            && !self.tablebase().store().is_complete().unwrap_or(true);
+        outcome.map(Response::new).map_err(|e| match e {
+            // The build has not got there yet: worth asking again later.
+            CoordinatorError::SliceNotFound { slice } if building => Status::unavailable(format!(
+                "slice {slice} is not built yet; the store's build is still running"
+            )),
+            e => status_of(e),
+        })
     }
 }
 
@@ -145,7 +211,8 @@ impl Query for QueryService {
         &self,
         request: Request<Streaming<PositionRequest>>,
     ) -> Result<Response<Self::ProbeStreamStream>, Status> {
-        let tablebase = self.tablebase.clone();
+        // One stream reads the store as it was when the stream began.
+        let tablebase = self.tablebase();
         let replies = request.into_inner().map(move |asked| {
             let text = asked?.position;
             tokio::task::block_in_place(|| tablebase.probe_named(&text))
