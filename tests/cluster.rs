@@ -14,24 +14,10 @@ use egdb_proto::v1::{Caller, RegisterRequest};
 /// `egdb coordinator GAME --store STORE --listen 127.0.0.1:0 [extra]` and the
 /// URL it listens on.
 fn start_coordinator(game: &str, store: &Path, extra: &[&str]) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_egdb"))
-        .args(["coordinator", game, "--store", store.to_str().unwrap()])
-        .args(["--listen", "127.0.0.1:0"])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let address = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap_or_else(|| panic!("coordinator said {line:?}"))
-        .to_string();
-    (child, format!("http://{address}"))
+    let mut args = vec!["coordinator", game, "--store", store.to_str().unwrap()];
+    args.extend(["--listen", "127.0.0.1:0"]);
+    args.extend_from_slice(extra);
+    spawn_listening(&args)
 }
 
 fn start_worker(url: &str, name: &str, extra: &[&str]) -> Child {

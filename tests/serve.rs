@@ -3,9 +3,8 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 
 use common::*;
 use egdb_games::morris::oracle::Oracle;
@@ -30,26 +29,19 @@ impl Drop for Server {
 }
 
 fn serve(store: &Path) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_egdb"))
-        .args(["serve", "--store", store.to_str().unwrap()])
-        .args(["--listen", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let address = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap()
-        .to_string();
-    Server {
-        child,
-        url: format!("http://{address}"),
+    let (mut child, url) = spawn_listening(&[
+        "serve",
+        "--store",
+        store.to_str().unwrap(),
+        "--listen",
+        "127.0.0.1:0",
+    ]);
+    // Its log is read and dropped, so that it never blocks on a full pipe
+    // (nor dies writing to a closed one).
+    if let Some(mut log) = child.stderr.take() {
+        std::thread::spawn(move || std::io::copy(&mut log, &mut std::io::sink()));
     }
+    Server { child, url }
 }
 
 fn client(runtime: &tokio::runtime::Runtime, url: &str) -> QueryClient<Channel> {

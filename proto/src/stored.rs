@@ -55,7 +55,15 @@ pub fn write_shard(store: &Store, shard: &Shard, counts: SliceCounts) -> Result<
             block: 0,
             reason: format!("unknown encoding {}", shard.encoding),
         })?;
-    let record = SliceRecord {
+    let record = record_of(shard, encoding, counts);
+    let blocks: Vec<&[u8]> = shard.blocks.iter().map(|b| b.record.as_slice()).collect();
+    store.put_slice(&record, &blocks)
+}
+
+/// The manifest record of a shard's slice (no stones, no solve time: the
+/// caller sets those it knows).
+pub fn record_of(shard: &Shard, encoding: CellEncoding, counts: SliceCounts) -> SliceRecord {
+    SliceRecord {
         slice: shard.slice_id.clone(),
         encoding,
         raw_len: shard.raw_len,
@@ -66,7 +74,5 @@ pub fn write_shard(store: &Store, shard: &Shard, counts: SliceCounts) -> Result<
         counts,
         stones: None,
         seconds: 0.0,
-    };
-    let blocks: Vec<&[u8]> = shard.blocks.iter().map(|b| b.record.as_slice()).collect();
-    store.put_slice(&record, &blocks)
+    }
 }

@@ -83,3 +83,25 @@ pub fn assert_verified(store: &Path) {
         stderr(&out)
     );
 }
+
+/// Starts `egdb ARGS` (a command that prints `listening on ADDRESS` first)
+/// and gives the child and its URL.
+pub fn spawn_listening(args: &[&str]) -> (std::process::Child, String) {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_egdb"))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("egdb starts");
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.as_mut().expect("piped"))
+        .read_line(&mut line)
+        .expect("egdb says where it listens");
+    let address = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("egdb said {line:?}"))
+        .to_string();
+    (child, format!("http://{address}"))
+}

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use egdb_db_format::block::checksum_holds;
 use egdb_db_format::{decode_block, CellEncoding, SliceCounts, SliceRecord, Store};
 use egdb_games::{Game, SliceInfo};
+use egdb_proto::stored::record_of;
 use egdb_proto::v1::{SliceResult, SliceTask};
 
 use crate::game::{cell_encoding, identity};
@@ -286,16 +287,9 @@ impl Build {
             }
         }
         let record = SliceRecord {
-            slice: shard.slice_id.clone(),
-            encoding,
-            raw_len: shard.raw_len,
-            raw_crc32: shard.raw_crc32,
-            block_bytes: shard.block_bytes,
-            blocks: shard.blocks.len() as u32,
-            stored_bytes: shard.blocks.iter().map(|b| b.record.len() as u64).sum(),
-            counts: SliceCounts::from(counts),
             stones: info.stones,
             seconds: result.solve_seconds,
+            ..record_of(shard, encoding, SliceCounts::from(counts))
         };
         if record.counts.positions != info.positions {
             return Err(refuse(format!(
