@@ -161,9 +161,9 @@ fn sample(tablebase: &Tablebase, count: usize) -> Result<Vec<String>, Failure> {
     let mut random = XorShift(0x9e37_79b9_7f4a_7c15);
     match tablebase.game() {
         Game::Nim(game) => {
-            let cells = game.cells();
+            let all = u64::MAX >> (64 - game.cells().clamp(1, 64));
             Ok((0..count)
-                .map(|_| game.format_position(random.next() & ((1u64 << cells) - 1)))
+                .map(|_| game.format_position(random.next() & all))
                 .collect())
         }
         Game::Morris(game) => {
