@@ -164,14 +164,12 @@ pub fn default_memory() -> u64 {
     available.map_or(8 << 30, |kb| kb * 1024 / 5 * 4)
 }
 
-fn progress_bar(build: &Build, positions: u64) -> ProgressBar {
+/// A bar over `positions` on a terminal (positions/s, ETA, a message);
+/// hidden otherwise.
+pub fn positions_bar(positions: u64) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
-    let done_positions: u64 = build
-        .store()
-        .slices()
-        .map_or(0, |r| r.iter().map(|r| r.counts.positions).sum());
     let bar = ProgressBar::new(positions);
     bar.set_style(
         ProgressStyle::with_template(
@@ -180,6 +178,18 @@ fn progress_bar(build: &Build, positions: u64) -> ProgressBar {
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> "),
     );
+    bar
+}
+
+fn progress_bar(build: &Build, positions: u64) -> ProgressBar {
+    let bar = positions_bar(positions);
+    if bar.is_hidden() {
+        return bar;
+    }
+    let done_positions: u64 = build
+        .store()
+        .slices()
+        .map_or(0, |r| r.iter().map(|r| r.counts.positions).sum());
     bar.set_position(done_positions);
     bar.reset_eta();
     bar.set_message(format!("slices {}/{}", build.done(), build.plan().len()));

@@ -16,7 +16,7 @@ use crate::Exit;
 pub fn run(args: ServeArgs) -> Exit {
     let service = QueryService::open(&args.store, args.cache)?;
     let tablebase = service.tablebase();
-    if !tablebase.store().is_complete()? {
+    if !tablebase.is_complete() {
         eprintln!(
             "egdb: {} is still being built; slices not yet in it answer UNAVAILABLE until they are",
             args.store.display()

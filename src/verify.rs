@@ -1,13 +1,12 @@
 //! `egdb verify`: checksums, then every stored position against its moves.
 
-use std::io::IsTerminal;
 use std::time::Instant;
 
 use egdb_coordinator::verify::{verify_slice, SliceCheck};
 use egdb_coordinator::{Probe, Tablebase};
-use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 
+use crate::build::positions_bar;
 use crate::cli::VerifyArgs;
 use crate::failure::Failure;
 use crate::query::describe;
@@ -15,7 +14,7 @@ use crate::Exit;
 
 pub fn run(args: VerifyArgs) -> Exit {
     let tablebase = Tablebase::open(&args.store)?;
-    if !tablebase.store().is_complete()? {
+    if !tablebase.is_complete() {
         return Err(Failure::bad_input(format!(
             "{} is not a complete tablebase; finish its build first",
             args.store.display()
@@ -23,7 +22,7 @@ pub fn run(args: VerifyArgs) -> Exit {
     }
     let records = tablebase.records();
     let positions: u64 = records.iter().map(|r| r.counts.positions).sum();
-    let bar = progress_bar(positions);
+    let bar = positions_bar(positions);
     let started = Instant::now();
     let mut checks = Vec::with_capacity(records.len());
     for record in &records {
@@ -55,21 +54,6 @@ pub fn run(args: VerifyArgs) -> Exit {
         );
     }
     Ok(if failed.is_empty() { 0 } else { 1 })
-}
-
-fn progress_bar(positions: u64) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(positions);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {human_pos}/{human_len} positions, ETA {eta} {msg}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> "),
-    );
-    bar
 }
 
 fn failure_line(check: &SliceCheck) -> String {

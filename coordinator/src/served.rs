@@ -64,7 +64,7 @@ impl QueryService {
     /// Opens the store again if `seen` is not complete and was opened long
     /// enough ago: slices finished since become visible. Whether it did.
     fn catch_up(&self, seen: &Tablebase) -> bool {
-        if seen.store().is_complete().unwrap_or(true) {
+        if seen.is_complete() {
             return false;
         }
         let mut last = self.last_opened.lock().unwrap_or_else(|p| p.into_inner());
@@ -92,21 +92,21 @@ impl QueryService {
         // Most probes hit cached blocks and take microseconds: run in place
         // (the runtime moves its other tasks away meanwhile) rather than pay
         // a hand-over to the blocking pool on every request.
-        let tablebase = self.tablebase();
+        let mut tablebase = self.tablebase();
         let mut outcome = tokio::task::block_in_place(|| f(&tablebase));
-        if let Err(CoordinatorError::SliceNotFound { .. }) = &outcome {
-            if tokio::task::block_in_place(|| self.catch_up(&tablebase)) {
-                let tablebase = self.tablebase();
-                outcome = tokio::task::block_in_place(|| f(&tablebase));
-            }
+        if matches!(outcome, Err(CoordinatorError::SliceNotFound { .. }))
+            && tokio::task::block_in_place(|| self.catch_up(&tablebase))
+        {
+            tablebase = self.tablebase();
+            outcome = tokio::task::block_in_place(|| f(&tablebase));
         }
-        let building = matches!(outcome, Err(CoordinatorError::SliceNotFound { .. }))
-            && !self.tablebase().store().is_complete().unwrap_or(true);
         outcome.map(Response::new).map_err(|e| match e {
             // The build has not got there yet: worth asking again later.
-            CoordinatorError::SliceNotFound { slice } if building => Status::unavailable(format!(
-                "slice {slice} is not built yet; the store's build is still running"
-            )),
+            CoordinatorError::SliceNotFound { slice } if !tablebase.is_complete() => {
+                Status::unavailable(format!(
+                    "slice {slice} is not built yet; the store's build is still running"
+                ))
+            }
             e => status_of(e),
         })
     }
@@ -137,7 +137,7 @@ impl Query for QueryService {
             let records = t.records();
             Ok(InfoReply {
                 game: t.game().spec().to_string(),
-                complete: t.store().is_complete()?,
+                complete: t.is_complete(),
                 slices: records.len() as u32,
                 positions: records.iter().map(|r| r.counts.positions).sum(),
                 depth: t.store().identity().depth,

@@ -59,6 +59,9 @@ pub struct Tablebase {
     /// Morris games: the numbers of the stored slices.
     morris_numbers: HashMap<egdb_games::morris::MorrisSlice, u32>,
     cache: RwLock<BlockCache>,
+    /// Whether the store was complete when opened (a read-only view does not
+    /// change after).
+    complete: bool,
     /// Tells this tablebase's blocks from another's in per-thread caches.
     id: u64,
     morris: morris::Indexes,
@@ -73,6 +76,7 @@ impl Tablebase {
     pub fn open(path: &Path) -> Result<Tablebase, CoordinatorError> {
         let store = Store::open_read_only(path)?;
         let game = from_identity(store.identity())?;
+        let complete = store.is_complete()?;
         let mut records = store.slices()?;
         records.sort_by(|a, b| a.slice.cmp(&b.slice));
         let numbers = records
@@ -104,6 +108,7 @@ impl Tablebase {
             nim_numbers,
             morris_numbers,
             cache: RwLock::new(BlockCache::new(DEFAULT_CACHE_BYTES)),
+            complete,
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             morris: morris::Indexes::default(),
         })
@@ -114,6 +119,11 @@ impl Tablebase {
     pub fn with_cache_bytes(self, bytes: u64) -> Tablebase {
         *self.write() = BlockCache::new(bytes);
         self
+    }
+
+    /// Whether every slice of the game was in the store when it was opened.
+    pub fn is_complete(&self) -> bool {
+        self.complete
     }
 
     pub fn game(&self) -> &Game {
@@ -147,13 +157,7 @@ impl Tablebase {
     /// # Errors
     /// As [`Tablebase::answer`].
     pub fn probe(&self, text: &str) -> Result<Probe, CoordinatorError> {
-        match &self.game {
-            Game::Nim(game) => self.probe_nim(game, game.parse_position(text)?),
-            Game::Morris(game) => {
-                let position = egdb_games::morris::Position::parse(game.rules(), text)?;
-                self.probe_morris(game, &position)
-            }
-        }
+        Ok(self.probe_named(text)?.1)
     }
 
     /// The position as the game prints it, and its probe.

@@ -24,6 +24,15 @@ pub(super) fn check(
     let with_depth = record.encoding != CellEncoding::WinBits;
     let layout = game.layout();
     let terminal = Some(game.terminal_value());
+    // Value tables hold every position: each one's own bit is checked
+    // against its moves' own bits.
+    let read = |p: u64| {
+        if with_depth {
+            tablebase.probe_nim(game, p)
+        } else {
+            tablebase.nim_cell(game, p)
+        }
+    };
     (0..layout.words(h))
         .into_par_iter()
         .map(|word| {
@@ -35,15 +44,6 @@ pub(super) fn check(
                 if with_depth && !game.symmetry().is_canonical(position) {
                     continue;
                 }
-                // Value tables hold every position: each one's own bit is
-                // checked against its moves' own bits.
-                let read = |p: u64| {
-                    if with_depth {
-                        tablebase.probe_nim(game, p)
-                    } else {
-                        tablebase.nim_cell(game, p)
-                    }
-                };
                 successors.clear();
                 for m in game.legal_moves(position) {
                     successors.push(read(position ^ m)?);
