@@ -81,7 +81,7 @@ impl RemoteCoordinator {
         loop {
             match self.runtime.block_on(call(self.client.clone())) {
                 Ok(value) => return Ok(value),
-                Err(status) if status.code() == Code::Unavailable => {
+                Err(status) if unreachable_now(&status) => {
                     if started.elapsed() > self.patience {
                         return Err(link_error(status));
                     }
@@ -93,6 +93,14 @@ impl RemoteCoordinator {
             }
         }
     }
+}
+
+/// Whether a call failed because the coordinator could not be reached or
+/// went away mid-call (a connection broken under a stream comes back as
+/// UNKNOWN with the transport's error as its source), not because it said no.
+fn unreachable_now(status: &Status) -> bool {
+    status.code() == Code::Unavailable
+        || (status.code() == Code::Unknown && std::error::Error::source(status).is_some())
 }
 
 /// A status as the worker sees it.
