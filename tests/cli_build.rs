@@ -129,11 +129,7 @@ fn depth_builds_answer_with_depths() {
 fn custom_games_build_from_a_file_and_query_without_it() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("strip.toml");
-    std::fs::copy(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/strip.toml"),
-        &file,
-    )
-    .unwrap();
+    std::fs::copy(test_data("strip.toml"), &file).unwrap();
     let store = dir.path().join("strip");
     let spec = format!("nim:file:{}", file.display());
     build(&spec, &store, &["--depth"]);

@@ -37,8 +37,8 @@ fn unknown_games_are_refused_and_nothing_is_written() {
 fn broken_game_files_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("s");
-    let file = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/broken.toml");
-    let spec = format!("nim:file:{file}");
+    let file = test_data("broken.toml");
+    let spec = format!("nim:file:{}", file.display());
     assert_refused(
         &["build", &spec, "--store", store.to_str().unwrap()],
         "names cell 9",

@@ -5,6 +5,14 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
+/// A file of `tests/data`. The directory is read when the test runs, not
+/// when it compiles: test binaries built from another clone that shares the
+/// build cache stay correct.
+pub fn test_data(name: &str) -> std::path::PathBuf {
+    let root = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR");
+    Path::new(&root).join("tests/data").join(name)
+}
+
 pub fn egdb(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_egdb"))
         .args(args)
