@@ -1,51 +1,21 @@
-//! The depth engine: one byte per position, value and plies to the end.
+//! The depth engine: value and plies to the end of every position, 64
+//! positions per word in bit planes (see [`super::planes`]).
 //!
-//! The winner takes the fastest win, the loser the slowest loss. Slots are
-//! laid out as in the value engine, 64 bytes per word.
+//! The winner takes the fastest win, the loser the slowest loss. Each word
+//! folds the children of its 64 positions: those in earlier slices first,
+//! then the moves inside the word block in rounds by block stones, as in
+//! the value engine.
 
 use std::sync::atomic::AtomicBool;
 
-use egdb_db_format::encoding::{pack_value_depth8, unpack_value_depth8};
 use egdb_db_format::ValueCode;
 use egdb_games::nim::NimGame;
 use egdb_games::Value;
 
 use super::moves::MoveGroups;
+use super::planes::{Fold, Planes};
 use super::rows::{active_groups, par_rows};
 use crate::WorkerError;
-
-/// Bytes per word of a depth table.
-pub const BYTES_PER_WORD: usize = 64;
-
-/// Folds the children of one position into its value byte.
-#[derive(Default)]
-struct Children {
-    any: bool,
-    /// Shortest depth among children that lose for their mover.
-    fastest_win: Option<u8>,
-    longest: u8,
-}
-
-impl Children {
-    #[inline]
-    fn add(&mut self, child: u8) {
-        let (code, depth) = unpack_value_depth8(child);
-        self.any = true;
-        if code == ValueCode::Loss {
-            self.fastest_win = Some(self.fastest_win.map_or(depth, |d| d.min(depth)));
-        }
-        self.longest = self.longest.max(depth);
-    }
-
-    #[inline]
-    fn value(&self, terminal: ValueCode) -> u8 {
-        match (self.any, self.fastest_win) {
-            (false, _) => pack_value_depth8(terminal, 0),
-            (true, Some(d)) => pack_value_depth8(ValueCode::Win, d + 1),
-            (true, None) => pack_value_depth8(ValueCode::Loss, self.longest + 1),
-        }
-    }
-}
 
 /// Solves slice `h` with depths.
 ///
@@ -55,60 +25,57 @@ pub fn solve_depths<'a>(
     game: &NimGame,
     moves: &'a MoveGroups,
     h: u32,
-    dependency: &(dyn Fn(u32) -> Option<&'a [u8]> + Sync),
+    dependency: &(dyn Fn(u32) -> Option<&'a [Planes]> + Sync),
     cancel: &AtomicBool,
-) -> Result<Vec<u8>, WorkerError> {
+) -> Result<Vec<Planes>, WorkerError> {
     let layout = game.layout();
     let terminal = match game.terminal_value() {
         Value::Win => ValueCode::Win,
         Value::Loss => ValueCode::Loss,
         Value::Draw => ValueCode::Draw,
     };
-    let slots = 1usize << moves.word_bits;
-    let mut table = vec![0u8; layout.words(h) as usize * BYTES_PER_WORD];
-    par_rows(
-        layout,
-        h,
-        &mut table,
-        BYTES_PER_WORD,
-        cancel,
-        |chunk, bytes| {
-            let (same_low, other) = active_groups(layout, moves, h, &chunk.row, dependency)?;
-            let lows = &layout.low_halves(h - chunk.row.high_stones)[chunk.offset as usize..];
-            let mut sources = Vec::with_capacity(same_low.len() + other.len());
-            for (i, word) in bytes.chunks_mut(BYTES_PER_WORD).enumerate() {
-                let low = lows[i] as u64;
-                sources.clear();
-                for a in &same_low {
-                    let at = (a.base as usize + chunk.offset as usize + i) * BYTES_PER_WORD;
-                    sources.push((&a.source[at..at + BYTES_PER_WORD], &a.group.parts));
-                }
-                for a in &other {
-                    if low & a.group.low == a.group.low {
-                        let at =
-                            (a.base + layout.low_rank(low ^ a.group.low)) as usize * BYTES_PER_WORD;
-                        sources.push((&a.source[at..at + BYTES_PER_WORD], &a.group.parts));
-                    }
-                }
-                for l in 0..slots {
-                    let mut children = Children::default();
-                    for (source, parts) in &sources {
-                        for p in parts.iter() {
-                            if l as u32 & p.shift == p.shift {
-                                children.add(source[l ^ p.shift as usize]);
-                            }
-                        }
-                    }
-                    for p in &moves.inner {
-                        if l as u32 & p.shift == p.shift {
-                            children.add(word[l ^ p.shift as usize]);
-                        }
-                    }
-                    word[l] = children.value(terminal);
+    let mut table = vec![Planes::default(); layout.words(h) as usize];
+    par_rows(layout, h, &mut table, 1, cancel, |chunk, words| {
+        let (same_low, other) = active_groups(layout, moves, h, &chunk.row, dependency)?;
+        let lows = &layout.low_halves(h - chunk.row.high_stones)[chunk.offset as usize..];
+        for (i, word) in words.iter_mut().enumerate() {
+            let low = lows[i] as u64;
+            let mut fold = Fold::default();
+            for a in &same_low {
+                let source = &a.source[(a.base + chunk.offset) as usize + i];
+                for p in &a.group.parts {
+                    fold.add(source, p.shift, p.superset);
                 }
             }
-            Ok(())
-        },
-    )?;
+            for a in &other {
+                if low & a.group.low == a.group.low {
+                    let source = &a.source[(a.base + layout.low_rank(low ^ a.group.low)) as usize];
+                    for p in &a.group.parts {
+                        fold.add(source, p.shift, p.superset);
+                    }
+                }
+            }
+            *word = resolve_inner(fold, moves, terminal);
+        }
+        Ok(())
+    })?;
     Ok(table)
+}
+
+/// Adds the moves inside the word block, in rounds by block stones: such a
+/// move reaches positions with fewer, final in an earlier round.
+#[inline]
+fn resolve_inner(mut fold: Fold, moves: &MoveGroups, terminal: ValueCode) -> Planes {
+    let mut word = fold.resolve(terminal, moves.valid);
+    if moves.inner.is_empty() {
+        return word;
+    }
+    for k in 1..=moves.word_bits as usize {
+        let round = moves.by_popcount[k];
+        for p in &moves.inner {
+            fold.add(&word, p.shift, p.superset & round);
+        }
+        word = fold.resolve(terminal, moves.valid);
+    }
+    word
 }

@@ -3,6 +3,7 @@
 
 pub mod depth;
 pub mod moves;
+pub mod planes;
 mod rows;
 pub mod scan;
 pub mod symmetric;
@@ -61,7 +62,7 @@ impl NimEngine {
     ) -> Result<SliceTable, WorkerError> {
         if depth {
             let lookup = |s: u32| match dependencies.get(&s).map(|t| t.as_ref()) {
-                Some(SliceTable::Depths(bytes)) => Some(bytes.as_slice()),
+                Some(SliceTable::Depths(planes)) => Some(planes.as_slice()),
                 _ => None,
             };
             depth::solve_depths(&self.game, &self.moves, h, &lookup, cancel).map(SliceTable::Depths)
@@ -90,9 +91,8 @@ impl NimEngine {
                         ValueCode::Loss
                     }
                 }
-                SliceTable::Depths(bytes) => {
-                    unpack_value_depth8(bytes[word as usize * depth::BYTES_PER_WORD + bit as usize])
-                        .0
+                SliceTable::Depths(planes) => {
+                    unpack_value_depth8(planes[word as usize].byte(bit as u32)).0
                 }
             }
         };
@@ -103,20 +103,16 @@ impl NimEngine {
                 counts.win = words.iter().map(|w| w.count_ones() as u64).sum();
                 counts.loss = counts.positions - counts.win;
             }
-            SliceTable::Depths(bytes) => {
+            SliceTable::Depths(planes) => {
+                let valid = self.moves.valid;
                 let mut max_depth = 0u8;
-                for word in bytes.chunks(depth::BYTES_PER_WORD) {
-                    for &byte in &word[..slots] {
-                        let (code, d) = unpack_value_depth8(byte);
-                        counts.positions += 1;
-                        match code {
-                            ValueCode::Win => counts.win += 1,
-                            ValueCode::Loss => counts.loss += 1,
-                            ValueCode::Draw | ValueCode::DontCare => counts.draw += 1,
-                        }
-                        max_depth = max_depth.max(d);
-                    }
+                for word in planes {
+                    counts.win += (word.wins() & valid).count_ones() as u64;
+                    counts.loss += (word.losses() & valid).count_ones() as u64;
+                    max_depth = max_depth.max(word.max_depth(valid));
                 }
+                counts.positions = planes.len() as u64 * slots as u64;
+                counts.draw = counts.positions - counts.win - counts.loss;
                 counts.max_depth = Some(max_depth as u32);
             }
         }
@@ -155,9 +151,9 @@ impl NimEngine {
                 CellEncoding::WinBits,
                 Cow::Borrowed(bytemuck::cast_slice(words)),
             ),
-            SliceTable::Depths(bytes) => (
+            SliceTable::Depths(planes) => (
                 CellEncoding::ValueDepth8,
-                Cow::Owned(symmetric::keep_canonical(&self.game, h, bytes)),
+                Cow::Owned(symmetric::keep_canonical(&self.game, h, planes)),
             ),
         }
     }
@@ -185,17 +181,16 @@ impl NimEngine {
                 Ok(SliceTable::Bits(bytemuck::pod_collect_to_vec(&raw)))
             }
             CellEncoding::ValueDepth8 => {
-                let mut raw = raw;
-                if raw.len() != words * depth::BYTES_PER_WORD {
+                if raw.len() != words * planes::BYTES_PER_WORD {
                     return Err(bad(format!("{} bytes for {words} words", raw.len())));
                 }
-                let unfilled = symmetric::restore_symmetric(&self.game, h, &mut raw);
+                let (table, unfilled) = symmetric::restore_symmetric(&self.game, h, &raw);
                 if unfilled > 0 {
                     return Err(bad(format!(
                         "{unfilled} positions have no stored canonical image"
                     )));
                 }
-                Ok(SliceTable::Depths(raw))
+                Ok(SliceTable::Depths(table))
             }
             CellEncoding::ValueDepth16 => Err(bad(
                 "16-bit Morris cells in a take-away game's slice".to_string(),
@@ -236,10 +231,8 @@ pub fn value_in(
             let win = words[slot.word as usize] >> slot.bit & 1 == 1;
             (if win { ValueCode::Win } else { ValueCode::Loss }, None)
         }
-        SliceTable::Depths(bytes) => {
-            let (code, d) = unpack_value_depth8(
-                bytes[slot.word as usize * depth::BYTES_PER_WORD + slot.bit as usize],
-            );
+        SliceTable::Depths(planes) => {
+            let (code, d) = unpack_value_depth8(planes[slot.word as usize].byte(slot.bit));
             (code, Some(d))
         }
     }

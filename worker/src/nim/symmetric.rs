@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use egdb_games::nim::NimGame;
 
-use super::depth::BYTES_PER_WORD;
+use super::planes::{Planes, BYTES_PER_WORD};
 use super::rows::par_rows;
 
 /// Most fixed positions enumerated for class counts; past it they are skipped.
@@ -65,72 +65,142 @@ impl FixedPoints {
     }
 }
 
-/// Calls `visit(position mask, entry)` for every position of slice `h`,
-/// each with its own entry of the depth table `table`, chunks in parallel.
-fn for_each_entry<F>(game: &NimGame, h: u32, table: &mut [u8], visit: F)
+/// The images of a word's positions under every symmetry, cheaply: the
+/// word block is a union of orbits, so a position's image is the image of
+/// its outer cells joined with the image of its block cells.
+struct WordImages {
+    /// Cells of each lane's block subset.
+    lane_cells: Vec<u64>,
+    /// `lane_images[g][l]`: the image of lane `l`'s block cells under `g`.
+    lane_images: Vec<Vec<u64>>,
+}
+
+impl WordImages {
+    fn new(game: &NimGame) -> WordImages {
+        let layout = game.layout();
+        let symmetry = game.symmetry();
+        let lane_cells: Vec<u64> = (0..1u64 << layout.word_bits())
+            .map(|l| layout.unpack(l))
+            .collect();
+        let lane_images = (0..symmetry.len())
+            .map(|g| lane_cells.iter().map(|&c| symmetry.apply(g, c)).collect())
+            .collect();
+        WordImages {
+            lane_cells,
+            lane_images,
+        }
+    }
+
+    /// The images of a word's outer cells under every symmetry.
+    fn outer_images(&self, game: &NimGame, outer_cells: u64) -> Vec<u64> {
+        let symmetry = game.symmetry();
+        (0..symmetry.len())
+            .map(|g| symmetry.apply(g, outer_cells))
+            .collect()
+    }
+
+    /// Whether lane `l` of the word is its class's representative (its
+    /// smallest image).
+    #[inline]
+    fn is_canonical(&self, outer_cells: u64, outer_images: &[u64], l: usize) -> bool {
+        let mask = outer_cells | self.lane_cells[l];
+        outer_images
+            .iter()
+            .zip(&self.lane_images)
+            .all(|(o, lanes)| (o | lanes[l]) >= mask)
+    }
+
+    /// The representative of lane `l`'s class.
+    #[inline]
+    fn canonical(&self, outer_images: &[u64], l: usize) -> u64 {
+        outer_images
+            .iter()
+            .zip(&self.lane_images)
+            .map(|(o, lanes)| o | lanes[l])
+            .min()
+            .unwrap_or(0)
+    }
+}
+
+/// Calls `visit(word, outer cells, entries)` for every word of slice `h`
+/// of a table with `per_word` entries per word, chunks in parallel.
+fn for_each_word<T, F>(game: &NimGame, h: u32, table: &mut [T], per_word: usize, visit: F)
 where
-    F: Fn(u64, &mut u8) + Sync,
+    T: Send,
+    F: Fn(usize, u64, &mut [T]) + Sync,
 {
     let layout = game.layout();
     let w = layout.word_bits();
     let never = AtomicBool::new(false);
     // Only cancellation makes `par_rows` fail, and nothing cancels here.
-    let _ = par_rows(
-        layout,
-        h,
-        table,
-        BYTES_PER_WORD,
-        &never,
-        |chunk, entries| {
-            let lows = &layout.low_halves(h - chunk.row.high_stones)[chunk.offset as usize..];
-            for (word, &low) in entries.chunks_mut(BYTES_PER_WORD).zip(lows) {
-                let outer = (chunk.row.high << layout.low_bits()) | low as u64;
-                for (l, entry) in word.iter_mut().enumerate().take(1 << w) {
-                    visit(layout.unpack((outer << w) | l as u64), entry);
-                }
-            }
-            Ok(())
-        },
-    );
+    let _ = par_rows(layout, h, table, per_word, &never, |chunk, entries| {
+        let lows = &layout.low_halves(h - chunk.row.high_stones)[chunk.offset as usize..];
+        let first = (chunk.row.first_word + chunk.offset) as usize;
+        for (i, (word, &low)) in entries.chunks_mut(per_word).zip(lows).enumerate() {
+            let outer = (chunk.row.high << layout.low_bits()) | low as u64;
+            visit(first + i, layout.unpack(outer << w), word);
+        }
+        Ok(())
+    });
 }
 
-/// A copy of a depth table with every non-canonical position set to
-/// "don't care" (0), for storage.
-pub fn keep_canonical(game: &NimGame, h: u32, table: &[u8]) -> Vec<u8> {
-    let mut stored = table.to_vec();
-    let symmetry = game.symmetry();
-    if symmetry.len() > 1 {
-        for_each_entry(game, h, &mut stored, |mask, entry| {
-            if !symmetry.is_canonical(mask) {
-                *entry = 0;
+/// The bytes stored for a depth table: each word's bytes, with every
+/// non-canonical position set to "don't care" (0).
+pub fn keep_canonical(game: &NimGame, h: u32, table: &[Planes]) -> Vec<u8> {
+    let mut stored = vec![0u8; table.len() * BYTES_PER_WORD];
+    let symmetric = game.symmetry().len() > 1;
+    let images = WordImages::new(game);
+    let slots = images.lane_cells.len();
+    for_each_word(
+        game,
+        h,
+        &mut stored,
+        BYTES_PER_WORD,
+        |index, outer, bytes| {
+            bytes.copy_from_slice(&table[index].to_bytes());
+            if symmetric {
+                let outer_images = images.outer_images(game, outer);
+                for (l, entry) in bytes.iter_mut().enumerate().take(slots) {
+                    if !images.is_canonical(outer, &outer_images, l) {
+                        *entry = 0;
+                    }
+                }
             }
-        });
-    }
+        },
+    );
     stored
 }
 
-/// Fills the "don't care" entries of a stored depth table from their
-/// canonical images, giving back the full table the engine reads.
-/// Returns the number of entries that could not be filled (corruption).
-pub fn restore_symmetric(game: &NimGame, h: u32, stored: &mut [u8]) -> u64 {
-    let symmetry = game.symmetry();
+/// The depth table the engine reads from stored bytes: "don't care"
+/// entries are filled from their canonical images. Returns the table and
+/// the number of entries that could not be filled (corruption).
+pub fn restore_symmetric(game: &NimGame, h: u32, stored: &[u8]) -> (Vec<Planes>, u64) {
     let layout = game.layout();
-    if symmetry.len() == 1 {
-        return 0;
-    }
-    let snapshot = stored.to_vec();
+    let symmetric = game.symmetry().len() > 1;
+    let images = WordImages::new(game);
+    let slots = images.lane_cells.len();
     let unfilled = AtomicU64::new(0);
-    for_each_entry(game, h, stored, |mask, entry| {
-        if *entry != 0 {
-            return;
+    let mut table = vec![Planes::default(); stored.len() / BYTES_PER_WORD];
+    for_each_word(game, h, &mut table, 1, |index, outer, word| {
+        let at = index * BYTES_PER_WORD;
+        let mut bytes = [0u8; BYTES_PER_WORD];
+        bytes.copy_from_slice(&stored[at..at + BYTES_PER_WORD]);
+        if symmetric {
+            let outer_images = images.outer_images(game, outer);
+            for (l, entry) in bytes.iter_mut().enumerate().take(slots) {
+                if *entry != 0 {
+                    continue;
+                }
+                let slot = layout.locate(images.canonical(&outer_images, l));
+                let source = stored[slot.word as usize * BYTES_PER_WORD + slot.bit as usize];
+                if slot.slice != h || source == 0 {
+                    unfilled.fetch_add(1, Ordering::Relaxed);
+                } else {
+                    *entry = source;
+                }
+            }
         }
-        let slot = layout.locate(symmetry.canonical(mask));
-        let source = snapshot[slot.word as usize * BYTES_PER_WORD + slot.bit as usize];
-        if slot.slice != h || source == 0 {
-            unfilled.fetch_add(1, Ordering::Relaxed);
-        } else {
-            *entry = source;
-        }
+        word[0] = Planes::from_bytes(&bytes);
     });
-    unfilled.into_inner()
+    (table, unfilled.into_inner())
 }
