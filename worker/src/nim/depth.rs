@@ -15,6 +15,7 @@ use egdb_games::Value;
 use super::moves::MoveGroups;
 use super::planes::{Fold, Planes};
 use super::rows::{active_groups, par_rows};
+use crate::table::zeroed_table;
 use crate::WorkerError;
 
 /// Solves slice `h` with depths.
@@ -34,7 +35,7 @@ pub fn solve_depths<'a>(
         Value::Loss => ValueCode::Loss,
         Value::Draw => ValueCode::Draw,
     };
-    let mut table = vec![Planes::default(); layout.words(h) as usize];
+    let mut table = zeroed_table::<Planes>(layout.words(h) as usize);
     par_rows(layout, h, &mut table, 1, cancel, |chunk, words| {
         let (same_low, other) = active_groups(layout, moves, h, &chunk.row, dependency)?;
         let lows = &layout.low_halves(h - chunk.row.high_stones)[chunk.offset as usize..];

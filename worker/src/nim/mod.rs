@@ -19,7 +19,7 @@ use egdb_db_format::encoding::unpack_value_depth8;
 use egdb_db_format::{CellEncoding, SliceCounts, ValueCode};
 use egdb_games::nim::{slice_id, NimGame};
 
-use crate::table::SliceTable;
+use crate::table::{zeroed_table, SliceTable};
 use crate::WorkerError;
 use moves::MoveGroups;
 use symmetric::FixedPoints;
@@ -178,7 +178,9 @@ impl NimEngine {
                 if raw.len() != words * 8 {
                     return Err(bad(format!("{} bytes for {words} words", raw.len())));
                 }
-                Ok(SliceTable::Bits(bytemuck::pod_collect_to_vec(&raw)))
+                let mut table = zeroed_table::<u64>(words);
+                bytemuck::cast_slice_mut(&mut table).copy_from_slice(&raw);
+                Ok(SliceTable::Bits(table))
             }
             CellEncoding::ValueDepth8 => {
                 if raw.len() != words * planes::BYTES_PER_WORD {

@@ -21,6 +21,9 @@ const HIGH_CODE: usize = 7;
 #[repr(C, align(64))]
 pub struct Planes(pub [u64; 8]);
 
+// SAFETY: eight integers; all zeros is a valid (empty) word.
+unsafe impl bytemuck::Zeroable for Planes {}
+
 impl Planes {
     /// The planes of 64 value-and-depth bytes (byte `l` is position `l`).
     pub fn from_bytes(bytes: &[u8]) -> Planes {

@@ -10,6 +10,7 @@ use egdb_games::nim::NimGame;
 
 use super::planes::{Planes, BYTES_PER_WORD};
 use super::rows::par_rows;
+use crate::table::zeroed_table;
 
 /// Most fixed positions enumerated for class counts; past it they are skipped.
 const MAX_FIXED_POSITIONS: u64 = 1 << 26;
@@ -180,7 +181,7 @@ pub fn restore_symmetric(game: &NimGame, h: u32, stored: &[u8]) -> (Vec<Planes>,
     let images = WordImages::new(game);
     let slots = images.lane_cells.len();
     let unfilled = AtomicU64::new(0);
-    let mut table = vec![Planes::default(); stored.len() / BYTES_PER_WORD];
+    let mut table = zeroed_table::<Planes>(stored.len() / BYTES_PER_WORD);
     for_each_word(game, h, &mut table, 1, |index, outer, word| {
         let at = index * BYTES_PER_WORD;
         let mut bytes = [0u8; BYTES_PER_WORD];

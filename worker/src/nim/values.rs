@@ -14,6 +14,7 @@ use egdb_games::Rule;
 
 use super::moves::{MoveGroups, WordPart};
 use super::rows::{active_groups, par_rows};
+use crate::table::zeroed_table;
 use crate::WorkerError;
 
 /// How many pairs ahead the source word is prefetched: the source rows of
@@ -63,7 +64,7 @@ pub fn solve_values<'a>(
     // a move that is the empty board only, so no bookkeeping is needed.
     let track_movable = misere && !moves.singles_cover_all;
     let empty_board_wins = misere && moves.singles_cover_all && h == 0;
-    let mut table = vec![0u64; layout.words(h) as usize];
+    let mut table = zeroed_table::<u64>(layout.words(h) as usize);
     par_rows(layout, h, &mut table, 1, cancel, |chunk, words| {
         let (same_low, other) = active_groups(layout, moves, h, &chunk.row, dependency)?;
         let low_stones = (h - chunk.row.high_stones) as usize;
