@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark report of README.md: engine vs scan on 7 layers, then the
+# The benchmark report of README.md: engines vs scan on 7 layers, then the
 # 8-layer builds (each rule) and the 7-layer depth build, with time and peak
 # memory. Needs about 15 minutes and 10 GiB of memory; writes under $BENCH_DIR.
 set -euo pipefail
@@ -10,7 +10,7 @@ bash deploy/setup.sh
 cargo build --release --bin egdb
 dir="${BENCH_DIR:-$(mktemp -d)}"
 echo "machine: $(nproc) cores, $(grep MemTotal /proc/meminfo | awk '{print $2/1048576 " GiB"}'), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
-"$EGDB_BIN" bench nim:triangle:7:normal --runs 3
+"$EGDB_BIN" bench nim:triangle:7:normal --runs 3 --depth
 run() {
   rm -rf "$dir/store"
   /usr/bin/time -f "  wall %e s, peak RSS %M KB" "$EGDB_BIN" build "$@" --store "$dir/store" 2>&1 | grep -v '^{'

@@ -1,13 +1,16 @@
 //! `egdb bench`: the word engine against the per-position scan of the 2009
-//! study, in one run on one machine, with the answers checked equal.
+//! study, in one run on one machine, with the answers checked equal; with
+//! `--depth`, the depth engine as well.
 
 use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use std::time::Instant;
 
 use egdb_db_format::ValueCode;
 use egdb_games::nim::NimGame;
 use egdb_games::GameSpec;
 use egdb_worker::nim::{scan::scan_values, solve_all, value_in, NimEngine};
+use egdb_worker::SliceTable;
 
 use crate::cli::BenchArgs;
 use crate::failure::Failure;
@@ -29,14 +32,14 @@ pub fn run(args: BenchArgs) -> Exit {
             .build()
             .map_err(|e| Failure::failed(format!("thread pool: {e}")))
     };
-    let time_engine = |n: usize| -> Result<(f64, Vec<_>), Failure> {
+    let time_engine = |n: usize, depth: bool| -> Result<(f64, Vec<_>), Failure> {
         let pool = pool(n)?;
         let mut times = Vec::new();
         let mut tables = Vec::new();
         for _ in 0..runs {
             let started = Instant::now();
             tables = pool
-                .install(|| solve_all(&engine, false, &never))
+                .install(|| solve_all(&engine, depth, &never))
                 .map_err(|e| Failure::failed(e.to_string()))?;
             times.push(started.elapsed().as_secs_f64());
         }
@@ -50,14 +53,31 @@ pub fn run(args: BenchArgs) -> Exit {
         "machine: {} cores available",
         std::thread::available_parallelism().map_or(1, |n| n.get())
     );
-    let (parallel, tables) = time_engine(threads)?;
+    let (parallel, tables) = time_engine(threads, false)?;
     report(
         &format!("word engine, {threads} threads"),
         parallel,
         positions,
     );
-    let (single, _) = time_engine(1)?;
+    let (single, _) = time_engine(1, false)?;
     report("word engine, 1 thread", single, positions);
+    if args.depth {
+        let (with_depth, depths) = time_engine(threads, true)?;
+        report(
+            &format!("depth engine, {threads} threads"),
+            with_depth,
+            positions,
+        );
+        let (depth_single, _) = time_engine(1, true)?;
+        report("depth engine, 1 thread", depth_single, positions);
+        let differing = values_differ(&engine, &tables, &depths);
+        if differing > 0 {
+            return Err(Failure::failed(format!(
+                "{differing} positions differ between the depth and the value engine"
+            )));
+        }
+        println!("all {positions} values of the depth engine agree");
+    }
     let start = value_in(&engine, &tables, engine.game().start()).0;
     println!(
         "start position: {}",
@@ -97,6 +117,27 @@ pub fn run(args: BenchArgs) -> Exit {
         scanned / single
     );
     Ok(0)
+}
+
+/// Positions whose win bit differs between value tables and depth tables.
+fn values_differ(
+    engine: &NimEngine,
+    values: &[Arc<SliceTable>],
+    depths: &[Arc<SliceTable>],
+) -> u64 {
+    let valid = engine.moves().valid;
+    values
+        .iter()
+        .zip(depths)
+        .map(|(v, d)| match (v.as_ref(), d.as_ref()) {
+            (SliceTable::Bits(bits), SliceTable::Depths(planes)) => bits
+                .iter()
+                .zip(planes)
+                .map(|(b, p)| ((b ^ p.wins()) & valid).count_ones() as u64)
+                .sum(),
+            _ => u64::MAX,
+        })
+        .fold(0u64, u64::saturating_add)
 }
 
 fn report(what: &str, seconds: f64, positions: u64) {

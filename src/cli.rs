@@ -238,6 +238,10 @@ pub struct BenchArgs {
     /// Skip the per-position scan (it takes minutes past 7 layers).
     #[arg(long)]
     pub no_scan: bool,
+    /// Time the depth engine too, and check its values against the word
+    /// engine's.
+    #[arg(long)]
+    pub depth: bool,
 }
 
 /// Parses `123`, `64MiB`, `12G`, `1.5GiB` (binary units either way).
