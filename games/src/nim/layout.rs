@@ -63,11 +63,21 @@ pub struct NimLayout {
 impl NimLayout {
     /// A layout with the given word block (at most six cells).
     pub fn new(cells: u32, word_cells: &[u32]) -> NimLayout {
+        NimLayout::with_low_half(cells, word_cells, &[])
+    }
+
+    /// A layout whose low half starts with the cells `low_first` (the other
+    /// outer cells follow in index order).
+    pub fn with_low_half(cells: u32, word_cells: &[u32], low_first: &[u32]) -> NimLayout {
         // Games are validated to at most 63 cells; blocks are chosen by
         // `choose_word_block` with at most six.
         debug_assert!(word_cells.len() as u32 <= MAX_WORD_CELLS && cells <= 63);
         let word_cells = word_cells.to_vec();
-        let outer_cells: Vec<u32> = (0..cells).filter(|c| !word_cells.contains(c)).collect();
+        let outer_cells: Vec<u32> = low_first
+            .iter()
+            .copied()
+            .chain((0..cells).filter(|c| !word_cells.contains(c) && !low_first.contains(c)))
+            .collect();
         let mut target = vec![0u32; cells as usize];
         for (bit, &c) in word_cells.iter().chain(&outer_cells).enumerate() {
             target[c as usize] = bit as u32;

@@ -10,6 +10,7 @@ pub mod hexagram;
 pub mod layout;
 mod notation;
 pub mod oracle;
+pub mod row_symmetry;
 pub mod symmetry;
 pub mod triangle;
 
@@ -142,7 +143,8 @@ impl NimGame {
         }
         let symmetry = SymmetryGroup::new(def.cells, &def.moves, &def.symmetries)?;
         let word_block = choose_word_block(def.cells, &def.moves, &symmetry);
-        let layout = NimLayout::new(def.cells, &word_block);
+        let low_half = choose_low_half(def.cells, &word_block, &symmetry);
+        let layout = NimLayout::with_low_half(def.cells, &word_block, &low_half);
         Ok(NimGame {
             spec,
             all_cells: (1u64 << def.cells) - 1,
@@ -315,6 +317,35 @@ fn choose_word_block(cells: u32, moves: &[u64], symmetry: &SymmetryGroup) -> Vec
         loose
     };
     (0..cells).filter(|c| block & (1 << c) != 0).collect()
+}
+
+/// Outer cells for the low half that form a union of symmetry orbits, as
+/// many as fit (at most [`layout::MAX_LOW_BITS`]): symmetries then map rows
+/// to rows.
+fn choose_low_half(cells: u32, word_block: &[u32], symmetry: &SymmetryGroup) -> Vec<u32> {
+    let outer: Vec<Vec<u32>> = symmetry
+        .orbits()
+        .into_iter()
+        .filter(|o| !o.iter().any(|c| word_block.contains(c)))
+        .collect();
+    let size = (cells - word_block.len() as u32).min(layout::MAX_LOW_BITS) as usize;
+    // reach[n]: the orbits of one way to cover exactly n cells.
+    let mut reach: Vec<Option<Vec<usize>>> = vec![None; size + 1];
+    reach[0] = Some(Vec::new());
+    for (i, orbit) in outer.iter().enumerate() {
+        for n in (orbit.len()..=size).rev() {
+            if reach[n].is_none() {
+                if let Some(mut way) = reach[n - orbit.len()].clone() {
+                    way.push(i);
+                    reach[n] = Some(way);
+                }
+            }
+        }
+    }
+    let way = reach.into_iter().rev().flatten().next().unwrap_or_default();
+    let mut low: Vec<u32> = way.into_iter().flat_map(|i| outer[i].clone()).collect();
+    low.sort_unstable();
+    low
 }
 
 #[cfg(test)]
