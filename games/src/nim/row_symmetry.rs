@@ -3,8 +3,10 @@
 //! maps a row (high half) to a row, a low half to a low half and the lanes
 //! of a word among themselves, so tables can keep one row of each orbit.
 
+use std::collections::HashMap;
+
 use super::cellmap::CellMap;
-use super::{NimLayout, SymmetryGroup};
+use super::{NimLayout, Row, SymmetryGroup};
 
 /// The symmetries as maps of high halves, low halves and lanes.
 #[derive(Debug, Clone)]
@@ -95,6 +97,55 @@ impl RowSymmetry {
     }
 }
 
+/// The rows a table keeps: one row of each orbit of high halves (its
+/// smallest image), each whole, slice by slice in word order.
+#[derive(Debug, Clone)]
+pub struct KeptRows {
+    slices: Vec<KeptSlice>,
+}
+
+/// The kept rows of one slice; their `first_word` counts kept words.
+#[derive(Debug, Clone, Default)]
+pub struct KeptSlice {
+    pub rows: Vec<Row>,
+    start: HashMap<u64, u64>,
+    pub words: u64,
+}
+
+impl KeptSlice {
+    /// First kept word of the row `high`, if it is kept.
+    #[inline]
+    pub fn start(&self, high: u64) -> Option<u64> {
+        self.start.get(&high).copied()
+    }
+}
+
+impl KeptRows {
+    pub fn new(layout: &NimLayout, symmetry: &RowSymmetry) -> KeptRows {
+        let slices = (0..layout.slice_count())
+            .map(|h| {
+                let mut slice = KeptSlice::default();
+                for row in layout.rows(h) {
+                    if symmetry.kept_row(row.high).0 == row.high {
+                        slice.start.insert(row.high, slice.words);
+                        slice.rows.push(Row {
+                            first_word: slice.words,
+                            ..row
+                        });
+                        slice.words += row.len;
+                    }
+                }
+                slice
+            })
+            .collect();
+        KeptRows { slices }
+    }
+
+    pub fn slice(&self, h: u32) -> &KeptSlice {
+        &self.slices[h as usize]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,6 +177,39 @@ mod tests {
     fn eight_layers_keep_a_full_low_half() {
         let game = triangle(8);
         assert_eq!(game.layout().low_bits(), 15);
+    }
+
+    #[test]
+    fn kept_rows_cover_each_orbit_once() {
+        let game = triangle(7);
+        let layout = game.layout();
+        let rows = RowSymmetry::new(layout, game.symmetry()).unwrap();
+        let kept = KeptRows::new(layout, &rows);
+        for h in 0..layout.slice_count() {
+            let slice = kept.slice(h);
+            let mut covered = std::collections::HashSet::new();
+            for row in &slice.rows {
+                for g in 0..rows.len() {
+                    covered.insert(rows.high(g, row.high));
+                }
+                assert_eq!(slice.start(row.high), Some(row.first_word));
+            }
+            assert_eq!(covered.len(), layout.rows(h).count(), "slice {h}");
+            assert_eq!(slice.words, slice.rows.iter().map(|r| r.len).sum::<u64>());
+        }
+    }
+
+    #[test]
+    fn eight_layers_keep_about_a_sixth_of_the_words() {
+        let game = triangle(8);
+        let layout = game.layout();
+        let kept = KeptRows::new(layout, &RowSymmetry::new(layout, game.symmetry()).unwrap());
+        let all: u64 = (0..layout.slice_count()).map(|h| layout.words(h)).sum();
+        let kept_words: u64 = (0..layout.slice_count()).map(|h| kept.slice(h).words).sum();
+        assert!(
+            kept_words * 11 < all * 2,
+            "{kept_words} of {all} words kept"
+        );
     }
 
     proptest! {
