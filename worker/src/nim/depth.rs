@@ -66,7 +66,7 @@ pub fn solve_depths<'a>(
 /// Adds the moves inside the word block, in rounds by block stones: such a
 /// move reaches positions with fewer, final in an earlier round.
 #[inline]
-fn resolve_inner(mut fold: Fold, moves: &MoveGroups, terminal: ValueCode) -> Planes {
+pub(super) fn resolve_inner(mut fold: Fold, moves: &MoveGroups, terminal: ValueCode) -> Planes {
     let mut word = fold.resolve(terminal, moves.valid);
     if moves.inner.is_empty() {
         return word;

@@ -2,6 +2,7 @@
 //! engine, and the per-position scan they are measured against.
 
 pub mod depth;
+pub mod kept;
 pub mod moves;
 pub mod planes;
 mod rows;

@@ -168,6 +168,36 @@ impl Fold {
         }
     }
 
+    /// Joins the children of `other` to these (the same positions).
+    #[inline]
+    pub fn merge(&mut self, other: &Fold) {
+        self.any |= other.any;
+        self.win |= other.win;
+        let faster = below(&other.fastest_loss, &self.fastest_loss);
+        let longer = below(&self.longest, &other.longest);
+        let pairs = self.fastest_loss.iter_mut().zip(&mut self.longest);
+        for ((fast, long), (of, ol)) in pairs.zip(other.fastest_loss.iter().zip(&other.longest)) {
+            *fast ^= (*fast ^ of) & faster;
+            *long ^= (*long ^ ol) & longer;
+        }
+    }
+
+    /// The fold with lanes rearranged: lane `l` of the result is lane
+    /// `from[l]` of this one.
+    pub fn gather(&self, from: &[u8]) -> Fold {
+        let move_lanes = |x: u64| {
+            from.iter()
+                .enumerate()
+                .fold(0u64, |out, (l, &f)| out | (x >> f & 1) << l)
+        };
+        Fold {
+            any: move_lanes(self.any),
+            win: move_lanes(self.win),
+            fastest_loss: self.fastest_loss.map(move_lanes),
+            longest: self.longest.map(move_lanes),
+        }
+    }
+
     /// The word's planes: positions without a child take `terminal` at
     /// depth 0; lanes outside `valid` stay empty (don't care).
     #[inline(always)]

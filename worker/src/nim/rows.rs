@@ -39,9 +39,27 @@ where
     T: Send,
     F: Fn(&Chunk, &mut [T]) -> Result<(), WorkerError> + Sync,
 {
+    par_row_list(layout.rows(h), table, entries_per_word, cancel, fill)
+}
+
+/// [`par_rows`] over the given rows, which `table` holds one after another.
+///
+/// # Errors
+/// As [`par_rows`].
+pub fn par_row_list<T, F>(
+    rows: impl Iterator<Item = Row>,
+    table: &mut [T],
+    entries_per_word: usize,
+    cancel: &AtomicBool,
+    fill: F,
+) -> Result<(), WorkerError>
+where
+    T: Send,
+    F: Fn(&Chunk, &mut [T]) -> Result<(), WorkerError> + Sync,
+{
     let mut rest = table;
     let mut work = Vec::new();
-    for row in layout.rows(h) {
+    for row in rows {
         let mut offset = 0;
         while offset < row.len {
             let len = CHUNK_WORDS.min(row.len - offset);

@@ -1,0 +1,64 @@
+//! The depth engine over kept rows gives, word for word, the tables of the
+//! full depth engine.
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+
+use egdb_games::nim::row_symmetry::{KeptRows, RowSymmetry};
+use egdb_games::nim::NimGame;
+use egdb_games::{GameSpec, Rule};
+use egdb_worker::nim::kept::solve_depths_kept;
+use egdb_worker::nim::planes::Planes;
+use egdb_worker::nim::{solve_all, NimEngine};
+use egdb_worker::SliceTable;
+
+fn check(spec: GameSpec) {
+    let game = NimGame::from_spec(&spec).unwrap();
+    let layout = game.layout().clone();
+    let symmetry = RowSymmetry::new(&layout, game.symmetry()).unwrap();
+    let kept = KeptRows::new(&layout, &symmetry);
+    let engine = NimEngine::new(game.clone());
+    let never = AtomicBool::new(false);
+    let full = solve_all(&engine, true, &never).unwrap();
+    let mut tables: HashMap<u32, Vec<Planes>> = HashMap::new();
+    for h in 0..layout.slice_count() {
+        let lookup = |s: u32| tables.get(&s).map(|t| t.as_slice());
+        let table =
+            solve_depths_kept(&game, engine.moves(), &symmetry, &kept, h, &lookup, &never).unwrap();
+        let SliceTable::Depths(whole) = full[h as usize].as_ref() else {
+            panic!("depth tables expected")
+        };
+        for row in &kept.slice(h).rows {
+            let at = layout.row_start(h, row.high) as usize;
+            let first = row.first_word as usize;
+            let len = row.len as usize;
+            assert!(
+                table[first..first + len] == whole[at..at + len],
+                "{spec}: slice {h}, row {:#x}",
+                row.high
+            );
+        }
+        tables.insert(h, table);
+    }
+}
+
+/// Up to 6 layers every outer cell is in the low half: one row a slice,
+/// every symmetry unused.
+#[test]
+fn kept_rows_agree_with_the_full_tables_on_small_games() {
+    for layers in 3..=6 {
+        for rule in [Rule::Normal, Rule::Misere] {
+            check(GameSpec::NimTriangle { layers, rule });
+        }
+    }
+    check(GameSpec::NimHexagram);
+}
+
+/// 7 layers: 7 cells in the high half, rows read through every symmetry.
+#[test]
+fn kept_rows_agree_with_the_full_tables_on_seven_layers() {
+    check(GameSpec::NimTriangle {
+        layers: 7,
+        rule: Rule::Misere,
+    });
+}
