@@ -22,7 +22,7 @@ pub use error::FormatError;
 pub use store::{SliceRecord, Store, StoreIdentity};
 
 /// Version of the block records and the store layout.
-pub const FORMAT_VERSION: u16 = 1;
+pub const FORMAT_VERSION: u16 = 2;
 
 /// Raw bytes per block: small enough that a probe decompresses little,
 /// large enough that zstd finds its patterns.

@@ -32,6 +32,9 @@ pub struct SliceInfo {
     /// unused where a word holds fewer positions), Morris one per index
     /// entry of each table.
     pub entries: u64,
+    /// Cells a worker holds of the table while solving with depths: Nim
+    /// depth tables keep one row of each symmetry orbit; else `entries`.
+    pub kept_entries: u64,
     /// Slices whose values this one reads; all come earlier in the plan.
     pub dependencies: Vec<SliceId>,
     /// Stones left outside the word block (Nim).

@@ -7,10 +7,11 @@ use std::sync::atomic::AtomicBool;
 use egdb_games::nim::row_symmetry::{KeptRows, RowSymmetry};
 use egdb_games::nim::NimGame;
 use egdb_games::{GameSpec, Rule};
+use egdb_db_format::encoding::unpack_value_depth8;
+use egdb_worker::nim::depth::solve_depths;
 use egdb_worker::nim::kept::solve_depths_kept;
 use egdb_worker::nim::planes::Planes;
-use egdb_worker::nim::{solve_all, NimEngine};
-use egdb_worker::SliceTable;
+use egdb_worker::nim::{solve_all, value_in, NimEngine};
 
 fn check(spec: GameSpec) {
     let game = NimGame::from_spec(&spec).unwrap();
@@ -19,26 +20,41 @@ fn check(spec: GameSpec) {
     let kept = KeptRows::new(&layout, &symmetry);
     let engine = NimEngine::new(game.clone());
     let never = AtomicBool::new(false);
-    let full = solve_all(&engine, true, &never).unwrap();
+    let mut whole: HashMap<u32, Vec<Planes>> = HashMap::new();
     let mut tables: HashMap<u32, Vec<Planes>> = HashMap::new();
     for h in 0..layout.slice_count() {
+        let lookup = |s: u32| whole.get(&s).map(|t| t.as_slice());
+        let full = solve_depths(&game, engine.moves(), h, &lookup, &never).unwrap();
         let lookup = |s: u32| tables.get(&s).map(|t| t.as_slice());
         let table =
             solve_depths_kept(&game, engine.moves(), &symmetry, &kept, h, &lookup, &never).unwrap();
-        let SliceTable::Depths(whole) = full[h as usize].as_ref() else {
-            panic!("depth tables expected")
-        };
         for row in &kept.slice(h).rows {
             let at = layout.row_start(h, row.high) as usize;
             let first = row.first_word as usize;
             let len = row.len as usize;
             assert!(
-                table[first..first + len] == whole[at..at + len],
+                table[first..first + len] == full[at..at + len],
                 "{spec}: slice {h}, row {:#x}",
                 row.high
             );
         }
+        whole.insert(h, full);
         tables.insert(h, table);
+    }
+    // The engine's own tables (kept rows) answer every position as the
+    // full tables do, through the symmetry that maps its row.
+    let solved = solve_all(&engine, true, &never).unwrap();
+    for position in (0..game.position_count()).step_by(7) {
+        let slot = layout.locate(position);
+        let byte = whole[&slot.slice][slot.word as usize].byte(slot.bit);
+        assert_eq!(
+            value_in(&engine, &solved, position),
+            {
+                let (code, depth) = unpack_value_depth8(byte);
+                (code, Some(depth))
+            },
+            "{spec}: position {position:#x}"
+        );
     }
 }
 

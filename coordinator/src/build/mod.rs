@@ -304,14 +304,23 @@ impl Build {
 /// Bytes a worker holds while solving `slice`: the tables it reads, and
 /// three times its own table (Nim: the table, the stored copy and the
 /// shard; Morris: 5 bytes per cell while solving, then cells, stored copy
-/// and shard).
+/// and shard). Nim depth tables in RAM keep one row of each symmetry orbit
+/// (`kept_entries`); the stored copy is whole.
 pub fn memory_need(plan: &[SliceInfo], slice: &SliceInfo, encoding: CellEncoding) -> u64 {
+    let held = |s: &SliceInfo| {
+        let kept = if encoding == CellEncoding::ValueDepth8 {
+            s.kept_entries
+        } else {
+            s.entries
+        };
+        encoding.table_bytes(kept)
+    };
     let dependencies: u64 = plan
         .iter()
         .filter(|s| slice.dependencies.contains(&s.id))
-        .map(|s| encoding.table_bytes(s.entries))
+        .map(held)
         .sum();
-    dependencies + 3 * encoding.table_bytes(slice.entries)
+    dependencies + held(slice) + 2 * encoding.table_bytes(slice.entries)
 }
 
 impl Build {

@@ -93,8 +93,13 @@ impl MorrisGame {
                     .into_iter()
                     .map(|key| TableIndex::new(key).len())
                     .sum(),
+                kept_entries: 0,
                 dependencies: deps.iter().map(MorrisSlice::id).collect(),
                 stones: None,
+            })
+            .map(|info| SliceInfo {
+                kept_entries: info.entries,
+                ..info
             })
             .collect()
     }

@@ -17,6 +17,7 @@ pub mod triangle;
 use crate::fingerprint::Fnv;
 use crate::{GameError, GameSpec, Rule, SliceId, SliceInfo, Value};
 pub use layout::{NimLayout, Row, Slot};
+pub use row_symmetry::RowSymmetry;
 pub use symmetry::SymmetryGroup;
 
 /// Cells a game may have: masks are `u64` and the packed layout needs one
@@ -216,11 +217,18 @@ impl NimGame {
     /// The slices of a build, in an order where dependencies come first.
     pub fn slices(&self) -> Vec<SliceInfo> {
         let removals = self.outer_removals();
+        let kept = self
+            .row_symmetry()
+            .map(|rows| rows.kept_words(&self.layout));
         (0..self.layout.slice_count())
             .map(|h| SliceInfo {
                 id: slice_id(h),
                 positions: self.layout.words(h) << self.layout.word_bits(),
                 entries: self.layout.words(h) * 64,
+                kept_entries: kept
+                    .as_ref()
+                    .map_or(self.layout.words(h), |k| k[h as usize])
+                    * 64,
                 dependencies: removals
                     .iter()
                     .filter(|&&k| k <= h)
@@ -229,6 +237,11 @@ impl NimGame {
                 stones: Some(h),
             })
             .collect()
+    }
+
+    /// How the symmetries act on rows, if both halves are unions of orbits.
+    pub fn row_symmetry(&self) -> Option<RowSymmetry> {
+        RowSymmetry::new(&self.layout, &self.symmetry)
     }
 
     /// The distinct numbers of outer stones one move removes (zero excluded).

@@ -86,6 +86,22 @@ impl RowSymmetry {
         self.lanes[g][l as usize] as u32
     }
 
+    /// Words kept of each slice (see [`KeptRows`]), without listing rows.
+    pub fn kept_words(&self, layout: &NimLayout) -> Vec<u64> {
+        let high_bits = layout.outer_cells().len() as u32 - layout.low_bits();
+        let mut words = vec![0u64; layout.slice_count() as usize];
+        for high in 0..1u64 << high_bits {
+            if self.kept_row(high).0 != high {
+                continue;
+            }
+            let a = high.count_ones();
+            for b in 0..=layout.low_bits() {
+                words[(a + b) as usize] += layout.binomial(layout.low_bits(), b);
+            }
+        }
+        words
+    }
+
     /// The row kept for `high`'s orbit (its smallest image) and a symmetry
     /// that maps `high` to it.
     #[inline]
@@ -196,6 +212,7 @@ mod tests {
             }
             assert_eq!(covered.len(), layout.rows(h).count(), "slice {h}");
             assert_eq!(slice.words, slice.rows.iter().map(|r| r.len).sum::<u64>());
+            assert_eq!(slice.words, rows.kept_words(layout)[h as usize]);
         }
     }
 

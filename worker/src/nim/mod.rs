@@ -23,7 +23,8 @@ use egdb_games::nim::{slice_id, NimGame};
 use crate::table::{zeroed_table, SliceTable};
 use crate::WorkerError;
 use moves::MoveGroups;
-use symmetric::FixedPoints;
+use planes::Planes;
+use symmetric::{FixedPoints, Kept};
 
 /// A game prepared for solving: its moves grouped, its fixed points listed.
 #[derive(Debug)]
@@ -31,6 +32,8 @@ pub struct NimEngine {
     game: NimGame,
     moves: MoveGroups,
     fixed: Option<FixedPoints>,
+    /// Depth tables keep one row of each orbit where symmetries allow.
+    kept: Option<Kept>,
 }
 
 impl NimEngine {
@@ -38,6 +41,7 @@ impl NimEngine {
         NimEngine {
             moves: MoveGroups::new(&game),
             fixed: FixedPoints::new(&game),
+            kept: Kept::new(&game),
             game,
         }
     }
@@ -66,7 +70,19 @@ impl NimEngine {
                 Some(SliceTable::Depths(planes)) => Some(planes.as_slice()),
                 _ => None,
             };
-            depth::solve_depths(&self.game, &self.moves, h, &lookup, cancel).map(SliceTable::Depths)
+            match &self.kept {
+                Some(k) => kept::solve_depths_kept(
+                    &self.game,
+                    &self.moves,
+                    &k.rows,
+                    &k.kept,
+                    h,
+                    &lookup,
+                    cancel,
+                ),
+                None => depth::solve_depths(&self.game, &self.moves, h, &lookup, cancel),
+            }
+            .map(SliceTable::Depths)
         } else {
             let lookup = |s: u32| match dependencies.get(&s).map(|t| t.as_ref()) {
                 Some(SliceTable::Bits(words)) => Some(words.as_slice()),
@@ -93,7 +109,8 @@ impl NimEngine {
                     }
                 }
                 SliceTable::Depths(planes) => {
-                    unpack_value_depth8(planes[word as usize].byte(bit as u32)).0
+                    let (word, lane) = self.depth_slot(h, word, bit as u32);
+                    unpack_value_depth8(planes[word].byte(lane)).0
                 }
             }
         };
@@ -107,12 +124,26 @@ impl NimEngine {
             SliceTable::Depths(planes) => {
                 let valid = self.moves.valid;
                 let mut max_depth = 0u8;
-                for word in planes {
-                    counts.win += (word.wins() & valid).count_ones() as u64;
-                    counts.loss += (word.losses() & valid).count_ones() as u64;
-                    max_depth = max_depth.max(word.max_depth(valid));
+                let mut add = |words: &[Planes], weight: u64| {
+                    for word in words {
+                        counts.win += weight * (word.wins() & valid).count_ones() as u64;
+                        counts.loss += weight * (word.losses() & valid).count_ones() as u64;
+                        max_depth = max_depth.max(word.max_depth(valid));
+                    }
+                };
+                match &self.kept {
+                    None => add(planes, 1),
+                    Some(kept) => {
+                        for row in &kept.kept.slice(h).rows {
+                            let first = row.first_word as usize;
+                            add(
+                                &planes[first..first + row.len as usize],
+                                kept.weight(row.high),
+                            );
+                        }
+                    }
                 }
-                counts.positions = planes.len() as u64 * slots as u64;
+                counts.positions = self.game.layout().words(h) * slots as u64;
                 counts.draw = counts.positions - counts.win - counts.loss;
                 counts.max_depth = Some(max_depth as u32);
             }
@@ -154,8 +185,25 @@ impl NimEngine {
             ),
             SliceTable::Depths(planes) => (
                 CellEncoding::ValueDepth8,
-                Cow::Owned(symmetric::keep_canonical(&self.game, h, planes)),
+                Cow::Owned(symmetric::keep_canonical(
+                    &self.game,
+                    h,
+                    planes,
+                    self.kept.as_ref(),
+                )),
             ),
+        }
+    }
+
+    /// Where a depth table in RAM holds word `word`, lane `lane` of slice
+    /// `h`'s full layout.
+    fn depth_slot(&self, h: u32, word: u64, lane: u32) -> (usize, u32) {
+        match &self.kept {
+            None => (word as usize, lane),
+            Some(kept) => {
+                let position = self.game.layout().position(h, word, lane);
+                kept.slot(&self.game, h, position)
+            }
         }
     }
 
@@ -187,7 +235,8 @@ impl NimEngine {
                 if raw.len() != words * planes::BYTES_PER_WORD {
                     return Err(bad(format!("{} bytes for {words} words", raw.len())));
                 }
-                let (table, unfilled) = symmetric::restore_symmetric(&self.game, h, &raw);
+                let (table, unfilled) =
+                    symmetric::restore_symmetric(&self.game, h, &raw, self.kept.as_ref());
                 if unfilled > 0 {
                     return Err(bad(format!(
                         "{unfilled} positions have no stored canonical image"
@@ -235,7 +284,8 @@ pub fn value_in(
             (if win { ValueCode::Win } else { ValueCode::Loss }, None)
         }
         SliceTable::Depths(planes) => {
-            let (code, d) = unpack_value_depth8(planes[slot.word as usize].byte(slot.bit));
+            let (word, lane) = engine.depth_slot(slot.slice, slot.word, slot.bit);
+            let (code, d) = unpack_value_depth8(planes[word].byte(lane));
             (code, Some(d))
         }
     }

@@ -50,6 +50,12 @@ impl Planes {
         bytes
     }
 
+    /// The word with lanes rearranged: lane `l` of the result is lane
+    /// `from[l]` of this one.
+    pub fn gather(&self, from: &[u8]) -> Planes {
+        Planes(self.0.map(|x| gather_lanes(x, from)))
+    }
+
     /// The value-and-depth byte of position `lane`.
     pub fn byte(&self, lane: u32) -> u8 {
         self.0
@@ -83,6 +89,14 @@ impl Planes {
         }
         max
     }
+}
+
+/// Bit `l` of the result is bit `from[l]` of `x`.
+#[inline]
+fn gather_lanes(x: u64, from: &[u8]) -> u64 {
+    from.iter()
+        .enumerate()
+        .fold(0u64, |out, (l, &f)| out | (x >> f & 1) << l)
 }
 
 /// Transposes the 8×8 bit matrix whose row `i` is byte `i` of `x`: bit `k`
@@ -185,11 +199,7 @@ impl Fold {
     /// The fold with lanes rearranged: lane `l` of the result is lane
     /// `from[l]` of this one.
     pub fn gather(&self, from: &[u8]) -> Fold {
-        let move_lanes = |x: u64| {
-            from.iter()
-                .enumerate()
-                .fold(0u64, |out, (l, &f)| out | (x >> f & 1) << l)
-        };
+        let move_lanes = |x: u64| gather_lanes(x, from);
         Fold {
             any: move_lanes(self.any),
             win: move_lanes(self.win),

@@ -6,10 +6,11 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use egdb_games::nim::NimGame;
+use egdb_games::nim::row_symmetry::{KeptRows, RowSymmetry};
+use egdb_games::nim::{NimGame, Row};
 
 use super::planes::{Planes, BYTES_PER_WORD};
-use super::rows::par_rows;
+use super::rows::par_row_list;
 use crate::table::zeroed_table;
 
 /// Most fixed positions enumerated for class counts; past it they are skipped.
@@ -123,46 +124,74 @@ impl WordImages {
     }
 }
 
-/// Calls `visit(word, outer cells, entries)` for every word of slice `h`
-/// of a table with `per_word` entries per word, chunks in parallel.
-fn for_each_word<T, F>(game: &NimGame, h: u32, table: &mut [T], per_word: usize, visit: F)
-where
+/// A word of a slice's full layout: its index and its outer cells, both as
+/// the packed halves and as a cell mask.
+struct FullWord {
+    index: usize,
+    high: u64,
+    low: u64,
+    cells: u64,
+}
+
+/// Calls `visit(full word, entries)` for every word of `rows` (rows of
+/// slice `h` that `table` holds one after another, `per_word` entries per
+/// word), chunks in parallel.
+fn for_each_word<T, F>(
+    game: &NimGame,
+    h: u32,
+    rows: impl Iterator<Item = Row>,
+    table: &mut [T],
+    per_word: usize,
+    visit: F,
+) where
     T: Send,
-    F: Fn(usize, u64, &mut [T]) + Sync,
+    F: Fn(&FullWord, &mut [T]) + Sync,
 {
     let layout = game.layout();
     let w = layout.word_bits();
     let never = AtomicBool::new(false);
-    // Only cancellation makes `par_rows` fail, and nothing cancels here.
-    let _ = par_rows(layout, h, table, per_word, &never, |chunk, entries| {
+    // Only cancellation makes `par_row_list` fail, and nothing cancels here.
+    let _ = par_row_list(rows, table, per_word, &never, |chunk, entries| {
         let lows = &layout.low_halves(h - chunk.row.high_stones)[chunk.offset as usize..];
-        let first = (chunk.row.first_word + chunk.offset) as usize;
+        let first = (layout.row_start(h, chunk.row.high) + chunk.offset) as usize;
         for (i, (word, &low)) in entries.chunks_mut(per_word).zip(lows).enumerate() {
             let outer = (chunk.row.high << layout.low_bits()) | low as u64;
-            visit(first + i, layout.unpack(outer << w), word);
+            let full = FullWord {
+                index: first + i,
+                high: chunk.row.high,
+                low: low as u64,
+                cells: layout.unpack(outer << w),
+            };
+            visit(&full, word);
         }
         Ok(())
     });
 }
 
-/// The bytes stored for a depth table: each word's bytes, with every
-/// non-canonical position set to "don't care" (0).
-pub fn keep_canonical(game: &NimGame, h: u32, table: &[Planes]) -> Vec<u8> {
-    let mut stored = vec![0u8; table.len() * BYTES_PER_WORD];
+/// The bytes stored for a depth table: each word's bytes in the full
+/// layout, with every non-canonical position set to "don't care" (0).
+pub fn keep_canonical(game: &NimGame, h: u32, table: &[Planes], kept: Option<&Kept>) -> Vec<u8> {
+    let layout = game.layout();
+    let mut stored = vec![0u8; layout.words(h) as usize * BYTES_PER_WORD];
     let symmetric = game.symmetry().len() > 1;
     let images = WordImages::new(game);
     let slots = images.lane_cells.len();
     for_each_word(
         game,
         h,
+        layout.rows(h),
         &mut stored,
         BYTES_PER_WORD,
-        |index, outer, bytes| {
-            bytes.copy_from_slice(&table[index].to_bytes());
+        |word, bytes| {
+            let planes = match kept {
+                None => table[word.index],
+                Some(kept) => kept.word(game, h, table, word.high, word.low),
+            };
+            bytes.copy_from_slice(&planes.to_bytes());
             if symmetric {
-                let outer_images = images.outer_images(game, outer);
+                let outer_images = images.outer_images(game, word.cells);
                 for (l, entry) in bytes.iter_mut().enumerate().take(slots) {
-                    if !images.is_canonical(outer, &outer_images, l) {
+                    if !images.is_canonical(word.cells, &outer_images, l) {
                         *entry = 0;
                     }
                 }
@@ -172,22 +201,32 @@ pub fn keep_canonical(game: &NimGame, h: u32, table: &[Planes]) -> Vec<u8> {
     stored
 }
 
-/// The depth table the engine reads from stored bytes: "don't care"
-/// entries are filled from their canonical images. Returns the table and
-/// the number of entries that could not be filled (corruption).
-pub fn restore_symmetric(game: &NimGame, h: u32, stored: &[u8]) -> (Vec<Planes>, u64) {
+/// The depth table the engine reads from stored bytes (all words, or the
+/// kept rows): "don't care" entries are filled from their canonical
+/// images. Returns the table and the number of entries that could not be
+/// filled (corruption).
+pub fn restore_symmetric(
+    game: &NimGame,
+    h: u32,
+    stored: &[u8],
+    kept: Option<&Kept>,
+) -> (Vec<Planes>, u64) {
     let layout = game.layout();
     let symmetric = game.symmetry().len() > 1;
     let images = WordImages::new(game);
     let slots = images.lane_cells.len();
     let unfilled = AtomicU64::new(0);
-    let mut table = zeroed_table::<Planes>(stored.len() / BYTES_PER_WORD);
-    for_each_word(game, h, &mut table, 1, |index, outer, word| {
-        let at = index * BYTES_PER_WORD;
+    let (rows, words): (Vec<Row>, u64) = match kept {
+        None => (layout.rows(h).collect(), layout.words(h)),
+        Some(kept) => (kept.kept.slice(h).rows.clone(), kept.kept.slice(h).words),
+    };
+    let mut table = zeroed_table::<Planes>(words as usize);
+    for_each_word(game, h, rows.into_iter(), &mut table, 1, |word, out| {
+        let at = word.index * BYTES_PER_WORD;
         let mut bytes = [0u8; BYTES_PER_WORD];
         bytes.copy_from_slice(&stored[at..at + BYTES_PER_WORD]);
         if symmetric {
-            let outer_images = images.outer_images(game, outer);
+            let outer_images = images.outer_images(game, word.cells);
             for (l, entry) in bytes.iter_mut().enumerate().take(slots) {
                 if *entry != 0 {
                     continue;
@@ -201,7 +240,72 @@ pub fn restore_symmetric(game: &NimGame, h: u32, stored: &[u8]) -> (Vec<Planes>,
                 }
             }
         }
-        word[0] = Planes::from_bytes(&bytes);
+        out[0] = Planes::from_bytes(&bytes);
     });
     (table, unfilled.into_inner())
+}
+
+/// Depth tables that keep one row of each orbit of high halves: the rows,
+/// and how to read any word through them.
+#[derive(Debug, Clone)]
+pub struct Kept {
+    pub rows: RowSymmetry,
+    pub kept: KeptRows,
+    /// `lane_maps[g][l]`: lane `g(l)`.
+    lane_maps: Vec<Vec<u8>>,
+}
+
+impl Kept {
+    /// `None` when the game's symmetries do not map rows to rows.
+    pub fn new(game: &NimGame) -> Option<Kept> {
+        let rows = game.row_symmetry()?;
+        let kept = KeptRows::new(game.layout(), &rows);
+        let slots = 1u32 << game.layout().word_bits();
+        let lane_maps = (0..rows.len())
+            .map(|g| (0..slots).map(|l| rows.lane(g, l) as u8).collect())
+            .collect();
+        Some(Kept {
+            rows,
+            kept,
+            lane_maps,
+        })
+    }
+
+    /// Where the word (high, low) of slice `h` is kept, and the symmetry
+    /// that maps it there.
+    #[inline]
+    pub fn locate(&self, game: &NimGame, h: u32, high: u64, low: u64) -> (usize, usize) {
+        let (kept_high, g) = self.rows.kept_row(high);
+        let start = self.kept.slice(h).start(kept_high).unwrap_or(0);
+        let word = start + game.layout().low_rank(self.rows.low(g, low));
+        (word as usize, g)
+    }
+
+    /// The planes of word (high, low) of slice `h`, from the kept `table`.
+    pub fn word(&self, game: &NimGame, h: u32, table: &[Planes], high: u64, low: u64) -> Planes {
+        let (word, g) = self.locate(game, h, high, low);
+        table[word].gather(&self.lane_maps[g])
+    }
+
+    /// Kept word and lane of a position of slice `h`.
+    pub fn slot(&self, game: &NimGame, h: u32, position: u64) -> (usize, u32) {
+        let layout = game.layout();
+        let w = layout.word_bits();
+        let packed = layout.pack(position);
+        let outer = packed >> w;
+        let low = outer & ((1 << layout.low_bits()) - 1);
+        let (word, g) = self.locate(game, h, outer >> layout.low_bits(), low);
+        let lane = self.rows.lane(g, (packed & ((1 << w) - 1)) as u32);
+        (word, lane)
+    }
+
+    /// How many rows each kept row stands for (its orbit's size).
+    pub fn weight(&self, high: u64) -> u64 {
+        let mut images: Vec<u64> = (0..self.rows.len())
+            .map(|g| self.rows.high(g, high))
+            .collect();
+        images.sort_unstable();
+        images.dedup();
+        images.len() as u64
+    }
 }
