@@ -15,21 +15,61 @@ pub fn encode_shard(
     block_bytes: usize,
     level: i32,
 ) -> Result<Shard, FormatError> {
-    let blocks = raw
-        .par_chunks(block_bytes.max(1))
-        .enumerate()
-        .map(|(index, chunk)| {
-            encode_block(index as u32, encoding, chunk, level).map(|record| ShardBlock {
+    encode_shard_with(
+        slice_id,
+        encoding,
+        raw.len(),
+        block_bytes,
+        level,
+        |at, block| block.copy_from_slice(&raw[at..at + block.len()]),
+    )
+}
+
+/// [`encode_shard`] of `raw_len` bytes that `fill(offset, block)` makes
+/// block by block, so that a slice whose stored form is larger than its
+/// table in RAM is never whole in memory.
+///
+/// # Errors
+/// Only if compression fails.
+pub fn encode_shard_with<F>(
+    slice_id: &str,
+    encoding: CellEncoding,
+    raw_len: usize,
+    block_bytes: usize,
+    level: i32,
+    fill: F,
+) -> Result<Shard, FormatError>
+where
+    F: Fn(usize, &mut [u8]) + Sync,
+{
+    let block_bytes = block_bytes.max(1);
+    let parts = (0..raw_len.div_ceil(block_bytes))
+        .into_par_iter()
+        .map(|index| {
+            let at = index * block_bytes;
+            let mut raw = vec![0u8; block_bytes.min(raw_len - at)];
+            fill(at, &mut raw);
+            let mut crc = crc32fast::Hasher::new();
+            crc.update(&raw);
+            let record = encode_block(index as u32, encoding, &raw, level)?;
+            let block = ShardBlock {
                 index: index as u32,
                 record,
-            })
+            };
+            Ok((block, crc))
         })
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, FormatError>>()?;
+    let mut crc = crc32fast::Hasher::new();
+    let mut blocks = Vec::with_capacity(parts.len());
+    for (block, part) in parts {
+        crc.combine(&part);
+        blocks.push(block);
+    }
     Ok(Shard {
         slice_id: slice_id.to_string(),
         encoding: encoding.tag() as u32,
-        raw_len: raw.len() as u64,
-        raw_crc32: crc32fast::hash(raw),
+        raw_len: raw_len as u64,
+        raw_crc32: crc.finalize(),
         block_bytes: block_bytes as u64,
         blocks,
     })

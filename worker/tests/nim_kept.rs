@@ -4,10 +4,10 @@
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 
+use egdb_db_format::encoding::unpack_value_depth8;
 use egdb_games::nim::row_symmetry::{KeptRows, RowSymmetry};
 use egdb_games::nim::NimGame;
 use egdb_games::{GameSpec, Rule};
-use egdb_db_format::encoding::unpack_value_depth8;
 use egdb_worker::nim::depth::solve_depths;
 use egdb_worker::nim::kept::solve_depths_kept;
 use egdb_worker::nim::planes::Planes;

@@ -305,22 +305,29 @@ impl Build {
 /// three times its own table (Nim: the table, the stored copy and the
 /// shard; Morris: 5 bytes per cell while solving, then cells, stored copy
 /// and shard). Nim depth tables in RAM keep one row of each symmetry orbit
-/// (`kept_entries`); the stored copy is whole.
+/// (`kept_entries`) and are stored block by block, whole but with five in
+/// six entries zero: their shard is counted as a quarter of the raw size
+/// (measured: a thirteenth).
 pub fn memory_need(plan: &[SliceInfo], slice: &SliceInfo, encoding: CellEncoding) -> u64 {
+    let depth_rows = encoding == CellEncoding::ValueDepth8;
     let held = |s: &SliceInfo| {
-        let kept = if encoding == CellEncoding::ValueDepth8 {
+        encoding.table_bytes(if depth_rows {
             s.kept_entries
         } else {
             s.entries
-        };
-        encoding.table_bytes(kept)
+        })
     };
     let dependencies: u64 = plan
         .iter()
         .filter(|s| slice.dependencies.contains(&s.id))
         .map(held)
         .sum();
-    dependencies + held(slice) + 2 * encoding.table_bytes(slice.entries)
+    let own = if depth_rows {
+        held(slice) + encoding.table_bytes(slice.entries) / 4
+    } else {
+        3 * held(slice)
+    };
+    dependencies + own
 }
 
 impl Build {

@@ -20,11 +20,13 @@ use egdb_db_format::encoding::unpack_value_depth8;
 use egdb_db_format::{CellEncoding, SliceCounts, ValueCode};
 use egdb_games::nim::{slice_id, NimGame};
 
+use crate::shard::encode_shard_with;
+use crate::solver::{shard_of, ShardOptions};
 use crate::table::{zeroed_table, SliceTable};
 use crate::WorkerError;
 use moves::MoveGroups;
 use planes::Planes;
-use symmetric::{FixedPoints, Kept};
+use symmetric::{FixedPoints, Kept, StoredDepths};
 
 /// A game prepared for solving: its moves grouped, its fixed points listed.
 #[derive(Debug)]
@@ -185,12 +187,7 @@ impl NimEngine {
             ),
             SliceTable::Depths(planes) => (
                 CellEncoding::ValueDepth8,
-                Cow::Owned(symmetric::keep_canonical(
-                    &self.game,
-                    h,
-                    planes,
-                    self.kept.as_ref(),
-                )),
+                Cow::Owned(StoredDepths::new(&self.game, h, planes, self.kept.as_ref()).to_vec()),
             ),
         }
     }
@@ -203,6 +200,40 @@ impl NimEngine {
             Some(kept) => {
                 let position = self.game.layout().position(h, word, lane);
                 kept.slot(&self.game, h, position)
+            }
+        }
+    }
+
+    /// The shard of a solved slice. Depth tables are stored whole (each
+    /// class once) and made block by block: with kept rows, the stored
+    /// form is several times the table in RAM.
+    ///
+    /// # Errors
+    /// Only if compression fails.
+    pub fn shard(
+        &self,
+        h: u32,
+        table: &SliceTable,
+        options: ShardOptions,
+    ) -> Result<egdb_proto::v1::Shard, WorkerError> {
+        let id = slice_id(h).to_string();
+        match table {
+            SliceTable::Bits(words) => shard_of(
+                &id,
+                CellEncoding::WinBits,
+                bytemuck::cast_slice(words),
+                options,
+            ),
+            SliceTable::Depths(planes) => {
+                let stored = StoredDepths::new(&self.game, h, planes, self.kept.as_ref());
+                Ok(encode_shard_with(
+                    &id,
+                    CellEncoding::ValueDepth8,
+                    stored.len(),
+                    options.block_bytes,
+                    options.zstd_level,
+                    |at, block| stored.fill(at, block),
+                )?)
             }
         }
     }

@@ -6,6 +6,8 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
+use rayon::prelude::*;
+
 use egdb_games::nim::row_symmetry::{KeptRows, RowSymmetry};
 use egdb_games::nim::{NimGame, Row};
 
@@ -124,12 +126,9 @@ impl WordImages {
     }
 }
 
-/// A word of a slice's full layout: its index and its outer cells, both as
-/// the packed halves and as a cell mask.
+/// A word of a slice's full layout: its index and its outer cells.
 struct FullWord {
     index: usize,
-    high: u64,
-    low: u64,
     cells: u64,
 }
 
@@ -158,8 +157,6 @@ fn for_each_word<T, F>(
             let outer = (chunk.row.high << layout.low_bits()) | low as u64;
             let full = FullWord {
                 index: first + i,
-                high: chunk.row.high,
-                low: low as u64,
                 cells: layout.unpack(outer << w),
             };
             visit(&full, word);
@@ -170,35 +167,83 @@ fn for_each_word<T, F>(
 
 /// The bytes stored for a depth table: each word's bytes in the full
 /// layout, with every non-canonical position set to "don't care" (0).
-pub fn keep_canonical(game: &NimGame, h: u32, table: &[Planes], kept: Option<&Kept>) -> Vec<u8> {
-    let layout = game.layout();
-    let mut stored = vec![0u8; layout.words(h) as usize * BYTES_PER_WORD];
-    let symmetric = game.symmetry().len() > 1;
-    let images = WordImages::new(game);
-    let slots = images.lane_cells.len();
-    for_each_word(
-        game,
-        h,
-        layout.rows(h),
-        &mut stored,
-        BYTES_PER_WORD,
-        |word, bytes| {
-            let planes = match kept {
-                None => table[word.index],
-                Some(kept) => kept.word(game, h, table, word.high, word.low),
+pub struct StoredDepths<'a> {
+    game: &'a NimGame,
+    h: u32,
+    table: &'a [Planes],
+    kept: Option<&'a Kept>,
+    images: WordImages,
+}
+
+impl<'a> StoredDepths<'a> {
+    pub fn new(game: &'a NimGame, h: u32, table: &'a [Planes], kept: Option<&'a Kept>) -> Self {
+        StoredDepths {
+            game,
+            h,
+            table,
+            kept,
+            images: WordImages::new(game),
+        }
+    }
+
+    /// Length of the stored bytes.
+    pub fn len(&self) -> usize {
+        self.game.layout().words(self.h) as usize * BYTES_PER_WORD
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The stored bytes from `offset` on, as many as `out` holds.
+    pub fn fill(&self, offset: usize, out: &mut [u8]) {
+        let layout = self.game.layout();
+        let w = layout.word_bits();
+        let symmetric = self.game.symmetry().len() > 1;
+        let slots = self.images.lane_cells.len();
+        let mut at = 0;
+        while at < out.len() {
+            let index = (offset + at) / BYTES_PER_WORD;
+            let skip = (offset + at) % BYTES_PER_WORD;
+            let planes = match self.kept {
+                None => self.table[index],
+                Some(kept) => {
+                    let outer = layout.pack(layout.position(self.h, index as u64, 0)) >> w;
+                    let low = outer & ((1 << layout.low_bits()) - 1);
+                    kept.word(
+                        self.game,
+                        self.h,
+                        self.table,
+                        outer >> layout.low_bits(),
+                        low,
+                    )
+                }
             };
-            bytes.copy_from_slice(&planes.to_bytes());
+            let mut bytes = planes.to_bytes();
             if symmetric {
-                let outer_images = images.outer_images(game, word.cells);
+                let cells = layout.position(self.h, index as u64, 0);
+                let outer_images = self.images.outer_images(self.game, cells);
                 for (l, entry) in bytes.iter_mut().enumerate().take(slots) {
-                    if !images.is_canonical(word.cells, &outer_images, l) {
+                    if !self.images.is_canonical(cells, &outer_images, l) {
                         *entry = 0;
                     }
                 }
             }
-        },
-    );
-    stored
+            let n = (BYTES_PER_WORD - skip).min(out.len() - at);
+            out[at..at + n].copy_from_slice(&bytes[skip..skip + n]);
+            at += n;
+        }
+    }
+
+    /// All the stored bytes at once.
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut stored = vec![0u8; self.len()];
+        stored
+            .par_chunks_mut(1 << 16)
+            .enumerate()
+            .for_each(|(i, chunk)| self.fill(i << 16, chunk));
+        stored
+    }
 }
 
 /// The depth table the engine reads from stored bytes (all words, or the

@@ -10,7 +10,7 @@ use egdb_games::SliceId;
 use egdb_proto::v1::SliceTask;
 
 use super::NimEngine;
-use crate::solver::{keep_dependencies, shard_of, ShardOptions, SliceSolver, Solved};
+use crate::solver::{keep_dependencies, ShardOptions, SliceSolver, Solved};
 use crate::source::ShardSource;
 use crate::table::SliceTable;
 use crate::WorkerError;
@@ -63,9 +63,7 @@ impl SliceSolver for NimTasks {
         let table = self.engine.solve(h, task.depth, &self.kept, cancel)?;
         let solved = started.elapsed().as_secs_f64();
         let counts = self.engine.counts(h, &table)?;
-        let (encoding, bytes) = self.engine.stored_bytes(h, &table);
-        let shard = shard_of(&task.slice_id, encoding, &bytes, options)?;
-        drop(bytes);
+        let shard = self.engine.shard(h, &table, options)?;
         tracing::debug!(slice = %task.slice_id, solved, seconds = started.elapsed().as_secs_f64(), "solved");
         self.kept.insert(h, Arc::new(table));
         Ok(Solved { shard, counts })
