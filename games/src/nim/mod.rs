@@ -361,6 +361,16 @@ fn choose_low_half(cells: u32, word_block: &[u32], symmetry: &SymmetryGroup) -> 
     low
 }
 
+/// The normal-rule triangle of `layers` layers, for tests.
+#[cfg(test)]
+pub(crate) fn triangle(layers: u32) -> NimGame {
+    NimGame::from_spec(&GameSpec::NimTriangle {
+        layers,
+        rule: Rule::Normal,
+    })
+    .unwrap_or_else(|e| panic!("{layers} layers: {e}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -209,17 +209,9 @@ fn parse_cell_list(text: &str, cells: u32) -> Result<u64, String> {
 
 #[cfg(test)]
 mod tests {
-    use crate::nim::NimGame;
-    use crate::{GameSpec, Rule};
+    use crate::nim::{triangle, NimGame};
+    use crate::GameSpec;
     use proptest::prelude::*;
-
-    fn triangle(layers: u32) -> NimGame {
-        NimGame::from_spec(&GameSpec::NimTriangle {
-            layers,
-            rule: Rule::Normal,
-        })
-        .unwrap()
-    }
 
     #[test]
     fn triangle_positions_read_as_written() {

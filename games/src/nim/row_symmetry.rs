@@ -165,17 +165,9 @@ impl KeptRows {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::nim::NimGame;
-    use crate::{GameSpec, Rule};
+    use crate::nim::{triangle, NimGame};
+    use crate::GameSpec;
     use proptest::prelude::*;
-
-    fn triangle(layers: u32) -> NimGame {
-        NimGame::from_spec(&GameSpec::NimTriangle {
-            layers,
-            rule: Rule::Normal,
-        })
-        .unwrap()
-    }
 
     #[test]
     fn triangles_and_the_hexagram_have_rows_closed_under_symmetry() {

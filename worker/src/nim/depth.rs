@@ -30,11 +30,7 @@ pub fn solve_depths<'a>(
     cancel: &AtomicBool,
 ) -> Result<Vec<Planes>, WorkerError> {
     let layout = game.layout();
-    let terminal = match game.terminal_value() {
-        Value::Win => ValueCode::Win,
-        Value::Loss => ValueCode::Loss,
-        Value::Draw => ValueCode::Draw,
-    };
+    let terminal = terminal_code(game);
     let mut table = zeroed_table::<Planes>(layout.words(h) as usize);
     par_rows(layout, h, &mut table, 1, cancel, |chunk, words| {
         let (same_low, other) = active_groups(layout, moves, h, &chunk.row, dependency)?;
@@ -61,6 +57,15 @@ pub fn solve_depths<'a>(
         Ok(())
     })?;
     Ok(table)
+}
+
+/// The value of a position without a move.
+pub(super) fn terminal_code(game: &NimGame) -> ValueCode {
+    match game.terminal_value() {
+        Value::Win => ValueCode::Win,
+        Value::Loss => ValueCode::Loss,
+        Value::Draw => ValueCode::Draw,
+    }
 }
 
 /// Adds the moves inside the word block, in rounds by block stones: such a

@@ -9,12 +9,10 @@
 
 use std::sync::atomic::AtomicBool;
 
-use egdb_db_format::ValueCode;
 use egdb_games::nim::row_symmetry::{KeptRows, RowSymmetry};
 use egdb_games::nim::{slice_id, NimGame};
-use egdb_games::Value;
 
-use super::depth::resolve_inner;
+use super::depth::{resolve_inner, terminal_code};
 use super::moves::{Group, MoveGroups, WordPart};
 use super::planes::{Fold, Planes};
 use super::rows::par_row_list;
@@ -47,11 +45,7 @@ pub fn solve_depths_kept<'a>(
     cancel: &AtomicBool,
 ) -> Result<Vec<Planes>, WorkerError> {
     let layout = game.layout();
-    let terminal = match game.terminal_value() {
-        Value::Win => ValueCode::Win,
-        Value::Loss => ValueCode::Loss,
-        Value::Draw => ValueCode::Draw,
-    };
+    let terminal = terminal_code(game);
     let slots = 1u32 << moves.word_bits;
     let lane_maps: Vec<Vec<u8>> = (0..symmetry.len())
         .map(|g| (0..slots).map(|l| symmetry.lane(g, l) as u8).collect())
