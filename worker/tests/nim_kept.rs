@@ -5,19 +5,19 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 
 use egdb_db_format::encoding::unpack_value_depth8;
-use egdb_games::nim::row_symmetry::{KeptRows, RowSymmetry};
 use egdb_games::nim::NimGame;
 use egdb_games::{GameSpec, Rule};
 use egdb_worker::nim::depth::solve_depths;
 use egdb_worker::nim::kept::solve_depths_kept;
 use egdb_worker::nim::planes::Planes;
+use egdb_worker::nim::symmetric::Kept;
 use egdb_worker::nim::{solve_all, value_in, NimEngine};
 
 fn check(spec: GameSpec) {
     let game = NimGame::from_spec(&spec).unwrap();
     let layout = game.layout().clone();
-    let symmetry = RowSymmetry::new(&layout, game.symmetry()).unwrap();
-    let kept = KeptRows::new(&layout, &symmetry);
+    let rows = Kept::new(&game).unwrap();
+    let kept = &rows.kept;
     let engine = NimEngine::new(game.clone());
     let never = AtomicBool::new(false);
     let mut whole: HashMap<u32, Vec<Planes>> = HashMap::new();
@@ -26,8 +26,7 @@ fn check(spec: GameSpec) {
         let lookup = |s: u32| whole.get(&s).map(|t| t.as_slice());
         let full = solve_depths(&game, engine.moves(), h, &lookup, &never).unwrap();
         let lookup = |s: u32| tables.get(&s).map(|t| t.as_slice());
-        let table =
-            solve_depths_kept(&game, engine.moves(), &symmetry, &kept, h, &lookup, &never).unwrap();
+        let table = solve_depths_kept(&game, engine.moves(), &rows, h, &lookup, &never).unwrap();
         for row in &kept.slice(h).rows {
             let at = layout.row_start(h, row.high) as usize;
             let first = row.first_word as usize;

@@ -9,13 +9,14 @@
 
 use std::sync::atomic::AtomicBool;
 
-use egdb_games::nim::row_symmetry::{KeptRows, RowSymmetry};
+use egdb_games::nim::row_symmetry::RowSymmetry;
 use egdb_games::nim::{slice_id, NimGame};
 
 use super::depth::{resolve_inner, terminal_code};
-use super::moves::{Group, MoveGroups, WordPart};
+use super::moves::{superset, Group, MoveGroups, WordPart};
 use super::planes::{Fold, Planes};
 use super::rows::par_row_list;
+use super::symmetric::Kept;
 use crate::table::zeroed_table;
 use crate::WorkerError;
 
@@ -38,8 +39,7 @@ struct Read<'a> {
 pub fn solve_depths_kept<'a>(
     game: &NimGame,
     moves: &'a MoveGroups,
-    symmetry: &RowSymmetry,
-    kept: &KeptRows,
+    rows: &Kept,
     h: u32,
     dependency: &(dyn Fn(u32) -> Option<&'a [Planes]> + Sync),
     cancel: &AtomicBool,
@@ -47,9 +47,9 @@ pub fn solve_depths_kept<'a>(
     let layout = game.layout();
     let terminal = terminal_code(game);
     let slots = 1u32 << moves.word_bits;
-    let lane_maps: Vec<Vec<u8>> = (0..symmetry.len())
-        .map(|g| (0..slots).map(|l| symmetry.lane(g, l) as u8).collect())
-        .collect();
+    let (symmetry, kept) = (&rows.rows, &rows.kept);
+    // Words fold through at most 64 symmetries (a bit each below).
+    debug_assert!(symmetry.len() <= 64);
     // part_images[group][g]: the group's parts as seen in g's lane order.
     let part_images: Vec<Vec<Vec<WordPart>>> = moves
         .groups
@@ -104,7 +104,7 @@ pub fn solve_depths_kept<'a>(
             for (i, word) in words.iter_mut().enumerate() {
                 let low = lows[i] as u64;
                 folds.fill(Fold::default());
-                let mut used = vec![false; symmetry.len()];
+                let mut used = 0u64;
                 for r in &reads {
                     if low & r.group.low != r.group.low {
                         continue;
@@ -114,12 +114,12 @@ pub fn solve_depths_kept<'a>(
                     for p in r.parts {
                         folds[r.g].add(source, p.shift, p.superset);
                     }
-                    used[r.g] = true;
+                    used |= 1 << r.g;
                 }
                 let mut fold = folds[0];
-                for g in 1..folds.len() {
-                    if used[g] {
-                        fold.merge(&folds[g].gather(&lane_maps[g]));
+                for (g, other) in folds.iter().enumerate().skip(1) {
+                    if used >> g & 1 == 1 {
+                        fold.merge(&other.gather(&rows.lane_maps[g]));
                     }
                 }
                 *word = resolve_inner(fold, moves, terminal);
@@ -135,8 +135,6 @@ fn image(symmetry: &RowSymmetry, g: usize, part: &WordPart, slots: u32) -> WordP
     let shift = symmetry.lane(g, part.shift);
     WordPart {
         shift,
-        superset: (0..slots)
-            .filter(|l| l & shift == shift)
-            .fold(0u64, |m, l| m | 1 << l),
+        superset: superset(shift as u64, slots),
     }
 }

@@ -73,15 +73,7 @@ impl NimEngine {
                 _ => None,
             };
             match &self.kept {
-                Some(k) => kept::solve_depths_kept(
-                    &self.game,
-                    &self.moves,
-                    &k.rows,
-                    &k.kept,
-                    h,
-                    &lookup,
-                    cancel,
-                ),
+                Some(k) => kept::solve_depths_kept(&self.game, &self.moves, k, h, &lookup, cancel),
                 None => depth::solve_depths(&self.game, &self.moves, h, &lookup, cancel),
             }
             .map(SliceTable::Depths)

@@ -65,11 +65,7 @@ impl MoveGroups {
         } else {
             (1u64 << slots) - 1
         };
-        let superset = |part: u64| {
-            (0..slots as u64)
-                .filter(|l| l & part == part)
-                .fold(0u64, |m, l| m | 1 << l)
-        };
+        let superset = |part: u64| superset(part, slots);
         let mut by_popcount = [0u64; 7];
         for l in 0..slots as u64 {
             by_popcount[l.count_ones() as usize] |= 1 << l;
@@ -128,6 +124,13 @@ impl MoveGroups {
             singles_cover_all,
         }
     }
+}
+
+/// The lanes of a word (of `slots`) that contain the block stones `part`.
+pub fn superset(part: u64, slots: u32) -> u64 {
+    (0..slots as u64)
+        .filter(|l| l & part == part)
+        .fold(0u64, |m, l| m | 1 << l)
 }
 
 /// For each stone count `b` of a row's low halves: (word in the row, rank of

@@ -132,28 +132,25 @@ struct FullWord {
     cells: u64,
 }
 
-/// Calls `visit(full word, entries)` for every word of `rows` (rows of
-/// slice `h` that `table` holds one after another, `per_word` entries per
-/// word), chunks in parallel.
-fn for_each_word<T, F>(
+/// Calls `visit(full word, planes)` for every word of `rows` (rows of
+/// slice `h` that `table` holds one after another), chunks in parallel.
+fn for_each_word<F>(
     game: &NimGame,
     h: u32,
     rows: impl Iterator<Item = Row>,
-    table: &mut [T],
-    per_word: usize,
+    table: &mut [Planes],
     visit: F,
 ) where
-    T: Send,
-    F: Fn(&FullWord, &mut [T]) + Sync,
+    F: Fn(&FullWord, &mut Planes) + Sync,
 {
     let layout = game.layout();
     let w = layout.word_bits();
     let never = AtomicBool::new(false);
     // Only cancellation makes `par_row_list` fail, and nothing cancels here.
-    let _ = par_row_list(rows, table, per_word, &never, |chunk, entries| {
+    let _ = par_row_list(rows, table, 1, &never, |chunk, words| {
         let lows = &layout.low_halves(h - chunk.row.high_stones)[chunk.offset as usize..];
         let first = (layout.row_start(h, chunk.row.high) + chunk.offset) as usize;
-        for (i, (word, &low)) in entries.chunks_mut(per_word).zip(lows).enumerate() {
+        for (i, (word, &low)) in words.iter_mut().zip(lows).enumerate() {
             let outer = (chunk.row.high << layout.low_bits()) | low as u64;
             let full = FullWord {
                 index: first + i,
@@ -205,10 +202,12 @@ impl<'a> StoredDepths<'a> {
         while at < out.len() {
             let index = (offset + at) / BYTES_PER_WORD;
             let skip = (offset + at) % BYTES_PER_WORD;
+            // The word's outer cells (lane 0 has no block stones).
+            let cells = layout.position(self.h, index as u64, 0);
             let planes = match self.kept {
                 None => self.table[index],
                 Some(kept) => {
-                    let outer = layout.pack(layout.position(self.h, index as u64, 0)) >> w;
+                    let outer = layout.pack(cells) >> w;
                     let low = outer & ((1 << layout.low_bits()) - 1);
                     kept.word(
                         self.game,
@@ -221,7 +220,6 @@ impl<'a> StoredDepths<'a> {
             };
             let mut bytes = planes.to_bytes();
             if symmetric {
-                let cells = layout.position(self.h, index as u64, 0);
                 let outer_images = self.images.outer_images(self.game, cells);
                 for (l, entry) in bytes.iter_mut().enumerate().take(slots) {
                     if !self.images.is_canonical(cells, &outer_images, l) {
@@ -266,7 +264,7 @@ pub fn restore_symmetric(
         Some(kept) => (kept.kept.slice(h).rows.clone(), kept.kept.slice(h).words),
     };
     let mut table = zeroed_table::<Planes>(words as usize);
-    for_each_word(game, h, rows.into_iter(), &mut table, 1, |word, out| {
+    for_each_word(game, h, rows.into_iter(), &mut table, |word, out| {
         let at = word.index * BYTES_PER_WORD;
         let mut bytes = [0u8; BYTES_PER_WORD];
         bytes.copy_from_slice(&stored[at..at + BYTES_PER_WORD]);
@@ -285,7 +283,7 @@ pub fn restore_symmetric(
                 }
             }
         }
-        out[0] = Planes::from_bytes(&bytes);
+        *out = Planes::from_bytes(&bytes);
     });
     (table, unfilled.into_inner())
 }
@@ -297,7 +295,7 @@ pub struct Kept {
     pub rows: RowSymmetry,
     pub kept: KeptRows,
     /// `lane_maps[g][l]`: lane `g(l)`.
-    lane_maps: Vec<Vec<u8>>,
+    pub lane_maps: Vec<Vec<u8>>,
 }
 
 impl Kept {
