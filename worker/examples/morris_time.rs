@@ -1,6 +1,7 @@
 //! Solves a whole Morris game in RAM, without a store, and prints each
-//! slice's time (the engines alone; `egdb build` adds counts, zstd and the
-//! store):
+//! slice's time and the CRC-32 of its stored bytes (the `raw_crc32` of
+//! `egdb stats`, to compare tables with a store); the engines alone:
+//! `egdb build` adds counts, zstd and the store:
 //!
 //! ```sh
 //! cargo run --release -p egdb-worker --example morris_time taiwan 6
@@ -12,6 +13,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use egdb_games::morris::{MorrisGame, Position, Variant, MAX_PIECES, MIN_PIECES};
+use egdb_worker::morris::task::stored_bytes;
 use egdb_worker::morris::{probe, Dependencies, MorrisEngine};
 
 fn main() -> ExitCode {
@@ -40,8 +42,9 @@ fn main() -> ExitCode {
         let n: u64 = done.tables.iter().map(|t| t.index.len()).sum();
         entries += n;
         let secs = started.elapsed().as_secs_f64();
+        let crc = crc32fast::hash(&stored_bytes(&done));
         println!(
-            "{slice}\t{n}\t{secs:.2} s\t{:.0} ns/entry",
+            "{slice}\t{n}\t{secs:.2} s\t{:.0} ns/entry\t{crc:08x}",
             secs * 1e9 / n.max(1) as f64
         );
         solved.insert(slice, Arc::new(done));

@@ -129,6 +129,15 @@ impl PointSet {
         self.0 & !other.0 == 0
     }
 
+    /// The point with the lowest internal number, if any.
+    pub const fn first(self) -> Option<Point> {
+        if self.0 == 0 {
+            None
+        } else {
+            Some(Point(self.0.trailing_zeros() as u8))
+        }
+    }
+
     /// Pieces standing on odd points.
     pub const fn odd_count(self) -> u32 {
         (self.0 & PointSet::ODD.0).count_ones()

@@ -13,60 +13,18 @@
 
 use std::sync::LazyLock;
 
-use super::board::{PointSet, POINTS};
+use super::board::{Point, PointSet, POINTS};
+use super::colex::{mask_rank, pdep, pext, rank12, unrank12, BINOMIAL, HALF};
 use super::symmetry::{BOARD_SYMMETRIES, SYMMETRIES};
 
-/// Binomial coefficients up to 24.
-const fn binomials() -> [[u64; POINTS + 1]; POINTS + 1] {
-    let mut c = [[0u64; POINTS + 1]; POINTS + 1];
-    let mut n = 0;
-    while n <= POINTS {
-        c[n][0] = 1;
-        let mut k = 1;
-        while k <= n {
-            c[n][k] = c[n - 1][k - 1] + if k < n { c[n - 1][k] } else { 0 };
-            k += 1;
-        }
-        n += 1;
-    }
-    c
-}
+pub use super::colex::for_each_subset;
 
-/// `BINOMIAL[n][k]` = n choose k.
-pub const BINOMIAL: [[u64; POINTS + 1]; POINTS + 1] = binomials();
-
-/// Colex rank of a mask among the masks with as many points, from one
-/// table per byte: `BYTE_RANK[k][c][v]` is what byte `k` holding `v` adds
-/// when `c` points lie in the bytes below it.
-static BYTE_RANK: LazyLock<Box<[[[u32; 256]; POINTS + 1]; 3]>> = LazyLock::new(|| {
-    let mut table = Box::new([[[0u32; 256]; POINTS + 1]; 3]);
-    for (k, per_count) in table.iter_mut().enumerate() {
-        for (c, row) in per_count.iter_mut().enumerate() {
-            for (v, rank) in row.iter_mut().enumerate() {
-                let mut i = c;
-                for b in 0..8 {
-                    if v >> b & 1 == 1 {
-                        i += 1;
-                        if i <= POINTS {
-                            *rank += BINOMIAL[8 * k + b][i] as u32;
-                        }
-                    }
-                }
-            }
-        }
-    }
-    table
-});
-
-/// Colex rank of `set` among the sets of its size.
-#[inline]
-pub fn mask_rank(set: PointSet) -> usize {
-    let b = set.bits();
-    let t = &*BYTE_RANK;
-    let (b0, b1, b2) = (b & 0xff, b >> 8 & 0xff, b >> 16 & 0xff);
-    let c1 = b0.count_ones() as usize;
-    let c2 = c1 + b1.count_ones() as usize;
-    (t[0][0][b0 as usize] + t[1][c1][b1 as usize] + t[2][c2][b2 as usize]) as usize
+/// A representative of mover sets with its own symmetries.
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    mask: u32,
+    /// The symmetries that fix it (bit s).
+    stabilizer: u16,
 }
 
 /// Every mover set's representative and the symmetry that maps it there.
@@ -75,9 +33,7 @@ struct Representatives {
     /// (within the piece count) << 4 | symmetry.
     of_rank: Vec<Vec<u32>>,
     /// Per piece count: the representatives in increasing order.
-    reps: Vec<Vec<u32>>,
-    /// Per piece count and representative: the symmetries that fix it (bit s).
-    stabilizers: Vec<Vec<u16>>,
+    reps: Vec<Vec<Shape>>,
 }
 
 static REPRESENTATIVES: LazyLock<Representatives> = LazyLock::new(|| {
@@ -86,7 +42,6 @@ static REPRESENTATIVES: LazyLock<Representatives> = LazyLock::new(|| {
         .map(|m| vec![u32::MAX; BINOMIAL[POINTS][m] as usize])
         .collect();
     let mut reps = vec![Vec::new(); POINTS + 1];
-    let mut stabilizers = vec![Vec::new(); POINTS + 1];
     for mask in 0..1u32 << POINTS {
         let count = mask.count_ones() as usize;
         if of_rank[count][mask_rank(PointSet(mask))] != u32::MAX {
@@ -105,14 +60,9 @@ static REPRESENTATIVES: LazyLock<Representatives> = LazyLock::new(|| {
                 *entry = id << 4 | sym.inverse(s) as u32;
             }
         }
-        reps[count].push(mask);
-        stabilizers[count].push(stabilizer);
+        reps[count].push(Shape { mask, stabilizer });
     }
-    Representatives {
-        of_rank,
-        reps,
-        stabilizers,
-    }
+    Representatives { of_rank, reps }
 });
 
 /// Which positions a table holds: piece counts, and the parity of pieces on
@@ -124,15 +74,33 @@ pub struct TableKey {
     pub parity: Option<u32>,
 }
 
+/// One representative of a table: where its run of entries starts and
+/// what an index computation needs of it, in one place.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    base: u64,
+    mask: u32,
+    stabilizer: u16,
+    odd_mover: u8,
+}
+
+/// The entries of one odd-point count `k` of the opponent within a run:
+/// where they start, and how many even subsets each odd subset spans.
+#[derive(Debug, Clone, Copy, Default)]
+struct Part {
+    before: u64,
+    per_odd: u64,
+}
+
 /// The index of one table: entry number ↔ (mover set, opponent set).
 #[derive(Debug, Clone)]
 pub struct TableIndex {
     key: TableKey,
-    /// Entries before each representative (one more than representatives).
-    offsets: Vec<u64>,
-    /// Per odd-point count of the representative: entries before each odd-point
-    /// count of the opponent.
-    k_offsets: Vec<Vec<u64>>,
+    runs: Vec<Run>,
+    len: u64,
+    /// Per odd-point count of the representative, per odd-point count `k`
+    /// of the opponent (one more: the run's length).
+    parts: Vec<[Part; HALF + 2]>,
 }
 
 /// One entry, decoded.
@@ -154,34 +122,41 @@ impl TableIndex {
         let (m, o) = (key.mover as usize, key.opponent as usize);
         assert!(m + o <= POINTS, "{m} + {o} pieces do not fit the board");
         let all = &*REPRESENTATIVES;
-        let k_offsets: Vec<Vec<u64>> = (0..=m)
+        let parts: Vec<[Part; HALF + 2]> = (0..=m.min(HALF))
             .map(|odd_mover| {
                 let (fo, fe) = free_counts(m, odd_mover);
-                let mut offsets = vec![0u64; o + 2];
-                for k in 0..=o {
-                    let size = if parity_allows(key.parity, odd_mover, k) && k <= fo && o - k <= fe
-                    {
-                        BINOMIAL[fo][k] * BINOMIAL[fe][o - k]
-                    } else {
-                        0
-                    };
-                    offsets[k + 1] = offsets[k] + size;
+                let mut parts = [Part::default(); HALF + 2];
+                let mut before = 0;
+                for (k, part) in parts.iter_mut().enumerate().take(o.min(HALF) + 1) {
+                    part.before = before;
+                    part.per_odd = if o - k <= fe { BINOMIAL[fe][o - k] } else { 0 };
+                    if parity_allows(key.parity, odd_mover, k) && k <= fo && o - k <= fe {
+                        before += BINOMIAL[fo][k] * part.per_odd;
+                    }
                 }
-                offsets
+                for part in parts.iter_mut().skip(o.min(HALF) + 1) {
+                    part.before = before;
+                }
+                parts
             })
             .collect();
-        let mut offsets = Vec::with_capacity(all.reps[m].len() + 1);
-        offsets.push(0);
+        let mut runs = Vec::with_capacity(all.reps[m].len());
         let mut total = 0;
-        for &rep in &all.reps[m] {
-            let odd_mover = PointSet(rep).odd_count() as usize;
-            total += k_offsets[odd_mover][o + 1];
-            offsets.push(total);
+        for shape in &all.reps[m] {
+            let odd_mover = PointSet(shape.mask).odd_count() as usize;
+            runs.push(Run {
+                base: total,
+                mask: shape.mask,
+                stabilizer: shape.stabilizer,
+                odd_mover: odd_mover as u8,
+            });
+            total += parts[odd_mover][HALF + 1].before;
         }
         TableIndex {
             key,
-            offsets,
-            k_offsets,
+            runs,
+            len: total,
+            parts,
         }
     }
 
@@ -191,7 +166,7 @@ impl TableIndex {
 
     /// Entries of the table.
     pub fn len(&self) -> u64 {
-        *self.offsets.last().unwrap_or(&0)
+        self.len
     }
 
     pub fn is_empty(&self) -> bool {
@@ -212,21 +187,18 @@ impl TableIndex {
     /// side's set as it was, and that side moves next).
     #[inline]
     pub fn mover_class(&self, mover: PointSet) -> MoverClass {
-        let all = &*REPRESENTATIVES;
         let m = self.key.mover as usize;
         debug_assert_eq!(mover.len() as usize, m);
-        let code = all.of_rank[m][mask_rank(mover)];
-        let id = (code >> 4) as usize;
-        let rep = PointSet(all.reps[m][id]);
-        let free = rep.complement();
-        let odd_free = free.intersection(PointSet::ODD);
+        let code = REPRESENTATIVES.of_rank[m][mask_rank(mover)];
+        let run = self.runs[(code >> 4) as usize];
+        let free = !run.mask & PointSet::FULL.bits();
         MoverClass {
-            base: self.offsets[id],
-            odd_mover: rep.odd_count() as usize,
+            base: run.base,
+            odd_mover: run.odd_mover as usize,
             symmetry: (code & 15) as usize,
-            stabilizer: all.stabilizers[m][id],
-            odd_free: odd_free.bits(),
-            even_free: free.minus(PointSet::ODD).bits(),
+            stabilizer: run.stabilizer,
+            odd_free: free & PointSet::ODD.bits(),
+            even_free: free & !PointSet::ODD.bits(),
         }
     }
 
@@ -234,8 +206,12 @@ impl TableIndex {
     #[inline]
     pub fn index_in(&self, class: &MoverClass, opponent: PointSet) -> u64 {
         debug_assert_eq!(opponent.len(), self.key.opponent);
-        let sym = &*BOARD_SYMMETRIES;
-        let mut opp = sym.apply(class.symmetry, opponent);
+        // Symmetry 0 is the identity.
+        let mut opp = if class.symmetry == 0 {
+            opponent
+        } else {
+            BOARD_SYMMETRIES.apply(class.symmetry, opponent)
+        };
         if class.stabilizer != 1 {
             opp = smallest_image(class.stabilizer, opp);
         }
@@ -246,12 +222,11 @@ impl TableIndex {
             parity_allows(self.key.parity, class.odd_mover, k),
             "wrong parity"
         );
-        let fe = class.even_free.count_ones() as usize;
-        let o = self.key.opponent as usize;
+        let part = self.parts[class.odd_mover][k];
         class.base
-            + self.k_offsets[class.odd_mover][k]
-            + mask_rank(PointSet(pext(odd_opp, class.odd_free))) as u64 * BINOMIAL[fe][o - k]
-            + mask_rank(PointSet(pext(even_opp, class.even_free))) as u64
+            + part.before
+            + rank12(pext(odd_opp, class.odd_free)) * part.per_odd
+            + rank12(pext(even_opp, class.even_free))
     }
 
     /// The entry at `index` (< [`TableIndex::len`]).
@@ -260,22 +235,41 @@ impl TableIndex {
     /// When `index` is out of range.
     pub fn entry(&self, index: u64) -> Entry {
         assert!(index < self.len(), "entry {index} of {}", self.len());
-        let all = &*REPRESENTATIVES;
-        let m = self.key.mover as usize;
+        let id = self.rep_of(index);
+        let (mover, opponent) = self.sides_in_rep(id, index);
+        self.describe(mover, opponent, self.runs[id].stabilizer)
+    }
+
+    /// The representative whose run holds entry `index` (< len).
+    pub fn rep_of(&self, index: u64) -> usize {
+        self.runs.partition_point(|run| run.base <= index) - 1
+    }
+
+    /// The sides of entry `index`, which lies in the run of
+    /// representative `id`: the mover's set is the representative.
+    #[inline]
+    pub fn sides_in_rep(&self, id: usize, index: u64) -> (PointSet, PointSet) {
+        let run = self.runs[id];
+        debug_assert!(self.rep_range(id).contains(&index));
+        let parts = &self.parts[run.odd_mover as usize];
+        let within = index - run.base;
+        let mut k = 0;
+        while parts[k + 1].before <= within {
+            k += 1;
+        }
+        let part = parts[k];
+        let within = within - part.before;
         let o = self.key.opponent as usize;
-        let id = self.offsets.partition_point(|&start| start <= index) - 1;
-        let rep = PointSet(all.reps[m][id]);
-        let odd_mover = rep.odd_count() as usize;
-        let within = index - self.offsets[id];
-        let k_offsets = &self.k_offsets[odd_mover];
-        let k = k_offsets.partition_point(|&start| start <= within) - 1;
-        let within = within - k_offsets[k];
-        let free = rep.complement();
-        let (odd_free, even_free) = (free.intersection(PointSet::ODD), free.minus(PointSet::ODD));
-        let per_odd = BINOMIAL[even_free.len() as usize][o - k];
-        let odd_opp = colex_unrank(within / per_odd, k, odd_free);
-        let even_opp = colex_unrank(within % per_odd, o - k, even_free);
-        self.describe(rep, odd_opp.union(even_opp), all.stabilizers[m][id])
+        let free = !run.mask & PointSet::FULL.bits();
+        let odd = pdep(
+            unrank12(k, within / part.per_odd),
+            free & PointSet::ODD.bits(),
+        );
+        let even = pdep(
+            unrank12(o - k, within % part.per_odd),
+            free & !PointSet::ODD.bits(),
+        );
+        (PointSet(run.mask), PointSet(odd | even))
     }
 
     /// Calls `visit(index, entry)` for every entry in order.
@@ -288,48 +282,43 @@ impl TableIndex {
     /// Representatives of the mover's set: the table is cut into one run of
     /// entries per representative.
     pub fn rep_count(&self) -> usize {
-        self.offsets.len() - 1
+        self.runs.len()
     }
 
     /// The entries of representative `id`.
     pub fn rep_range(&self, id: usize) -> std::ops::Range<u64> {
-        self.offsets[id]..self.offsets[id + 1]
+        let end = self.runs.get(id + 1).map_or(self.len, |next| next.base);
+        self.runs[id].base..end
     }
 
     /// Whether no symmetry but the identity fixes representative `id`: then
     /// every entry of its run is its class's own, with 16 arrangements.
     pub fn rep_is_asymmetric(&self, id: usize) -> bool {
-        REPRESENTATIVES.stabilizers[self.key.mover as usize][id] == 1
+        self.runs[id].stabilizer == 1
     }
 
     /// Calls `visit(index, entry)` for every entry of representative `id`.
     pub fn for_each_entry_of_rep(&self, id: usize, mut visit: impl FnMut(u64, Entry)) {
-        let all = &*REPRESENTATIVES;
-        let m = self.key.mover as usize;
+        let run = self.runs[id];
         let o = self.key.opponent as usize;
-        let mut index = self.offsets[id];
-        {
-            let rep = PointSet(all.reps[m][id]);
-            let free = rep.complement();
-            let (odd_free, even_free) =
-                (free.intersection(PointSet::ODD), free.minus(PointSet::ODD));
-            let odd_mover = rep.odd_count() as usize;
-            for k in 0..=o {
-                let k_offsets = &self.k_offsets[odd_mover];
-                if k_offsets[k + 1] == k_offsets[k] {
-                    continue;
-                }
-                for_each_subset(odd_free, k, |odd_opp| {
-                    for_each_subset(even_free, o - k, |even_opp| {
-                        let entry =
-                            self.describe(rep, odd_opp.union(even_opp), all.stabilizers[m][id]);
-                        visit(index, entry);
-                        index += 1;
-                    });
-                });
+        let rep = PointSet(run.mask);
+        let free = rep.complement().bits();
+        let (odd_free, even_free) = (free & PointSet::ODD.bits(), free & !PointSet::ODD.bits());
+        let parts = &self.parts[run.odd_mover as usize];
+        let mut index = run.base;
+        for k in 0..=o.min(HALF) {
+            if parts[k + 1].before == parts[k].before {
+                continue;
             }
+            for_each_subset(odd_free, k, |odd_opp| {
+                for_each_subset(even_free, o - k, |even_opp| {
+                    let entry = self.describe(rep, PointSet(odd_opp | even_opp), run.stabilizer);
+                    visit(index, entry);
+                    index += 1;
+                });
+            });
         }
-        debug_assert_eq!(index, self.offsets[id + 1]);
+        debug_assert_eq!(index, self.rep_range(id).end);
     }
 
     fn describe(&self, rep: PointSet, opponent: PointSet, stabilizer: u16) -> Entry {
@@ -354,6 +343,78 @@ impl TableIndex {
     }
 }
 
+impl TableIndex {
+    /// The entries of positions of the class's run whose other side is
+    /// `set` with one point added or moved; `None` when the class's
+    /// representative has symmetries of its own (use
+    /// [`TableIndex::index_in`] then). `class` must be seen from its
+    /// representative ([`MoverClass::at_representative`]), and `set` and
+    /// the points given later in that frame.
+    #[inline]
+    pub fn nearby(&self, class: &MoverClass, set: PointSet) -> Option<Nearby<'_>> {
+        debug_assert_eq!(
+            class.symmetry, 0,
+            "the class is seen from its representative"
+        );
+        if class.stabilizer != 1 {
+            return None;
+        }
+        let free = [class.even_free, class.odd_free];
+        Some(Nearby {
+            base: class.base,
+            parts: &self.parts[class.odd_mover],
+            free,
+            packed: [pext(set.bits(), free[0]), pext(set.bits(), free[1])],
+        })
+    }
+}
+
+/// A set ranked once among the free points of a run, so that the entries
+/// of sets one point away cost two table lookups each: the placements
+/// from one position, the un-moves into it.
+#[derive(Debug, Clone, Copy)]
+pub struct Nearby<'a> {
+    base: u64,
+    parts: &'a [Part; HALF + 2],
+    /// Free even points, free odd points.
+    free: [u32; 2],
+    /// The set's even and odd points, packed among the free ones.
+    packed: [u32; 2],
+}
+
+impl Nearby<'_> {
+    /// The entry of the set with `to` (a free point outside it) added.
+    #[inline]
+    pub fn with(&self, to: Point) -> u64 {
+        let mut packed = self.packed;
+        packed[to.index() & 1] |= self.bit(to);
+        self.entry(packed)
+    }
+
+    /// The entry of the set with its point `from` moved to `to` (a free
+    /// point outside it).
+    #[inline]
+    pub fn moved(&self, from: Point, to: Point) -> u64 {
+        let mut packed = self.packed;
+        packed[from.index() & 1] &= !self.bit(from);
+        packed[to.index() & 1] |= self.bit(to);
+        self.entry(packed)
+    }
+
+    /// The packed bit of a free point.
+    #[inline]
+    fn bit(&self, p: Point) -> u32 {
+        let below = self.free[p.index() & 1] & ((1 << p.index()) - 1);
+        1 << below.count_ones()
+    }
+
+    #[inline]
+    fn entry(&self, [even, odd]: [u32; 2]) -> u64 {
+        let part = self.parts[odd.count_ones() as usize];
+        self.base + part.before + rank12(odd) * part.per_odd + rank12(even)
+    }
+}
+
 /// What [`TableIndex::index_in`] needs of a mover's set.
 #[derive(Debug, Clone, Copy)]
 pub struct MoverClass {
@@ -365,40 +426,34 @@ pub struct MoverClass {
     even_free: u32,
 }
 
-/// The bits of `value` at the positions of `mask`, packed down (BMI2's
-/// PEXT where the processor has it).
-#[inline]
-fn pext(value: u32, mask: u32) -> u32 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::is_x86_feature_detected!("bmi2") {
-            // SAFETY: the processor has BMI2, checked just above.
-            return unsafe { pext_bmi2(value, mask) };
-        }
+impl MoverClass {
+    /// The symmetry that maps the mover's set onto its representative.
+    pub fn symmetry(&self) -> usize {
+        self.symmetry
     }
-    let (mut out, mut bit, mut mask) = (0u32, 0u32, mask);
-    while mask != 0 {
-        let low = mask & mask.wrapping_neg();
-        if value & low != 0 {
-            out |= 1 << bit;
-        }
-        bit += 1;
-        mask &= mask - 1;
-    }
-    out
-}
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi2")]
-unsafe fn pext_bmi2(value: u32, mask: u32) -> u32 {
-    std::arch::x86_64::_pext_u32(value, mask)
+    /// The class as seen from its representative: positions already
+    /// mapped by [`MoverClass::symmetry`] are indexed without mapping them
+    /// again.
+    pub fn at_representative(self) -> MoverClass {
+        MoverClass {
+            symmetry: 0,
+            ..self
+        }
+    }
+
+    /// Whether no symmetry but the identity fixes the mover's set. Then
+    /// positions that share it and differ in the other side's set are
+    /// never images of each other: they have distinct entries.
+    pub fn is_asymmetric(&self) -> bool {
+        self.stabilizer == 1
+    }
 }
 
 /// Free odd and even points when the mover has `m` pieces, `odd_mover` of
 /// them on odd points.
 fn free_counts(m: usize, odd_mover: usize) -> (usize, usize) {
-    let half = POINTS / 2;
-    (half - odd_mover, half.saturating_sub(m - odd_mover))
+    (HALF - odd_mover, HALF.saturating_sub(m - odd_mover))
 }
 
 fn parity_allows(parity: Option<u32>, odd_mover: usize, odd_opponent: usize) -> bool {
@@ -406,74 +461,24 @@ fn parity_allows(parity: Option<u32>, odd_mover: usize, odd_opponent: usize) -> 
 }
 
 /// The smallest image of `set` under the symmetries in `stabilizer`.
+#[inline]
 fn smallest_image(stabilizer: u16, set: PointSet) -> PointSet {
     let sym = &*BOARD_SYMMETRIES;
-    (0..SYMMETRIES)
-        .filter(|&s| stabilizer >> s & 1 == 1)
-        .map(|s| sym.apply(s, set))
-        .min()
-        .unwrap_or(set)
-}
-
-/// The subset of `within` with `size` points and colex rank `rank`.
-fn colex_unrank(mut rank: u64, size: usize, within: PointSet) -> PointSet {
-    let points: Vec<u32> = within.iter().map(|p| p.index() as u32).collect();
-    let mut set = 0u32;
-    for i in (1..=size).rev() {
-        // The largest position c with C(c, i) <= rank.
-        let mut c = i - 1;
-        while c + 1 < points.len() && BINOMIAL[c + 1][i] <= rank {
-            c += 1;
-        }
-        rank -= BINOMIAL[c][i];
-        set |= 1 << points[c];
+    let mut best = set;
+    // The identity (bit 0) gives `set` itself.
+    let mut others = stabilizer & !1;
+    while others != 0 {
+        let s = others.trailing_zeros() as usize;
+        best = best.min(sym.apply(s, set));
+        others &= others - 1;
     }
-    PointSet(set)
-}
-
-/// Every `size`-point subset of `within`, in colex order.
-fn for_each_subset(within: PointSet, size: usize, mut visit: impl FnMut(PointSet)) {
-    let n = within.len() as usize;
-    if size > n {
-        return;
-    }
-    let points: Vec<u32> = within.iter().map(|p| p.index() as u32).collect();
-    if size == 0 {
-        visit(PointSet::EMPTY);
-        return;
-    }
-    // Gosper's hack over positions, then spread onto the points.
-    let mut combo: u32 = (1 << size) - 1;
-    let limit: u32 = 1 << n;
-    while combo < limit {
-        let mut spread = 0u32;
-        let mut bits = combo;
-        while bits != 0 {
-            spread |= 1 << points[bits.trailing_zeros() as usize];
-            bits &= bits - 1;
-        }
-        visit(PointSet(spread));
-        let low = combo & combo.wrapping_neg();
-        let ripple = combo + low;
-        combo = (((ripple ^ combo) >> 2) / low) | ripple;
-    }
+    best
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
-
-    /// Colex rank of `subset` among the subsets of `within` of its size.
-    fn colex_rank(subset: PointSet, within: PointSet) -> u64 {
-        let within = within.bits();
-        let mut rank = 0;
-        for (i, p) in subset.iter().enumerate() {
-            let below = (within & ((1u32 << p.index()) - 1)).count_ones() as usize;
-            rank += BINOMIAL[below][i + 1];
-        }
-        rank
-    }
 
     fn keys() -> impl Strategy<Value = TableKey> {
         (
@@ -486,6 +491,83 @@ mod tests {
                 opponent,
                 parity,
             })
+    }
+
+    /// Colex rank of `subset` among the subsets of `within` of its size.
+    fn colex_rank(subset: u32, within: u32) -> u64 {
+        let mut rank = 0;
+        for (i, p) in PointSet(subset).iter().enumerate() {
+            let below = (within & ((1u32 << p.index()) - 1)).count_ones() as usize;
+            rank += BINOMIAL[below][i + 1];
+        }
+        rank
+    }
+
+    /// The layout from its definition, without any of the index's tables:
+    /// representatives are the smallest images, in increasing order; within
+    /// one, opponents by odd-point count, then odd points, then even points,
+    /// each in colex order among the free points of its parity.
+    struct Reference {
+        key: TableKey,
+        /// Every representative with the entries before its run.
+        bases: Vec<(u32, u64)>,
+    }
+
+    fn images(set: PointSet) -> impl Iterator<Item = (PointSet, usize)> {
+        (0..SYMMETRIES).map(move |s| (BOARD_SYMMETRIES.apply(s, set), s))
+    }
+
+    impl Reference {
+        fn new(key: TableKey) -> Reference {
+            let mut bases = Vec::new();
+            let mut total = 0;
+            for v in (0..1u32 << POINTS).filter(|v| v.count_ones() == key.mover) {
+                let set = PointSet(v);
+                if images(set).min().unwrap().0 == set {
+                    bases.push((v, total));
+                    total += (0..=key.opponent as usize)
+                        .map(|k| Reference::part(key, set, k))
+                        .sum::<u64>();
+                }
+            }
+            Reference { key, bases }
+        }
+
+        /// Entries of a run with `k` opponent pieces on odd points.
+        fn part(key: TableKey, rep: PointSet, k: usize) -> u64 {
+            let o = key.opponent as usize;
+            let free = rep.complement();
+            let (fo, fe) = (
+                free.odd_count() as usize,
+                (free.len() - free.odd_count()) as usize,
+            );
+            if parity_allows(key.parity, rep.odd_count() as usize, k) && k <= fo && o - k <= fe {
+                BINOMIAL[fo][k] * BINOMIAL[fe][o - k]
+            } else {
+                0
+            }
+        }
+
+        fn index(&self, mover: PointSet, opponent: PointSet) -> u64 {
+            let (rep, _) = images(mover).min().unwrap();
+            let base = self.bases.iter().find(|(v, _)| *v == rep.bits()).unwrap().1;
+            // The opponent as seen from the representative, smallest among
+            // the representative's own symmetries.
+            let opp = images(mover)
+                .filter(|&(image, _)| image == rep)
+                .map(|(_, s)| BOARD_SYMMETRIES.apply(s, opponent))
+                .min()
+                .unwrap();
+            let free = rep.complement().bits();
+            let (odd_free, even_free) = (free & PointSet::ODD.bits(), free & !PointSet::ODD.bits());
+            let k = opp.odd_count() as usize;
+            let before: u64 = (0..k).map(|j| Reference::part(self.key, rep, j)).sum();
+            let o = self.key.opponent as usize;
+            base + before
+                + colex_rank(opp.bits() & odd_free, odd_free)
+                    * BINOMIAL[even_free.count_ones() as usize][o - k]
+                + colex_rank(opp.bits() & even_free, even_free)
+        }
     }
 
     #[test]
@@ -529,32 +611,83 @@ mod tests {
     }
 
     proptest! {
+        #![proptest_config(ProptestConfig::with_cases(24))]
+
+        /// The index keeps the layout stores are written in.
         #[test]
-        fn pext_packs_the_masked_bits(value in any::<u32>(), mask in any::<u32>()) {
-            let expected = (0..32)
-                .filter(|b| mask >> b & 1 == 1)
-                .enumerate()
-                .fold(0u32, |acc, (i, b)| acc | ((value >> b & 1) << i));
-            prop_assert_eq!(pext(value, mask), expected);
+        fn index_follows_the_layout_definition(
+            key in keys(),
+            picks in proptest::collection::vec(any::<u64>(), 8),
+        ) {
+            let index = TableIndex::new(key);
+            prop_assume!(!index.is_empty());
+            let reference = Reference::new(key);
+            for pick in picks {
+                let e = index.entry(pick % index.len());
+                let sym = &*BOARD_SYMMETRIES;
+                let s = (pick >> 40) as usize % SYMMETRIES;
+                let (m, o) = (sym.apply(s, e.mover), sym.apply(s, e.opponent));
+                prop_assert_eq!(index.index(m, o), reference.index(m, o));
+            }
         }
     }
 
-    #[test]
-    fn mask_ranks_are_colex_ranks() {
-        for mask in [0u32, 1, 0b1011, 0xff_ffff, 0x80_0001, 0x12_3456] {
-            let set = PointSet(mask);
-            let expected = colex_rank(set, PointSet::FULL) as usize;
-            assert_eq!(mask_rank(set), expected, "{mask:#x}");
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Sets one point away, ranked from their neighbour, land where
+        /// the full index puts them.
+        #[test]
+        fn nearby_entries_equal_the_index(key in keys(), pick in any::<u64>()) {
+            prop_assume!(key.mover + key.opponent < POINTS as u32);
+            let index = TableIndex::new(key);
+            prop_assume!(!index.is_empty());
+            let e = index.entry(pick % index.len());
+            let class = index.mover_class(e.mover).at_representative();
+            let Some(near) = index.nearby(&class, e.opponent) else {
+                prop_assert!(!index.rep_is_asymmetric(index.rep_of(pick % index.len())));
+                return Ok(());
+            };
+            let free = e.mover.union(e.opponent).complement();
+            let wider = TableIndex::new(TableKey { opponent: key.opponent + 1, parity: None, ..key });
+            let wider_class = wider.mover_class(e.mover).at_representative();
+            let wider_near = wider.nearby(&wider_class, e.opponent).unwrap();
+            for to in free.iter() {
+                let added = e.opponent.with(to);
+                prop_assert_eq!(wider_near.with(to), wider.index(e.mover, added));
+                for from in e.opponent.iter() {
+                    let moved = e.opponent.without(from).with(to);
+                    let same_parity = from.is_odd() == to.is_odd();
+                    if key.parity.is_none() || same_parity {
+                        prop_assert_eq!(near.moved(from, to), index.index(e.mover, moved));
+                    }
+                }
+            }
         }
     }
 
     #[test]
     fn enumeration_agrees_with_entry() {
-        let index = TableIndex::new(TableKey {
-            mover: 4,
-            opponent: 2,
-            parity: Some(1),
-        });
-        index.for_each_entry(|i, e| assert_eq!(index.entry(i), e, "entry {i}"));
+        for key in [
+            TableKey {
+                mover: 4,
+                opponent: 2,
+                parity: Some(1),
+            },
+            TableKey {
+                mover: 3,
+                opponent: 5,
+                parity: None,
+            },
+        ] {
+            let index = TableIndex::new(key);
+            let mut next = 0;
+            index.for_each_entry(|i, e| {
+                assert_eq!(i, next);
+                assert_eq!(index.entry(i), e, "entry {i}");
+                next += 1;
+            });
+            assert_eq!(next, index.len());
+        }
     }
 }

@@ -14,6 +14,7 @@
 pub mod board;
 pub mod burnside;
 pub mod captures;
+pub mod colex;
 pub mod index;
 pub mod moves;
 pub mod oracle;

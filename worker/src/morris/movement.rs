@@ -10,22 +10,27 @@
 //!    if a capture leads to a slower win for the other side). Taking levels
 //!    in order gives the fastest wins and the slowest losses.
 //! 3. What is left open is a draw.
+//!
+//! While solving, a table is laid out with its sides swapped (the *engine
+//! layout*: runs by the class of the side that moved last, see
+//! [`Table`]): the predecessors of an entry all share its mover's set as
+//! their other side's, so they lie in one run and are ranked without a
+//! class lookup each. The solved table is then written in the stored
+//! layout, one lookup per entry.
 
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU8, Ordering};
 
 use rayon::prelude::*;
 
-use egdb_games::morris::index::TableIndex;
+use egdb_games::morris::index::{TableIndex, TableKey};
 use egdb_games::morris::moves::{for_each_move, for_each_unmove};
+use egdb_games::morris::symmetry::BOARD_SYMMETRIES;
 use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 
-use super::state::{load, offer_win, settle_loss, State};
-use super::{Best, Dependencies, SolvedTable, Successors};
+use super::state::{Settled, State, States};
+use super::{prefetch, Best, Dependencies, Located, SolvedTable, Successors};
 
-/// Counter of an entry that only duplicates a class.
-const DONT_CARE: u8 = u8::MAX;
-
-/// Entries per rayon task in the level scans.
+/// Entries per rayon task in the level scans and the final layout.
 const SCAN_CHUNK: usize = 1 << 14;
 
 /// Up to this many moves or un-moves from one position (3 flying pieces
@@ -52,23 +57,82 @@ impl Entries {
     }
 
     fn distinct(&mut self) -> &[u64] {
-        let items = &mut self.items[..self.len];
-        items.sort_unstable();
-        let mut kept = 0;
-        for k in 0..items.len() {
-            if k == 0 || items[k] != items[k - 1] {
-                items[kept] = items[k];
-                kept += 1;
-            }
-        }
+        let kept = dedup_sorted(&mut self.items[..self.len]);
         &self.items[..kept]
     }
 }
 
+/// Sorts `items` and moves each value's first copy to the front; returns
+/// how many values there are.
+fn dedup_sorted(items: &mut [u64]) -> usize {
+    items.sort_unstable();
+    let mut kept = 0;
+    for k in 0..items.len() {
+        if k == 0 || items[k] != items[k - 1] {
+            items[kept] = items[k];
+            kept += 1;
+        }
+    }
+    kept
+}
+
+/// One table of the slice while it is solved.
+///
+/// Its cells are in the engine layout: the entry of a position (mover's
+/// set `M`, other side's `O`) is `engine.index(O, M)`, the index of the
+/// table with the sides swapped. Runs are then by the class of `O`, and
+/// the predecessors of a position of the other table, which keep its
+/// mover's set as their `O`, share one run.
 struct Table {
-    index: TableIndex,
-    states: Vec<AtomicU16>,
+    /// The table as stored (runs by the class of the side to move).
+    stored: TableIndex,
+    /// The same positions with the sides swapped.
+    engine: TableIndex,
+    states: States,
     counters: Vec<AtomicU8>,
+}
+
+impl Table {
+    fn new(key: TableKey) -> Table {
+        let engine = TableIndex::new(TableKey {
+            mover: key.opponent,
+            opponent: key.mover,
+            // The parity counts the pieces of both sides.
+            parity: key.parity,
+        });
+        let len = engine.len() as usize;
+        Table {
+            stored: TableIndex::new(key),
+            engine,
+            states: States::new(len),
+            counters: (0..len).map(|_| AtomicU8::new(0)).collect(),
+        }
+    }
+
+    /// The cells in the stored layout: each class entry the state of its
+    /// class, duplicates 0 ("don't care").
+    fn into_stored(self) -> SolvedTable {
+        let mut cells = vec![0u16; self.stored.len() as usize];
+        let runs = super::placement::split_by_rep(&self.stored, &mut cells);
+        runs.into_par_iter().for_each(|(id, run)| {
+            let start = self.stored.rep_range(id).start;
+            let mut batch: Vec<(usize, usize)> = Vec::with_capacity(SCAN_CHUNK);
+            self.stored.for_each_entry_of_rep(id, |i, entry| {
+                if entry.canonical {
+                    let e = self.engine.index(entry.opponent, entry.mover) as usize;
+                    self.states.prefetch(e);
+                    batch.push(((i - start) as usize, e));
+                }
+            });
+            for &(at, e) in &batch {
+                run[at] = self.states.load(e).stored();
+            }
+        });
+        SolvedTable {
+            index: self.stored,
+            cells,
+        }
+    }
 }
 
 /// The slice's tables, or `None` when `cancel` was set (checked per
@@ -79,26 +143,16 @@ pub fn solve(
     deps: &Dependencies,
     cancel: &AtomicBool,
 ) -> Option<Vec<SolvedTable>> {
-    let tables: Vec<Table> = slice
-        .tables()
-        .into_iter()
-        .map(|key| {
-            let index = TableIndex::new(key);
-            let len = index.len() as usize;
-            Table {
-                index,
-                states: (0..len).map(|_| AtomicU16::new(0)).collect(),
-                counters: (0..len).map(|_| AtomicU8::new(0)).collect(),
-            }
-        })
-        .collect();
+    let tables: Vec<Table> = slice.tables().into_iter().map(Table::new).collect();
     // Steps swap the orientation of the side to move.
     let other = |t: usize| if tables.len() == 1 { 0 } else { 1 - t };
     let deepest = AtomicU16::new(0);
+    let started = std::time::Instant::now();
     for (t, table) in tables.iter().enumerate() {
-        let target = &tables[other(t)].index;
+        let target = &tables[other(t)].engine;
         initialise(rules, table, target, deps, &deepest, cancel);
     }
+    let t1 = started.elapsed().as_secs_f64();
     let mut level = 0u16;
     while level <= deepest.load(Ordering::Relaxed) {
         if cancel.load(Ordering::Relaxed) {
@@ -110,31 +164,21 @@ pub fn solve(
         }
         level += 1;
     }
-    let solved = tables
-        .into_iter()
-        .map(|table| {
-            let cells = table
-                .states
-                .iter()
-                .zip(&table.counters)
-                .map(|(state, counter)| {
-                    if counter.load(Ordering::Relaxed) == DONT_CARE {
-                        0
-                    } else {
-                        load(state).stored()
-                    }
-                })
-                .collect();
-            SolvedTable {
-                index: table.index,
-                cells,
-            }
-        })
-        .collect();
+    let t2 = started.elapsed().as_secs_f64();
+    let solved = tables.into_iter().map(Table::into_stored).collect();
+    tracing::debug!(
+        %slice,
+        levels = level,
+        init_seconds = t1,
+        levels_seconds = t2 - t1,
+        layout_seconds = started.elapsed().as_secs_f64() - t2,
+        "movement slice solved"
+    );
     Some(solved)
 }
 
 /// Step 1: counts of successors in the slice, captures folded in.
+/// `target` is the engine layout of the table the steps lead to.
 fn initialise(
     rules: &MorrisRules,
     table: &Table,
@@ -143,8 +187,8 @@ fn initialise(
     deepest: &AtomicU16,
     cancel: &AtomicBool,
 ) {
-    let index = &table.index;
-    let key = index.key();
+    let index = &table.engine;
+    let key = table.stored.key();
     let successors = Successors::new(
         rules,
         deps,
@@ -152,57 +196,181 @@ fn initialise(
         (key.mover, key.opponent),
         true,
     );
-    (0..index.rep_count()).into_par_iter().for_each(|id| {
-        // Left half-done: the level loop gives up before reading it.
-        if cancel.load(Ordering::Relaxed) {
-            return;
-        }
-        index.for_each_entry_of_rep(id, |i, entry| {
-            let (state, counter) = (&table.states[i as usize], &table.counters[i as usize]);
-            if !entry.canonical {
-                counter.store(DONT_CARE, Ordering::Relaxed);
+    let captured_buffer = || Vec::with_capacity(MAX_MOVES);
+    (0..index.rep_count()).into_par_iter().for_each_init(
+        captured_buffer,
+        |captured: &mut Vec<Located>, id| {
+            // Left half-done: the level loop gives up before reading it.
+            if cancel.load(Ordering::Relaxed) {
                 return;
             }
-            if entry.mover.union(entry.opponent) == PointSet::FULL {
-                // A full board is a draw; no move leaves or enters it.
-                counter.store(1, Ordering::Relaxed);
-                return;
-            }
-            let mut inside = Entries::new();
-            let mut captures = Best::default();
-            let mut any = false;
-            // A step that captures nothing leaves the other side as it was.
-            let class = target.mover_class(entry.opponent);
-            for_each_move(rules, false, entry.mover, entry.opponent, |s| {
-                any = true;
-                if s.mv.removed.is_empty() {
-                    inside.push(target.index_in(&class, s.mover));
-                } else {
-                    captures.add(successors.outcome(s.mv.removed.len(), s.opponent, s.mover));
+            // A step that captures nothing leaves the other side, who moves
+            // next, as it was. Distinct steps give distinct sets of the
+            // side that moved, so their successors can share a class only
+            // through a symmetry that fixes the other side's set: the
+            // run's representative.
+            let distinct = index.rep_is_asymmetric(id);
+            // Engine layout: the run's representative is the other side.
+            index.for_each_entry_of_rep(id, |i, swapped| {
+                if !swapped.canonical {
+                    return;
                 }
+                let (mover, opponent) = (swapped.opponent, swapped.mover);
+                let (i, counter) = (i as usize, &table.counters[i as usize]);
+                if mover.union(opponent) == PointSet::FULL {
+                    // A full board is a draw; no move leaves or enters it.
+                    counter.store(1, Ordering::Relaxed);
+                    return;
+                }
+                let mut inside = Entries::new();
+                captured.clear();
+                let mut any = false;
+                let mut steps = 0u8;
+                for_each_move(rules, false, mover, opponent, |s| {
+                    any = true;
+                    if !s.mv.removed.is_empty() {
+                        // Located (and prefetched) now, read once all are.
+                        captured.push(successors.locate(s.mv.removed.len(), s.opponent, s.mover));
+                    } else if distinct {
+                        steps += 1;
+                    } else {
+                        inside.push(target.index(s.mover, opponent));
+                    }
+                });
+                let count = if distinct {
+                    steps
+                } else {
+                    inside.distinct().len() as u8
+                };
+                let mut captures = Best::default();
+                for located in captured.iter() {
+                    captures.add(located.outcome());
+                }
+                let (new, count) = if !any {
+                    (State::Loss(0), 0)
+                } else if let Some(d) = captures.fastest_win {
+                    // Never lost: the counter cannot reach zero.
+                    (State::PendingWin(d), count + 1)
+                } else if count == 0 && !captures.draw {
+                    (State::Loss(captures.slowest_loss.unwrap_or(0)), 0)
+                } else {
+                    let floor = captures.slowest_loss.unwrap_or(0);
+                    (
+                        State::Open { loss_floor: floor },
+                        count + u8::from(captures.draw),
+                    )
+                };
+                if let State::Loss(d) | State::PendingWin(d) = new {
+                    deepest.fetch_max(d, Ordering::Relaxed);
+                }
+                table.states.store(i, new);
+                counter.store(count, Ordering::Relaxed);
             });
-            let count = inside.distinct().len() as u8;
-            let (new, count) = if !any {
-                (State::Loss(0), 0)
-            } else if let Some(d) = captures.fastest_win {
-                // Never lost: the counter cannot reach zero.
-                (State::PendingWin(d), count + 1)
-            } else if count == 0 && !captures.draw {
-                (State::Loss(captures.slowest_loss.unwrap_or(0)), 0)
-            } else {
-                let floor = captures.slowest_loss.unwrap_or(0);
-                (
-                    State::Open { loss_floor: floor },
-                    count + u8::from(captures.draw),
-                )
+        },
+    );
+}
+
+/// Entries settled at one level whose predecessors are being gathered:
+/// their cells are prefetched as they are found, and visited once a batch
+/// is full, so that one entry's cache misses overlap with the others'.
+struct Batch {
+    /// Per entry: whether it is lost, and where its predecessors end.
+    settled: Vec<(bool, usize)>,
+    predecessors: Vec<u64>,
+}
+
+/// Settled entries gathered before their predecessors are visited.
+const BATCH: usize = 16;
+
+impl Batch {
+    fn new() -> Batch {
+        Batch {
+            settled: Vec::with_capacity(BATCH),
+            predecessors: Vec::with_capacity(BATCH * MAX_MOVES),
+        }
+    }
+
+    /// Adds a position settled at this level (its mover's set, the other
+    /// side's); visits the batch's predecessors when it is full.
+    fn add(
+        &mut self,
+        rules: &MorrisRules,
+        lost: bool,
+        (mover, opponent): (PointSet, PointSet),
+        before: &Table,
+        next: u16,
+        deepest: &AtomicU16,
+    ) {
+        // Every predecessor has `mover` as its other side: one class
+        // lookup, and the position seen from the class's representative
+        // (the rules are the same in every image), so that each
+        // predecessor is ranked within the run without mapping it.
+        let class = before.engine.mover_class(mover);
+        let s = class.symmetry();
+        let (mover, opponent) = (
+            BOARD_SYMMETRIES.apply(s, mover),
+            BOARD_SYMMETRIES.apply(s, opponent),
+        );
+        let class = class.at_representative();
+        let nearby = before.engine.nearby(&class, opponent);
+        let first = self.predecessors.len();
+        for_each_unmove(rules, mover, opponent, |m, _| {
+            let p = match &nearby {
+                Some(near) => {
+                    // The un-move took the piece on `to` back to `from`.
+                    let changed = m.bits() ^ opponent.bits();
+                    let from = PointSet(changed & m.bits()).first();
+                    let to = PointSet(changed & opponent.bits()).first();
+                    let (Some(from), Some(to)) = (from, to) else {
+                        unreachable!("an un-move moves one piece");
+                    };
+                    near.moved(to, from)
+                }
+                None => before.engine.index_in(&class, m),
             };
-            if let State::Loss(d) | State::PendingWin(d) = new {
-                deepest.fetch_max(d, Ordering::Relaxed);
+            before.states.prefetch(p as usize);
+            if !lost {
+                prefetch(&before.counters, p as usize);
             }
-            state.store(new.encode(), Ordering::Relaxed);
-            counter.store(count, Ordering::Relaxed);
+            self.predecessors.push(p);
         });
-    });
+        // Distinct un-moves give distinct sets; they share a class only
+        // through a symmetry that fixes `mover`.
+        if !class.is_asymmetric() {
+            let kept = dedup_sorted(&mut self.predecessors[first..]);
+            self.predecessors.truncate(first + kept);
+        }
+        self.settled.push((lost, self.predecessors.len()));
+        if self.settled.len() == BATCH {
+            self.visit(before, next, deepest);
+        }
+    }
+
+    /// Settles what the gathered entries say of their predecessors: a loss
+    /// makes each a win at `next`, a win counts each down, and one whose
+    /// count reaches zero is lost at `next` (or its floor).
+    fn visit(&mut self, before: &Table, next: u16, deepest: &AtomicU16) {
+        let mut start = 0;
+        for &(lost, end) in &self.settled {
+            for &p in &self.predecessors[start..end] {
+                let p = p as usize;
+                if lost {
+                    if before.states.offer_win(p, next) {
+                        deepest.fetch_max(next, Ordering::Relaxed);
+                    }
+                } else if matches!(before.states.load(p), State::Open { .. })
+                    && before.counters[p].fetch_sub(1, Ordering::Relaxed) == 1
+                {
+                    if let Some(d) = before.states.settle_loss(p, next) {
+                        deepest.fetch_max(d, Ordering::Relaxed);
+                    }
+                }
+            }
+            start = end;
+        }
+        self.settled.clear();
+        self.predecessors.clear();
+    }
 }
 
 /// Step 2 for one level and one table: settle predecessors in `before`.
@@ -214,42 +382,28 @@ fn settle_level(
     deepest: &AtomicU16,
 ) {
     let next = level + 1;
-    table
-        .states
-        .par_chunks(SCAN_CHUNK)
-        .enumerate()
-        .for_each(|(chunk, states)| {
-            for (k, cell) in states.iter().enumerate() {
-                let lost = match load(cell) {
-                    State::Loss(d) if d == level => true,
-                    State::Win(d) if d == level => false,
-                    State::PendingWin(d) if d == level => {
-                        cell.store(State::Win(d).encode(), Ordering::Relaxed);
-                        false
+    let index = &table.engine;
+    let cells = table.states.len();
+    (0..cells.div_ceil(SCAN_CHUNK))
+        .into_par_iter()
+        .for_each_init(Batch::new, |batch, chunk| {
+            let start = chunk * SCAN_CHUNK;
+            // The representative whose run holds the entry last settled.
+            let mut rep = None;
+            table
+                .states
+                .scan(start..start + SCAN_CHUNK, level, |i, settled| {
+                    let i = i as u64;
+                    let mut id = rep.unwrap_or_else(|| index.rep_of(i));
+                    while index.rep_range(id).end <= i {
+                        id += 1;
                     }
-                    _ => continue,
-                };
-                let i = (chunk * SCAN_CHUNK + k) as u64;
-                let entry = table.index.entry(i);
-                let mut preds = Entries::new();
-                for_each_unmove(rules, entry.mover, entry.opponent, |m, o| {
-                    preds.push(before.index.index(m, o));
+                    rep = Some(id);
+                    // Engine layout: the representative is the other side.
+                    let (opponent, mover) = index.sides_in_rep(id, i);
+                    let lost = settled == Settled::Lost;
+                    batch.add(rules, lost, (mover, opponent), before, next, deepest);
                 });
-                for &p in preds.distinct() {
-                    let p = p as usize;
-                    let state = &before.states[p];
-                    if lost {
-                        if offer_win(state, next) {
-                            deepest.fetch_max(next, Ordering::Relaxed);
-                        }
-                    } else if matches!(load(state), State::Open { .. })
-                        && before.counters[p].fetch_sub(1, Ordering::Relaxed) == 1
-                    {
-                        if let Some(d) = settle_loss(state, next) {
-                            deepest.fetch_max(d, Ordering::Relaxed);
-                        }
-                    }
-                }
-            }
+            batch.visit(before, next, deepest);
         });
 }

@@ -6,12 +6,16 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use egdb_db_format::encoding::{pack_value_depth16, ValueCode};
-use egdb_games::morris::index::TableIndex;
+use egdb_games::morris::index::{MoverClass, TableIndex};
 use egdb_games::morris::moves::for_each_move;
+use egdb_games::morris::symmetry::BOARD_SYMMETRIES;
 use egdb_games::morris::{MorrisRules, MorrisSlice};
 use egdb_games::Value;
 
-use super::{decode, Best, Dependencies, SolvedTable, Successors, Target};
+use super::{prefetch, Best, Dependencies, Located, SolvedTable, Successors, Target};
+
+/// Placements (with their capture choices) from one position, at most.
+const MAX_PLACEMENTS: usize = 64;
 
 /// The slice's table, or `None` when `cancel` was set (checked per
 /// representative's run).
@@ -30,42 +34,69 @@ pub fn solve(
     let runs: Vec<(usize, &mut [u16])> = split_by_rep(&index, &mut cells);
     let successors = Successors::new(rules, deps, ply + 1, (key.mover + 1, key.opponent), false);
     let uncaptured = successors.uncaptured();
-    runs.into_par_iter().for_each(|(id, run)| {
-        if cancel.load(Ordering::Relaxed) {
-            return;
-        }
-        let start = index.rep_range(id).start;
-        index.for_each_entry_of_rep(id, |i, entry| {
-            if !entry.canonical {
+    let buffer = || Vec::with_capacity(MAX_PLACEMENTS);
+    runs.into_par_iter()
+        .for_each_init(buffer, |located: &mut Vec<Located>, (id, run)| {
+            if cancel.load(Ordering::Relaxed) {
                 return;
             }
-            // Moves that capture nothing leave the other side, who moves
-            // next, as it was: one class lookup per table serves them all.
-            let classes = uncaptured.map(|t| match t {
-                Target::Table(table) => Some(table.index.mover_class(entry.opponent)),
-                Target::Over(_) => None,
-            });
-            let mut best = Best::default();
-            for_each_move(rules, true, entry.mover, entry.opponent, |s| {
-                let removed = s.mv.removed.len();
-                let odd = (s.opponent.odd_count() + s.mover.odd_count()) as usize % 2;
-                let outcome = match (&classes[odd], uncaptured[odd]) {
-                    (Some(class), Target::Table(table)) if removed == 0 => {
-                        decode(table.cells[table.index.index_in(class, s.mover) as usize])
-                    }
-                    _ => successors.outcome(removed, s.opponent, s.mover),
+            let start = index.rep_range(id).start;
+            index.for_each_entry_of_rep(id, |i, entry| {
+                if !entry.canonical {
+                    return;
+                }
+                // Moves that capture nothing leave the other side, who moves
+                // next, as it was: one class lookup per table serves them
+                // all, and the position is seen from the class's
+                // representative (the rules are the same in every image),
+                // so that they are ranked without mapping each.
+                let classes = uncaptured.map(|t| match t {
+                    Target::Table(table) => Some(table.index.mover_class(entry.opponent)),
+                    Target::Over(_) => None,
+                });
+                // The symmetry depends on the set alone, not on the table.
+                let frame = classes.iter().flatten().next().map_or(0, |c| c.symmetry());
+                let classes = classes.map(|c| c.map(MoverClass::at_representative));
+                let (mover, opponent) = (
+                    BOARD_SYMMETRIES.apply(frame, entry.mover),
+                    BOARD_SYMMETRIES.apply(frame, entry.opponent),
+                );
+                let nearby = [0, 1].map(|odd| match (&classes[odd], uncaptured[odd]) {
+                    (Some(class), Target::Table(table)) => table.index.nearby(class, mover),
+                    _ => None,
+                });
+                located.clear();
+                for_each_move(rules, true, mover, opponent, |s| {
+                    let removed = s.mv.removed.len();
+                    let odd = (s.opponent.odd_count() + s.mover.odd_count()) as usize % 2;
+                    // Located (and prefetched) now, read once all are.
+                    located.push(match (&nearby[odd], &classes[odd], uncaptured[odd]) {
+                        (Some(near), _, Target::Table(table)) if removed == 0 => {
+                            let i = near.with(s.mv.to) as usize;
+                            prefetch(&table.cells, i);
+                            Located::Cell(&table.cells, i)
+                        }
+                        (None, Some(class), Target::Table(table)) if removed == 0 => {
+                            let i = table.index.index_in(class, s.mover) as usize;
+                            prefetch(&table.cells, i);
+                            Located::Cell(&table.cells, i)
+                        }
+                        _ => successors.locate(removed, s.opponent, s.mover),
+                    });
+                });
+                let mut best = Best::default();
+                for place in located.iter() {
+                    best.add(place.outcome());
+                }
+                let (value, depth) = best.outcome().expect("a placement always has a move");
+                let code = match value {
+                    Value::Win => ValueCode::Win,
+                    Value::Draw => ValueCode::Draw,
+                    Value::Loss => ValueCode::Loss,
                 };
-                best.add(outcome);
+                run[(i - start) as usize] = pack_value_depth16(code, depth);
             });
-            let (value, depth) = best.outcome().expect("a placement always has a move");
-            let code = match value {
-                Value::Win => ValueCode::Win,
-                Value::Draw => ValueCode::Draw,
-                Value::Loss => ValueCode::Loss,
-            };
-            run[(i - start) as usize] = pack_value_depth16(code, depth);
         });
-    });
     if cancel.load(Ordering::Relaxed) {
         return None;
     }
