@@ -204,6 +204,14 @@ pub struct VerifyArgs {
     /// One JSON object per slice, in an array.
     #[arg(long)]
     pub json: bool,
+    /// Memory for decoded slices kept between checks, e.g. 12GiB (default:
+    /// 80% of available memory).
+    #[arg(long, value_parser = parse_bytes)]
+    pub memory: Option<u64>,
+    /// Check every slice again, forgetting the passes an earlier,
+    /// interrupted verify recorded.
+    #[arg(long)]
+    pub fresh: bool,
 }
 
 #[derive(Debug, Args)]

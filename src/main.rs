@@ -12,6 +12,7 @@ mod serve;
 mod stats;
 mod status;
 mod verify;
+mod verify_journal;
 mod worker;
 
 use clap::Parser;

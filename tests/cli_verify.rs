@@ -133,3 +133,96 @@ fn a_changed_value_with_good_checksums_names_slice_and_position() {
         assert!(said.contains("its moves say"), "{game}: {said}");
     }
 }
+
+/// Cells of a Morris slice as stored, and writes them back.
+fn morris_cells(raw: &[u8]) -> Vec<u16> {
+    raw.chunks_exact(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .collect()
+}
+
+fn put_cells(raw: &mut [u8], cells: &[u16]) {
+    for (bytes, cell) in raw.chunks_exact_mut(2).zip(cells) {
+        bytes.copy_from_slice(&cell.to_le_bytes());
+    }
+}
+
+#[test]
+fn a_class_without_a_value_and_a_duplicate_with_one_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("tw3");
+    build("morris:taiwan:3", &store, &[]);
+    let slice = largest_slice(&store);
+    // A class entry emptied ("don't care").
+    rewrite_slice(&store, &slice, |_, raw| {
+        let mut cells = morris_cells(raw);
+        let at = cells.iter().position(|&c| c != 0).unwrap();
+        cells[at] = 0;
+        put_cells(raw, &cells);
+    });
+    let out = verify(&store);
+    assert_eq!(out.status.code(), Some(1));
+    let said = stdout(&out);
+    assert!(said.contains(&format!("slice {slice}: FAILED")), "{said}");
+    assert!(said.contains("stored no value, its moves say"), "{said}");
+
+    let store = dir.path().join("tw3b");
+    build("morris:taiwan:3", &store, &[]);
+    // A duplicate entry given a value: the positions all still agree.
+    rewrite_slice(&store, &slice, |_, raw| {
+        let mut cells = morris_cells(raw);
+        let at = cells.iter().position(|&c| c == 0).unwrap();
+        cells[at] = cells.iter().copied().find(|&c| c != 0).unwrap();
+        put_cells(raw, &cells);
+    });
+    let out = verify(&store);
+    assert_eq!(out.status.code(), Some(1));
+    let said = stdout(&out);
+    assert!(
+        said.contains(&format!(
+            "slice {slice}: FAILED: 1 entries that only repeat a symmetry class hold a value"
+        )),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_verify_run_again_skips_the_slices_that_passed() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("tw3");
+    build("morris:taiwan:3", &store, &[]);
+    let slices = stats_json(&store).len();
+    let slice = largest_slice(&store);
+    rewrite_slice(&store, &slice, |_, raw| {
+        let mut cells = morris_cells(raw);
+        let at = cells.iter().position(|&c| c != 0).unwrap();
+        cells[at] ^= 1 << 15;
+        put_cells(raw, &cells);
+    });
+    let first = verify(&store);
+    assert_eq!(first.status.code(), Some(1));
+    let said = stdout(&first);
+    assert!(!said.contains("earlier"), "{said}");
+    // The slice and those whose moves read it fail; the others pass.
+    let passed: usize = said
+        .split(&format!(" of {slices} slices passed"))
+        .next()
+        .and_then(|head| head.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!(0 < passed && passed < slices, "{said}");
+    // The failed slices are checked again; the others passed before.
+    let again = verify(&store);
+    assert_eq!(again.status.code(), Some(1));
+    let said = stdout(&again);
+    assert!(said.contains(&format!("slice {slice}: FAILED")), "{said}");
+    assert!(
+        said.contains(&format!(
+            "{passed} of {slices} slices passed ({passed} passed in an earlier, interrupted verify)"
+        )),
+        "{said}"
+    );
+    let fresh = egdb(&["verify", "--fresh", "--store", store.to_str().unwrap()]);
+    assert_eq!(fresh.status.code(), Some(1));
+    assert!(!stdout(&fresh).contains("earlier"), "{}", stdout(&fresh));
+}

@@ -224,14 +224,15 @@ proptest! {
             for_each_move(&rules, false, mover, opponent, |s| {
                 if s.opponent == opponent {
                     let mut back = false;
-                    for_each_unmove(&rules, s.opponent, s.mover, |m, o| back |= (m, o) == (mover, opponent));
+                    for_each_unmove(&rules, s.opponent, s.mover, |u| back |= (u.mover, u.opponent) == (mover, opponent));
                     assert!(back, "{position}: {} has no un-move", s.mv);
                 }
             });
             // Every un-move leads to a position with a capture-free step back here.
-            for_each_unmove(&rules, mover, opponent, |m, o| {
+            for_each_unmove(&rules, mover, opponent, |u| {
+                assert_eq!(u.mover, opponent.without(u.to).with(u.from));
                 let mut forward = false;
-                for_each_move(&rules, false, m, o, |s| forward |= (s.opponent, s.mover) == (mover, opponent) && s.mv.removed.is_empty());
+                for_each_move(&rules, false, u.mover, u.opponent, |s| forward |= (s.opponent, s.mover) == (mover, opponent) && s.mv.removed.is_empty());
                 assert!(forward, "{position}: an un-move without its move");
             });
         }

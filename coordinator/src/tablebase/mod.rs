@@ -19,7 +19,7 @@ use std::sync::{Arc, RwLock};
 use cache::{keep_near, key, near, BlockCache};
 
 use egdb_db_format::{FormatError, SliceRecord, Store};
-use egdb_games::{Game, Value};
+use egdb_games::Game;
 
 use crate::game::from_identity;
 use crate::CoordinatorError;
@@ -27,13 +27,7 @@ use crate::CoordinatorError;
 /// Bytes of decompressed blocks a tablebase keeps unless told otherwise.
 pub const DEFAULT_CACHE_BYTES: u64 = 64 << 20;
 
-/// What the table says of one position.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Probe {
-    pub value: Value,
-    /// Plies to the end under perfect play, where the table has depths.
-    pub depth: Option<u32>,
-}
+pub use egdb_tablebase::Probe;
 
 /// A position's probe and every legal move's, in notation.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,93 +1,130 @@
-//! Every symmetry class of a Morris slice against its moves.
+//! Morris slices checked from decoded tables in memory.
 
-use egdb_games::morris::index::TableIndex;
-use egdb_games::morris::moves::{legal_moves, terminal_value};
-use egdb_games::morris::{Color, MorrisGame, MorrisSlice, Position};
-use rayon::prelude::*;
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 
-use super::{expected, SliceCheck};
-use crate::tablebase::{Probe, Tablebase};
+use egdb_db_format::FormatError;
+use egdb_games::morris::{MorrisGame, MorrisSlice};
+use egdb_tablebase::check::morris::{check_morris, MorrisTables};
+
+use super::{corrupt, SliceCheck};
+use crate::tablebase::Tablebase;
 use crate::CoordinatorError;
 
-pub(super) fn check(
-    tablebase: &Tablebase,
-    game: &MorrisGame,
-    slice: &str,
-) -> Result<SliceCheck, CoordinatorError> {
-    let parsed = MorrisSlice::parse(slice).ok_or_else(|| CoordinatorError::Unverifiable {
-        slice: slice.to_string(),
-        reason: "not a slice of the store's game".to_string(),
-    })?;
-    let rules = game.rules();
-    let (to_move, hand) = match parsed {
-        MorrisSlice::Movement { .. } => (Color::First, [0, 0]),
-        MorrisSlice::Placement { ply, .. } => {
-            let pieces = u32::from(rules.pieces);
-            let to_move = if ply % 2 == 0 {
-                Color::First
-            } else {
-                Color::Second
-            };
-            // The first player has placed ⌈ply / 2⌉ pieces, the second ⌊ply / 2⌋.
-            let hand = [pieces - ply.div_ceil(2), pieces - ply / 2].map(|h| h as u8);
-            (to_move, hand)
+/// Decoded slices kept for the checks to come, oldest out first.
+pub(super) struct Loaded {
+    budget: u64,
+    bytes: u64,
+    slices: HashMap<MorrisSlice, Arc<MorrisTables>>,
+    order: VecDeque<MorrisSlice>,
+    /// Each slice's dependencies, from the game's plan.
+    plan: Option<HashMap<MorrisSlice, Vec<MorrisSlice>>>,
+}
+
+/// Why a slice could not be loaded.
+enum Unloadable {
+    /// Its bytes fail a check: the slice's own check fails with this.
+    Corrupt(String),
+    Error(CoordinatorError),
+}
+
+impl From<FormatError> for Unloadable {
+    fn from(e: FormatError) -> Unloadable {
+        match e {
+            FormatError::Corrupt { .. } => Unloadable::Corrupt(e.to_string()),
+            e => Unloadable::Error(e.into()),
         }
-    };
-    let mut total = SliceCheck::default();
-    for key in parsed.tables() {
-        let index = TableIndex::new(key);
-        let found = (0..index.rep_count())
-            .into_par_iter()
-            .map(|rep| {
-                let mut check = SliceCheck::default();
-                let mut failure = None;
-                let mut successors: Vec<Probe> = Vec::new();
-                index.for_each_entry_of_rep(rep, |_, entry| {
-                    if !entry.canonical || failure.is_some() {
-                        return;
-                    }
-                    let position = match Position::from_sides(
-                        rules,
-                        entry.mover,
-                        entry.opponent,
-                        to_move,
-                        hand,
-                    ) {
-                        Ok(position) => position,
-                        Err(reason) => {
-                            failure = Some(CoordinatorError::Unverifiable {
-                                slice: slice.to_string(),
-                                reason: format!("an entry is no position: {reason}"),
-                            });
-                            return;
-                        }
-                    };
-                    let outcome = (|| {
-                        successors.clear();
-                        for (_, next) in legal_moves(rules, &position) {
-                            successors.push(tablebase.probe_morris(game, &next)?);
-                        }
-                        let stored = tablebase.probe_morris(game, &position)?;
-                        let terminal = terminal_value(rules, &position);
-                        Ok::<_, CoordinatorError>((stored, expected(&successors, terminal, true)))
-                    })();
-                    match outcome {
-                        Ok((stored, wanted)) => {
-                            check.record(|| position.to_string(), stored, wanted)
-                        }
-                        Err(e) => failure = Some(e),
-                    }
-                });
-                match failure {
-                    Some(e) => Err(e),
-                    None => Ok(check),
-                }
-            })
-            .try_reduce(SliceCheck::default, |mut a, b| {
-                a.add(b);
-                Ok(a)
-            })?;
-        total.add(found);
     }
-    Ok(total)
+}
+
+impl Loaded {
+    pub(super) fn new(budget: u64) -> Loaded {
+        Loaded {
+            budget,
+            bytes: 0,
+            slices: HashMap::new(),
+            order: VecDeque::new(),
+            plan: None,
+        }
+    }
+
+    pub(super) fn check(
+        &mut self,
+        tablebase: &Tablebase,
+        game: &MorrisGame,
+        slice: &str,
+    ) -> Result<SliceCheck, CoordinatorError> {
+        let unknown = || CoordinatorError::Unverifiable {
+            slice: slice.to_string(),
+            reason: "not a slice of the store's game".to_string(),
+        };
+        let parsed = MorrisSlice::parse(slice).ok_or_else(unknown)?;
+        let plan = self
+            .plan
+            .get_or_insert_with(|| game.plan().into_iter().collect());
+        let deps = plan.get(&parsed).ok_or_else(unknown)?.clone();
+        let own = match self.load(tablebase, parsed) {
+            Ok(own) => own,
+            Err(Unloadable::Corrupt(reason)) => return Ok(corrupt(slice, reason)),
+            Err(Unloadable::Error(e)) => return Err(e),
+        };
+        let mut read = HashMap::new();
+        for dep in deps {
+            match self.load(tablebase, dep) {
+                Ok(tables) => {
+                    read.insert(dep, tables);
+                }
+                Err(Unloadable::Corrupt(reason)) => {
+                    let why =
+                        format!("its moves lead into slice {dep}, which is corrupt ({reason})");
+                    return Ok(corrupt(slice, why));
+                }
+                Err(Unloadable::Error(CoordinatorError::SliceNotFound { .. })) => {
+                    let why = format!("its moves lead into slice {dep}, which is missing");
+                    return Ok(corrupt(slice, why));
+                }
+                Err(Unloadable::Error(e)) => return Err(e),
+            }
+        }
+        let rules = game.rules();
+        match check_morris(rules, &own, |s| read.get(&s).map(Arc::as_ref)) {
+            Ok(check) => Ok(check),
+            Err(e) => Ok(corrupt(slice, e.to_string())),
+        }
+    }
+
+    /// The decoded slice, from the cache or the store (every block's and
+    /// the slice's checksum checked).
+    fn load(
+        &mut self,
+        tablebase: &Tablebase,
+        slice: MorrisSlice,
+    ) -> Result<Arc<MorrisTables>, Unloadable> {
+        if let Some(tables) = self.slices.get(&slice) {
+            return Ok(Arc::clone(tables));
+        }
+        let id = slice.to_string();
+        if tablebase.store().slice(&id)?.is_none() {
+            return Err(Unloadable::Error(CoordinatorError::SliceNotFound {
+                slice: id,
+            }));
+        }
+        let (_, raw) = tablebase.store().read_slice(&id)?;
+        let tables = MorrisTables::from_bytes(slice, &raw)
+            .map_err(|e| Unloadable::Corrupt(e.to_string()))?;
+        drop(raw);
+        let tables = Arc::new(tables);
+        self.bytes += tables.bytes();
+        self.slices.insert(slice, Arc::clone(&tables));
+        self.order.push_back(slice);
+        while self.bytes > self.budget && self.order.len() > 1 {
+            let Some(oldest) = self.order.pop_front() else {
+                break;
+            };
+            if let Some(gone) = self.slices.remove(&oldest) {
+                self.bytes -= gone.bytes();
+            }
+        }
+        Ok(tables)
+    }
 }

@@ -5,7 +5,7 @@ use egdb_games::nim::NimGame;
 use egdb_games::SliceId;
 use rayon::prelude::*;
 
-use super::{expected, SliceCheck};
+use super::{corrupt, expected, SliceCheck};
 use crate::tablebase::{Probe, Tablebase};
 use crate::CoordinatorError;
 
@@ -14,6 +14,13 @@ pub(super) fn check(
     game: &NimGame,
     slice: &str,
 ) -> Result<SliceCheck, CoordinatorError> {
+    match tablebase.store().read_slice(slice) {
+        Ok(_) => {}
+        Err(e @ egdb_db_format::FormatError::Corrupt { .. }) => {
+            return Ok(corrupt(slice, e.to_string()));
+        }
+        Err(e) => return Err(e.into()),
+    }
     let h =
         game.slice_number(&SliceId::new(slice))
             .ok_or_else(|| CoordinatorError::Unverifiable {
@@ -50,12 +57,16 @@ pub(super) fn check(
                 }
                 let stored = tablebase.nim_cell(game, position)?;
                 let wanted = expected(&successors, terminal, with_depth);
-                check.record(|| game.format_position(position), stored, wanted);
+                check.record(|| game.format_position(position), Some(stored), wanted);
             }
             Ok(check)
         })
         .try_reduce(SliceCheck::default, |mut a, b| {
             a.add(b);
             Ok(a)
+        })
+        .map(|check| SliceCheck {
+            slice: slice.to_string(),
+            ..check
         })
 }

@@ -127,6 +127,26 @@ pub fn capture_options(
     }
 }
 
+/// Whether a piece arriving on `x` opens any capture: what
+/// [`capture_options`] answers with a non-empty set, without listing it.
+#[inline]
+pub fn can_capture(rules: &MorrisRules, x: Point, mover: PointSet, opponent: PointSet) -> bool {
+    let lines = if rules.diagonals {
+        &WITH_DIAGONALS[x.index()]
+    } else {
+        &WITHOUT_DIAGONALS[x.index()]
+    };
+    let (m, o) = (mover.bits(), opponent.bits());
+    // A mill always finds a target: when every opponent piece stands in a
+    // mill, any of them may be taken.
+    (o != 0
+        && lines.mill_others[..lines.mills as usize]
+            .iter()
+            .any(|&others| others & !m == 0))
+        || (rules.gang && lines.gang_middle & o != 0 && lines.gang_far & m != 0)
+        || (rules.dan && lines.dan_corners != 0 && o & lines.dan_corners == lines.dan_corners)
+}
+
 /// The pieces of `side` standing in a mill of its own.
 pub fn in_mills(rules: &MorrisRules, side: PointSet) -> PointSet {
     rules
@@ -149,5 +169,30 @@ pub fn destinations(rules: &MorrisRules, from: Point, count: u32, empty: PointSe
         WITH[from.index()].intersection(empty)
     } else {
         WITHOUT[from.index()].intersection(empty)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn can_capture_says_whether_there_are_options(
+            taiwan in any::<bool>(),
+            x in 0u8..24,
+            mover in 0u32..1 << 24,
+            opponent in 0u32..1 << 24,
+        ) {
+            let rules = if taiwan { MorrisRules::taiwan(9) } else { MorrisRules::standard(9) };
+            let x = Point::new(x).unwrap();
+            let mover = PointSet(mover).with(x);
+            let opponent = PointSet(opponent).minus(mover);
+            prop_assert_eq!(
+                can_capture(&rules, x, mover, opponent),
+                !capture_options(&rules, x, mover, opponent).is_empty()
+            );
+        }
     }
 }

@@ -331,13 +331,19 @@ impl TableIndex {
             };
         }
         let sym = &*BOARD_SYMMETRIES;
-        let fixing = (0..SYMMETRIES)
-            .filter(|&s| stabilizer >> s & 1 == 1 && sym.apply(s, opponent) == opponent)
-            .count() as u32;
+        let (mut fixing, mut canonical) = (1, true);
+        // The identity (bit 0) fixes every set.
+        let mut others = stabilizer & !1;
+        while others != 0 {
+            let image = sym.apply(others.trailing_zeros() as usize, opponent);
+            fixing += u32::from(image == opponent);
+            canonical &= image >= opponent;
+            others &= others - 1;
+        }
         Entry {
             mover: rep,
             opponent,
-            canonical: smallest_image(stabilizer, opponent) == opponent,
+            canonical,
             class_size: SYMMETRIES as u32 / fixing,
         }
     }

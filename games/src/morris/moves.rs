@@ -6,7 +6,7 @@
 use std::fmt;
 
 use super::board::{Point, PointSet, NOTATION_ORDER, POINTS};
-use super::captures::{capture_options, destinations};
+use super::captures::{can_capture, capture_options, destinations};
 use super::position::{Phase, Position};
 use super::rules::{MorrisRules, PieceLoss};
 use crate::{GameError, Value};
@@ -120,23 +120,41 @@ pub fn for_each_move(
     }
 }
 
-/// The movement positions (side to move's pieces, the other side's) from
-/// which the side that just moved reached (`mover`, `opponent`) by a step
-/// or flight that captured nothing: the un-moves of the retrograde engines.
+/// A capture-free step taken back: the piece of the side that just moved
+/// returns from `to` to `from`, giving the position before it (`mover`,
+/// the side that moved, to move; `opponent` the other side).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unmove {
+    pub from: Point,
+    pub to: Point,
+    pub mover: PointSet,
+    pub opponent: PointSet,
+}
+
+/// The movement positions from which the side that just moved reached
+/// (`mover`, `opponent`) by a step or flight that captured nothing: the
+/// un-moves of the retrograde engines.
 pub fn for_each_unmove(
     rules: &MorrisRules,
     mover: PointSet,
     opponent: PointSet,
-    mut visit: impl FnMut(PointSet, PointSet),
+    mut visit: impl FnMut(Unmove),
 ) {
     let empty = mover.union(opponent).complement();
     for to in opponent.iter() {
+        let sources = destinations(rules, to, opponent.len(), empty);
         // A capture open after arriving on `to` would have had to be taken.
-        if !capture_options(rules, to, opponent, mover).is_empty() {
+        if sources.is_empty() || can_capture(rules, to, opponent, mover) {
             continue;
         }
-        for from in destinations(rules, to, opponent.len(), empty).iter() {
-            visit(opponent.without(to).with(from), mover);
+        let rest = opponent.without(to);
+        for from in sources.iter() {
+            visit(Unmove {
+                from,
+                to,
+                mover: rest.with(from),
+                opponent: mover,
+            });
         }
     }
 }

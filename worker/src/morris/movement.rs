@@ -314,19 +314,10 @@ impl Batch {
         let class = class.at_representative();
         let nearby = before.engine.nearby(&class, opponent);
         let first = self.predecessors.len();
-        for_each_unmove(rules, mover, opponent, |m, _| {
+        for_each_unmove(rules, mover, opponent, |u| {
             let p = match &nearby {
-                Some(near) => {
-                    // The un-move took the piece on `to` back to `from`.
-                    let changed = m.bits() ^ opponent.bits();
-                    let from = PointSet(changed & m.bits()).first();
-                    let to = PointSet(changed & opponent.bits()).first();
-                    let (Some(from), Some(to)) = (from, to) else {
-                        unreachable!("an un-move moves one piece");
-                    };
-                    near.moved(to, from)
-                }
-                None => before.engine.index_in(&class, m),
+                Some(near) => near.moved(u.to, u.from),
+                None => before.engine.index_in(&class, u.mover),
             };
             before.states.prefetch(p as usize);
             if !lost {

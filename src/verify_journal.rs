@@ -1,0 +1,140 @@
+//! The passes of an `egdb verify` in progress, kept beside the store so
+//! that an interrupted verify goes on where it stopped.
+//!
+//! `verify.journal` in the store's directory: a header line naming the
+//! game, then one line per passed slice with the checksum of the bytes
+//! that passed (`<slice> <raw_crc32 in hex>`). A slice whose bytes changed
+//! since (another checksum) is checked again; failures are never recorded,
+//! so they are found again.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+/// The file's name in the store's directory.
+const NAME: &str = "verify.journal";
+/// Lines of a journal read at the most (a store has far fewer slices).
+const MAX_LINES: usize = 1 << 20;
+
+/// Passes recorded so far, and the file new ones go to.
+pub struct Journal {
+    path: PathBuf,
+    passed: HashMap<String, u32>,
+    file: Option<File>,
+}
+
+impl Journal {
+    /// The journal of `store` for the game `header` names; an unreadable,
+    /// foreign or damaged journal counts as empty, `fresh` forgets it.
+    pub fn open(store: &Path, header: &str, fresh: bool) -> Journal {
+        let path = store.join(NAME);
+        let passed = if fresh {
+            HashMap::new()
+        } else {
+            read(&path, header).unwrap_or_default()
+        };
+        Journal {
+            path,
+            passed,
+            file: None,
+        }
+        .start(header)
+    }
+
+    /// Rewrites the file with the header and the passes kept; without a
+    /// writable directory the verify runs on, unrecorded.
+    fn start(mut self, header: &str) -> Journal {
+        let written = (|| -> std::io::Result<File> {
+            let mut file = File::create(&self.path)?;
+            writeln!(file, "{header}")?;
+            for (slice, crc) in &self.passed {
+                writeln!(file, "{slice} {crc:08x}")?;
+            }
+            file.sync_data()?;
+            Ok(file)
+        })();
+        match written {
+            Ok(file) => self.file = Some(file),
+            Err(e) => tracing::warn!(
+                path = %self.path.display(),
+                "cannot keep a verify journal ({e}); an interrupted verify will start over"
+            ),
+        }
+        self
+    }
+
+    /// Whether `slice` passed before with these bytes.
+    pub fn passed(&self, slice: &str, raw_crc32: u32) -> bool {
+        self.passed.get(slice) == Some(&raw_crc32)
+    }
+
+    pub fn record(&mut self, slice: &str, raw_crc32: u32) {
+        self.passed.insert(slice.to_string(), raw_crc32);
+        if let Some(file) = &mut self.file {
+            let kept = writeln!(file, "{slice} {raw_crc32:08x}").and_then(|()| file.sync_data());
+            if let Err(e) = kept {
+                tracing::warn!(path = %self.path.display(), "verify journal not written: {e}");
+                self.file = None;
+            }
+        }
+    }
+
+    /// Removes the journal once a verify ran to its end.
+    pub fn finish(self) {
+        drop(self.file);
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// The passes of a journal whose header is `header`.
+fn read(path: &Path, header: &str) -> Option<HashMap<String, u32>> {
+    let file = OpenOptions::new().read(true).open(path).ok()?;
+    let mut lines = BufReader::new(file).lines().take(MAX_LINES);
+    if lines.next()?.ok()? != header {
+        return None;
+    }
+    let mut passed = HashMap::new();
+    for line in lines {
+        let line = line.ok()?;
+        // A line cut short by a crash is dropped, not trusted.
+        let Some((slice, crc)) = line.split_once(' ') else {
+            continue;
+        };
+        if let Ok(crc) = u32::from_str_radix(crc, 16) {
+            passed.insert(slice.to_string(), crc);
+        }
+    }
+    Some(passed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passes_survive_a_restart_and_a_torn_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut journal = Journal::open(dir.path(), "egdb-verify 1 g", false);
+        journal.record("move-03-03", 0xdead_beef);
+        journal.record("place-05-02-03", 7);
+        drop(journal);
+        let mut text = std::fs::read_to_string(dir.path().join(NAME)).unwrap();
+        text.push_str("move-04-0");
+        std::fs::write(dir.path().join(NAME), text).unwrap();
+        let again = Journal::open(dir.path(), "egdb-verify 1 g", false);
+        assert!(again.passed("move-03-03", 0xdead_beef));
+        assert!(
+            !again.passed("move-03-03", 1),
+            "other bytes are checked again"
+        );
+        assert!(again.passed("place-05-02-03", 7));
+        assert!(!again.passed("move-04-0", 0));
+        let other_game = Journal::open(dir.path(), "egdb-verify 1 h", false);
+        assert!(!other_game.passed("place-05-02-03", 7));
+        let fresh = Journal::open(dir.path(), "egdb-verify 1 h", true);
+        assert!(!fresh.passed("place-05-02-03", 7));
+        fresh.finish();
+        assert!(!dir.path().join(NAME).exists());
+    }
+}

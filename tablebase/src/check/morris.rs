@@ -1,0 +1,417 @@
+//! Every entry of a Morris slice against its moves, from decoded tables in
+//! memory: the slice's own and those of the slices its moves lead into.
+//!
+//! For each class entry the legal moves are generated forward (the rules
+//! of `egdb-games`), each successor is found by its table's index, and the
+//! stored value and depth must be what the successors say; entries that
+//! only repeat a class must hold no value. Successors that keep the other
+//! side's set (it moves next) share one class lookup per entry, and are
+//! ranked from it ([`TableIndex::nearby`]).
+
+use egdb_db_format::encoding::unpack_value_depth16;
+use egdb_db_format::ValueCode;
+use egdb_games::morris::index::{MoverClass, Nearby, TableIndex};
+use egdb_games::morris::moves::{for_each_move, terminal_by_counts, Counts};
+use egdb_games::morris::slices::table_of;
+use egdb_games::morris::symmetry::BOARD_SYMMETRIES;
+use egdb_games::morris::{Color, MorrisRules, MorrisSlice, PointSet, Position};
+use egdb_games::Value;
+use rayon::prelude::*;
+
+use super::{Expectation, Probe, SliceCheck};
+
+/// Why a slice cannot be checked.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MorrisCheckError {
+    #[error("slice {slice} holds {bytes} bytes; its tables have {entries} 16-bit cells")]
+    WrongSize {
+        slice: String,
+        bytes: u64,
+        entries: u64,
+    },
+    #[error("slice {slice} reads slice {needed}, which was not given")]
+    Missing { slice: String, needed: String },
+}
+
+/// One decoded table.
+#[derive(Debug)]
+pub struct CellTable {
+    pub index: TableIndex,
+    pub cells: Vec<u16>,
+}
+
+/// A slice's tables, decoded from its stored bytes.
+#[derive(Debug)]
+pub struct MorrisTables {
+    pub slice: MorrisSlice,
+    pub tables: Vec<CellTable>,
+}
+
+impl MorrisTables {
+    /// # Errors
+    /// [`MorrisCheckError::WrongSize`] when the bytes are not the slice's
+    /// cells.
+    pub fn from_bytes(slice: MorrisSlice, raw: &[u8]) -> Result<MorrisTables, MorrisCheckError> {
+        let indexes: Vec<TableIndex> = slice.tables().into_iter().map(TableIndex::new).collect();
+        let entries: u64 = indexes.iter().map(TableIndex::len).sum();
+        if raw.len() as u64 != 2 * entries {
+            return Err(MorrisCheckError::WrongSize {
+                slice: slice.to_string(),
+                bytes: raw.len() as u64,
+                entries,
+            });
+        }
+        let mut rest = raw;
+        let tables = indexes
+            .into_iter()
+            .map(|index| {
+                let (mine, after) = rest.split_at(2 * index.len() as usize);
+                rest = after;
+                let cells = mine
+                    .chunks_exact(2)
+                    .map(|b| u16::from_le_bytes([b[0], b[1]]))
+                    .collect();
+                CellTable { index, cells }
+            })
+            .collect();
+        Ok(MorrisTables { slice, tables })
+    }
+
+    /// Bytes of memory the cells take.
+    pub fn bytes(&self) -> u64 {
+        self.tables.iter().map(|t| 2 * t.cells.len() as u64).sum()
+    }
+}
+
+/// Where positions after a move lie: over by their counts, or in a table.
+#[derive(Clone, Copy)]
+enum Target<'a> {
+    Over(Value),
+    Table(&'a CellTable),
+    /// In a slice that was not given: an error if a move leads there.
+    Missing(MorrisSlice),
+}
+
+/// The position context of one table: who is to move, what is in hand.
+struct Context {
+    placing: bool,
+    ply: u32,
+    to_move: Color,
+    hand: [u8; 2],
+}
+
+impl Context {
+    fn of(rules: &MorrisRules, slice: MorrisSlice) -> Context {
+        let pieces = u32::from(rules.pieces);
+        match slice {
+            MorrisSlice::Movement { .. } => Context {
+                placing: false,
+                ply: 2 * pieces,
+                to_move: Color::First,
+                hand: [0, 0],
+            },
+            MorrisSlice::Placement { ply, .. } => Context {
+                placing: true,
+                ply,
+                to_move: if ply % 2 == 0 {
+                    Color::First
+                } else {
+                    Color::Second
+                },
+                // The first player has placed ⌈ply / 2⌉ pieces, the second ⌊ply / 2⌋.
+                hand: [pieces - ply.div_ceil(2), pieces - ply / 2].map(|h| h as u8),
+            },
+        }
+    }
+}
+
+/// Checks every entry of `own`; `tables_of` gives the other slices its
+/// moves lead into.
+///
+/// # Errors
+/// [`MorrisCheckError::Missing`] when a move leads into a slice that is
+/// not given.
+pub fn check_morris<'a>(
+    rules: &MorrisRules,
+    own: &'a MorrisTables,
+    tables_of: impl Fn(MorrisSlice) -> Option<&'a MorrisTables>,
+) -> Result<SliceCheck, MorrisCheckError> {
+    let context = Context::of(rules, own.slice);
+    let mut total = SliceCheck {
+        slice: own.slice.to_string(),
+        ..SliceCheck::default()
+    };
+    for table in &own.tables {
+        let key = table.index.key();
+        let mover_after = key.mover + u32::from(context.placing);
+        let next_ply = context.ply + u32::from(context.placing);
+        // targets[removed][parity of pieces on odd points]
+        let mut targets = [[Target::Over(Value::Draw); 2]; 3];
+        for (removed, by_parity) in targets.iter_mut().enumerate() {
+            let Some(left) = key.opponent.checked_sub(removed as u32) else {
+                continue;
+            };
+            for (odd, target) in by_parity.iter_mut().enumerate() {
+                *target = locate(rules, own, &tables_of, next_ply, (left, mover_after), odd);
+            }
+        }
+        let found = (0..table.index.rep_count())
+            .into_par_iter()
+            .map(|id| check_run(rules, &context, table, &targets, id))
+            .try_reduce(SliceCheck::default, |mut a, b| {
+                a.add(b);
+                Ok(a)
+            })
+            .map_err(|needed| MorrisCheckError::Missing {
+                slice: own.slice.to_string(),
+                needed: needed.to_string(),
+            })?;
+        total.add(found);
+    }
+    Ok(total)
+}
+
+/// The target of positions after `ply` placements with these counts
+/// (side to move, other side) and parity.
+fn locate<'a>(
+    rules: &MorrisRules,
+    own: &'a MorrisTables,
+    tables_of: &impl Fn(MorrisSlice) -> Option<&'a MorrisTables>,
+    ply: u32,
+    (mover, opponent): (u32, u32),
+    odd: usize,
+) -> Target<'a> {
+    let counts = Counts {
+        board: [mover, opponent],
+        hand: rules.hands_after(ply),
+    };
+    if let Some(value) = terminal_by_counts(rules, counts) {
+        return Target::Over(value);
+    }
+    let Some((slice, table)) = table_of(rules, ply, mover, opponent, odd as u32) else {
+        unreachable!("positions not over by their counts lie in a table");
+    };
+    let tables = if slice == own.slice {
+        Some(own)
+    } else {
+        tables_of(slice)
+    };
+    match tables {
+        Some(tables) => Target::Table(&tables.tables[table]),
+        None => Target::Missing(slice),
+    }
+}
+
+/// Checks the entries of one representative's run; `Err` names a slice
+/// that a move leads into but was not given.
+fn check_run(
+    rules: &MorrisRules,
+    context: &Context,
+    table: &CellTable,
+    targets: &[[Target; 2]; 3],
+    id: usize,
+) -> Result<SliceCheck, MorrisSlice> {
+    let mut batch = Batch::default();
+    let mut missing = None;
+    let index = &table.index;
+    let full_board = !context.placing && index.key().mover + index.key().opponent == 24;
+    index.for_each_entry_of_rep(id, |i, entry| {
+        let cell = table.cells[i as usize];
+        if !entry.canonical {
+            batch.check.duplicates_with_values += u64::from(cell != 0);
+            return;
+        }
+        let first = batch.reads.len();
+        if !full_board {
+            // A full board in the movement phase is a draw: no move is
+            // read, and the draw is expected below.
+            let found = gather(
+                rules,
+                context.placing,
+                targets,
+                (entry.mover, entry.opponent),
+                &mut batch.reads,
+            );
+            if let Err(slice) = found {
+                missing = Some(slice);
+                batch.reads.truncate(first);
+                return;
+            }
+        }
+        batch.entries.push(Pending {
+            cell,
+            sides: (entry.mover, entry.opponent),
+            reads: first..batch.reads.len(),
+            full_board,
+        });
+        if batch.entries.len() == BATCH {
+            batch.settle(rules, context);
+        }
+    });
+    batch.settle(rules, context);
+    match missing {
+        Some(slice) => Err(slice),
+        None => Ok(batch.check),
+    }
+}
+
+/// Entries whose successors' cells are being fetched: gathered (and
+/// prefetched) first, read once a batch is full, so that the cache misses
+/// of many entries overlap.
+#[derive(Default)]
+struct Batch<'a> {
+    entries: Vec<Pending>,
+    reads: Vec<Read<'a>>,
+    check: SliceCheck,
+}
+
+/// Entries gathered before their successors are read.
+const BATCH: usize = 16;
+
+/// A class entry waiting for its successors' cells.
+struct Pending {
+    cell: u16,
+    sides: (PointSet, PointSet),
+    reads: std::ops::Range<usize>,
+    full_board: bool,
+}
+
+/// Where one successor's outcome is.
+#[derive(Clone, Copy)]
+enum Read<'a> {
+    Over(Value),
+    Cell(&'a [u16], usize),
+}
+
+impl Batch<'_> {
+    /// Reads the gathered successors and checks each entry against them.
+    fn settle(&mut self, rules: &MorrisRules, context: &Context) {
+        for pending in &self.entries {
+            let (mover, opponent) = pending.sides;
+            let position = || {
+                let (first, second) = match context.to_move {
+                    Color::First => (mover, opponent),
+                    Color::Second => (opponent, mover),
+                };
+                Position::new(rules, first, second, context.to_move, context.hand)
+                    .map_or_else(|e| format!("({e})"), |p| p.to_string())
+            };
+            let expected = if pending.full_board {
+                Probe {
+                    value: Value::Draw,
+                    depth: None,
+                }
+            } else {
+                let mut expectation = Expectation::default();
+                for read in &self.reads[pending.reads.clone()] {
+                    let (value, depth) = match *read {
+                        Read::Over(value) => (value, 0),
+                        Read::Cell(cells, i) => match decode(cells[i]) {
+                            Some(probe) => (probe.value, probe.depth.unwrap_or(0)),
+                            // A successor without a value is its own
+                            // slice's mismatch; here it counts as a draw.
+                            None => (Value::Draw, 0),
+                        },
+                    };
+                    expectation.add(value, depth);
+                }
+                // No move: the side to move has lost.
+                expectation.probe(Value::Loss)
+            };
+            self.check.record(position, decode(pending.cell), expected);
+        }
+        self.entries.clear();
+        self.reads.clear();
+    }
+}
+
+/// Pushes where each successor of (`mover`, `opponent`) lies onto
+/// `reads`, prefetching the cells; `Err` names a slice a move leads into
+/// that was not given.
+fn gather<'a>(
+    rules: &MorrisRules,
+    placing: bool,
+    targets: &[[Target<'a>; 2]; 3],
+    (mover, opponent): (PointSet, PointSet),
+    reads: &mut Vec<Read<'a>>,
+) -> Result<(), MorrisSlice> {
+    // Moves that capture nothing leave the other side, who moves next, as
+    // it was: one class lookup, and the position seen from the class's
+    // representative, so that each successor is ranked from its neighbour.
+    let classes = targets[0].map(|t| match t {
+        Target::Table(table) => Some(table.index.mover_class(opponent)),
+        Target::Over(_) | Target::Missing(_) => None,
+    });
+    let frame = classes
+        .iter()
+        .flatten()
+        .next()
+        .map_or(0, MoverClass::symmetry);
+    let classes = classes.map(|c| c.map(MoverClass::at_representative));
+    let sym = &*BOARD_SYMMETRIES;
+    let (mover, opponent) = (sym.apply(frame, mover), sym.apply(frame, opponent));
+    let nearby: [Option<Nearby>; 2] = [0, 1].map(|odd| match (&classes[odd], targets[0][odd]) {
+        (Some(class), Target::Table(table)) => table.index.nearby(class, mover),
+        _ => None,
+    });
+    let mut missing = None;
+    for_each_move(rules, placing, mover, opponent, |s| {
+        let removed = s.mv.removed.len() as usize;
+        let odd = (s.mover.odd_count() + s.opponent.odd_count()) as usize % 2;
+        match targets[removed][odd] {
+            Target::Over(value) => reads.push(Read::Over(value)),
+            Target::Missing(slice) => missing = Some(slice),
+            Target::Table(table) => {
+                let i = if removed > 0 {
+                    table.index.index(s.opponent, s.mover)
+                } else if let Some(near) = &nearby[odd] {
+                    match s.mv.from {
+                        Some(from) => near.moved(from, s.mv.to),
+                        None => near.with(s.mv.to),
+                    }
+                } else {
+                    let class = classes[odd].as_ref().expect("a table target has a class");
+                    table.index.index_in(class, s.mover)
+                } as usize;
+                prefetch(&table.cells, i);
+                reads.push(Read::Cell(&table.cells, i));
+            }
+        }
+    });
+    match missing {
+        Some(slice) => Err(slice),
+        None => Ok(()),
+    }
+}
+
+/// Asks the processor to bring `items[i]` into the cache.
+#[inline]
+fn prefetch<T>(items: &[T], i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(item) = items.get(i) {
+        // SAFETY: a prefetch reads nothing architecturally; the address is
+        // an element of `items`.
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                (item as *const T).cast::<i8>(),
+            )
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (items, i);
+}
+
+/// A stored cell as a probe; `None` for "don't care".
+fn decode(cell: u16) -> Option<Probe> {
+    let (code, depth) = unpack_value_depth16(cell);
+    let value = match code {
+        ValueCode::Win => Value::Win,
+        ValueCode::Loss => Value::Loss,
+        ValueCode::Draw => Value::Draw,
+        ValueCode::DontCare => return None,
+    };
+    Some(Probe {
+        value,
+        depth: (value != Value::Draw).then_some(u32::from(depth)),
+    })
+}
