@@ -47,7 +47,6 @@ pub struct Tablebase {
     /// Finished slices' records, in slice order; a slice's number is its
     /// place here.
     records: Vec<SliceRecord>,
-    numbers: HashMap<String, u32>,
     /// Take-away games: the number of slice `h` (stones left), if stored.
     nim_numbers: Vec<Option<u32>>,
     /// Morris games: the numbers of the stored slices.
@@ -98,7 +97,6 @@ impl Tablebase {
             store,
             game,
             records,
-            numbers,
             nim_numbers,
             morris_numbers,
             cache: RwLock::new(BlockCache::new(DEFAULT_CACHE_BYTES)),
@@ -187,17 +185,6 @@ impl Tablebase {
             Game::Nim(game) => self.answer_nim(game, text),
             Game::Morris(game) => self.answer_morris(game, text),
         }
-    }
-
-    /// The number and record of a slice, or why there is none.
-    pub(crate) fn record(&self, slice: &str) -> Result<(u32, &SliceRecord), CoordinatorError> {
-        let number = *self
-            .numbers
-            .get(slice)
-            .ok_or_else(|| CoordinatorError::SliceNotFound {
-                slice: slice.to_string(),
-            })?;
-        Ok((number, &self.records[number as usize]))
     }
 
     /// `N` stored bytes of slice number `slice` from byte `at` on; one block

@@ -1,20 +1,13 @@
 //! `egdb verify`: a finished store checked without the engines that built
 //! it. For each slice, every block's checksum and the slice's, then every
 //! stored position against the positions its legal moves lead to
-//! (`egdb_tablebase::check` states the rule).
-//!
-//! Morris slices are checked from decoded tables in memory: the slice and
-//! the slices its moves lead into, kept in a cache up to a memory budget
-//! (slices are checked in plan order, so a slice's dependencies were
-//! mostly checked just before it). Take-away slices go through the probes
-//! queries use. Value-only tables (Nim without `--depth`) check values
-//! alone.
+//! (`egdb_tablebase::check` states the rule), from decoded slices in
+//! memory: the slice and those its moves lead into, kept up to a memory
+//! budget for the checks to come.
 
-mod morris;
-mod nim;
-
-use egdb_games::Game;
+use egdb_db_format::FormatError;
 pub use egdb_tablebase::check::{expected, Mismatch, SliceCheck, EXAMPLES};
+use egdb_tablebase::check::{Checker, Fetched};
 
 use crate::tablebase::Tablebase;
 use crate::CoordinatorError;
@@ -22,7 +15,7 @@ use crate::CoordinatorError;
 /// Checks the slices of one store, keeping decoded slices between checks.
 pub struct Verifier<'a> {
     tablebase: &'a Tablebase,
-    morris: morris::Loaded,
+    checker: Checker,
 }
 
 impl<'a> Verifier<'a> {
@@ -31,7 +24,7 @@ impl<'a> Verifier<'a> {
     pub fn new(tablebase: &'a Tablebase, memory: u64) -> Verifier<'a> {
         Verifier {
             tablebase,
-            morris: morris::Loaded::new(memory),
+            checker: Checker::new(tablebase.game().clone(), memory),
         }
     }
 
@@ -41,18 +34,19 @@ impl<'a> Verifier<'a> {
     /// Store I/O errors. A corrupt slice, or one whose moves lead into a
     /// corrupt or missing slice, is a failed check, not an error.
     pub fn check(&mut self, slice: &str) -> Result<SliceCheck, CoordinatorError> {
-        match self.tablebase.game() {
-            Game::Nim(game) => nim::check(self.tablebase, game, slice),
-            Game::Morris(game) => self.morris.check(self.tablebase, game, slice),
-        }
+        let store = self.tablebase.store();
+        self.checker.check(slice, |id| fetch(store, id))
     }
 }
 
-/// The check of a slice whose bytes cannot be trusted.
-fn corrupt(slice: &str, reason: String) -> SliceCheck {
-    SliceCheck {
-        slice: slice.to_string(),
-        corrupt: Some(reason),
-        ..SliceCheck::default()
+/// A slice's bytes from the store, every checksum checked.
+fn fetch(store: &egdb_db_format::Store, slice: &str) -> Result<Fetched, CoordinatorError> {
+    if store.slice(slice)?.is_none() {
+        return Ok(Fetched::Missing);
+    }
+    match store.read_slice(slice) {
+        Ok((record, raw)) => Ok(Fetched::Slice(record.encoding, raw)),
+        Err(e @ FormatError::Corrupt { .. }) => Ok(Fetched::Corrupt(e.to_string())),
+        Err(e) => Err(e.into()),
     }
 }

@@ -7,10 +7,16 @@
 //!   the longest;
 //! * any other is drawn.
 //!
-//! [`morris`] checks a Morris slice from its decoded tables and those its
-//! moves lead into.
+//! [`morris`] and [`nim`] check a slice from its decoded tables and those
+//! its moves lead into; a [`Checker`] fetches, decodes and keeps them for a
+//! run of checks ([`loaded`]).
 
+mod checker;
+mod loaded;
 pub mod morris;
+pub mod nim;
+
+pub use checker::{Checker, Fetched};
 
 use egdb_games::Value;
 

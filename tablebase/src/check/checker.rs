@@ -1,0 +1,179 @@
+//! Checking slices one after another: each slice and the slices its moves
+//! lead into are fetched (by the caller: from a store, or from a
+//! coordinator), decoded, kept for the checks to come, and checked.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use egdb_db_format::CellEncoding;
+use egdb_games::morris::MorrisSlice;
+use egdb_games::{Game, SliceId};
+
+use super::loaded::Loaded;
+use super::morris::{check_morris, MorrisTables};
+use super::nim::{check_nim, NimTable};
+use super::SliceCheck;
+
+/// What fetching a slice's bytes gave.
+#[derive(Debug)]
+pub enum Fetched {
+    /// The slice's bytes, every block's and the slice's checksum checked.
+    Slice(CellEncoding, Vec<u8>),
+    /// Its bytes fail a check; the reason.
+    Corrupt(String),
+    /// The slice is not there.
+    Missing,
+}
+
+/// Checks slices of one game, keeping decoded slices up to a budget.
+pub struct Checker {
+    game: Game,
+    /// Each slice's dependencies, from the game's plan.
+    plan: HashMap<SliceId, Vec<SliceId>>,
+    morris: Loaded<MorrisSlice, MorrisTables>,
+    nim: Loaded<u32, NimTable>,
+}
+
+/// A slice decoded for a check.
+enum Decoded {
+    Morris(Arc<MorrisTables>),
+    Nim(Arc<NimTable>),
+}
+
+impl Checker {
+    /// A checker keeping up to `memory` bytes of decoded slices between
+    /// checks.
+    pub fn new(game: Game, memory: u64) -> Checker {
+        let plan = game
+            .slices()
+            .into_iter()
+            .map(|s| (s.id, s.dependencies))
+            .collect();
+        Checker {
+            game,
+            plan,
+            morris: Loaded::new(memory),
+            nim: Loaded::new(memory),
+        }
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// Checks `slice`; `fetch` gives the bytes of it and of the slices it
+    /// reads. A slice that is corrupt, or reads a corrupt or missing slice,
+    /// fails its check.
+    ///
+    /// # Errors
+    /// What `fetch` fails with (I/O, not damage).
+    pub fn check<E>(
+        &mut self,
+        slice: &str,
+        mut fetch: impl FnMut(&str) -> Result<Fetched, E>,
+    ) -> Result<SliceCheck, E> {
+        let failed = |reason: String| SliceCheck {
+            slice: slice.to_string(),
+            corrupt: Some(reason),
+            ..SliceCheck::default()
+        };
+        let Some(deps) = self.plan.get(&SliceId::new(slice)).cloned() else {
+            return Ok(failed("not a slice of the store's game".to_string()));
+        };
+        let own = match self.load(slice, &mut fetch)? {
+            Ok(own) => own,
+            Err(reason) => return Ok(failed(reason)),
+        };
+        let mut read = Vec::with_capacity(deps.len());
+        for dep in &deps {
+            match self.load(dep.as_str(), &mut fetch)? {
+                Ok(decoded) => read.push(decoded),
+                Err(reason) => {
+                    return Ok(failed(format!("its moves lead into slice {dep}: {reason}")))
+                }
+            }
+        }
+        let found = match (&self.game, own) {
+            (Game::Morris(game), Decoded::Morris(own)) => {
+                let tables: HashMap<MorrisSlice, &MorrisTables> = read
+                    .iter()
+                    .filter_map(|d| match d {
+                        Decoded::Morris(t) => Some((t.slice, t.as_ref())),
+                        Decoded::Nim(_) => None,
+                    })
+                    .collect();
+                check_morris(game.rules(), &own, |s| tables.get(&s).copied())
+                    .map_err(|e| e.to_string())
+            }
+            (Game::Nim(game), Decoded::Nim(own)) => {
+                let tables: HashMap<u32, &NimTable> = read
+                    .iter()
+                    .filter_map(|d| match d {
+                        Decoded::Nim(t) => Some((t.stones, t.as_ref())),
+                        Decoded::Morris(_) => None,
+                    })
+                    .collect();
+                check_nim(game, &own, |h| tables.get(&h).copied()).map_err(|e| e.to_string())
+            }
+            _ => Err("decoded as the other family's slice".to_string()),
+        };
+        Ok(found.unwrap_or_else(failed))
+    }
+
+    /// The decoded slice, kept or fetched; `Ok(Err(reason))` when it is
+    /// corrupt or missing.
+    fn load<E>(
+        &mut self,
+        slice: &str,
+        fetch: &mut impl FnMut(&str) -> Result<Fetched, E>,
+    ) -> Result<Result<Decoded, String>, E> {
+        let kept = match &self.game {
+            Game::Morris(_) => MorrisSlice::parse(slice)
+                .and_then(|s| self.morris.get(s))
+                .map(Decoded::Morris),
+            Game::Nim(game) => game
+                .slice_number(&SliceId::new(slice))
+                .and_then(|h| self.nim.get(h))
+                .map(Decoded::Nim),
+        };
+        if let Some(kept) = kept {
+            return Ok(Ok(kept));
+        }
+        let (encoding, raw) = match fetch(slice)? {
+            Fetched::Slice(encoding, raw) => (encoding, raw),
+            Fetched::Corrupt(reason) => return Ok(Err(reason)),
+            Fetched::Missing => return Ok(Err("the slice is missing".to_string())),
+        };
+        let decoded = match &self.game {
+            Game::Morris(_) => {
+                let Some(parsed) = MorrisSlice::parse(slice) else {
+                    return Ok(Err("not a Morris slice".to_string()));
+                };
+                if encoding != CellEncoding::ValueDepth16 {
+                    return Ok(Err(format!("{encoding:?} cells in a Morris slice")));
+                }
+                match MorrisTables::from_bytes(parsed, &raw) {
+                    Ok(tables) => {
+                        drop(raw);
+                        let bytes = tables.bytes();
+                        Decoded::Morris(self.morris.insert(parsed, tables, bytes))
+                    }
+                    Err(e) => return Ok(Err(e.to_string())),
+                }
+            }
+            Game::Nim(game) => {
+                let Some(h) = game.slice_number(&SliceId::new(slice)) else {
+                    return Ok(Err("not a slice of this game".to_string()));
+                };
+                match NimTable::new(game, h, encoding, raw) {
+                    Ok(table) => {
+                        let bytes = table.bytes();
+                        Decoded::Nim(self.nim.insert(h, table, bytes))
+                    }
+                    Err(e) => return Ok(Err(e.to_string())),
+                }
+            }
+        };
+        Ok(Ok(decoded))
+    }
+}
