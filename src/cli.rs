@@ -81,6 +81,11 @@ pub struct CoordinatorArgs {
     /// Seconds a lease lives without a heartbeat.
     #[arg(long, default_value_t = 30.0)]
     pub lease_seconds: f64,
+    /// Verify the finished store instead of building: workers check every
+    /// slice against its moves and report; passes are kept in the store's
+    /// verify journal, so a coordinator started again goes on.
+    #[arg(long)]
+    pub verify: bool,
 }
 
 #[derive(Debug, Args)]

@@ -12,6 +12,7 @@ use egdb_proto::server::{bind, serve, Service};
 use crate::build::INTERRUPTED;
 use crate::cli::CoordinatorArgs;
 use crate::failure::Failure;
+use crate::verify::report;
 use crate::Exit;
 
 /// How long a finished build keeps answering at most, so that polling
@@ -33,8 +34,16 @@ pub fn run(args: CoordinatorArgs) -> Exit {
         deep_verify: true,
         lease_seconds: args.lease_seconds,
     };
-    let build = Arc::new(Build::open(&args.store, &game, options)?);
+    let build = if args.verify {
+        Build::open_verify(&args.store, &game, options)?
+    } else {
+        Build::open(&args.store, &game, options)?
+    };
+    let build = Arc::new(build);
     if build.is_complete()? {
+        if build.is_verifying() {
+            return Ok(verify_report(&build, &args.store));
+        }
         println!(
             "{} already holds the complete tablebase of {spec}; nothing to do",
             args.store.display()
@@ -82,8 +91,27 @@ pub fn run(args: CoordinatorArgs) -> Exit {
         );
         return Ok(INTERRUPTED);
     }
+    if build.is_verifying() {
+        return Ok(verify_report(&build, &args.store));
+    }
     println!("built {spec} in {}: {total} slices", args.store.display());
     Ok(0)
+}
+
+/// Prints what a verifying build found; the exit status (1: a slice failed).
+fn verify_report(build: &Build, store: &Path) -> i32 {
+    let failures = build.failures();
+    for check in &failures {
+        print!("{}", report(check));
+    }
+    let total = build.plan().len();
+    println!(
+        "{}: {} of {total} slices passed",
+        store.display(),
+        total - failures.len()
+    );
+    build.finish_verify();
+    i32::from(!failures.is_empty())
 }
 
 async fn until_complete(build: &Build) {

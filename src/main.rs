@@ -12,7 +12,6 @@ mod serve;
 mod stats;
 mod status;
 mod verify;
-mod verify_journal;
 mod worker;
 
 use clap::Parser;

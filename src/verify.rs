@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use std::collections::HashMap;
 
-use egdb_coordinator::verify::{SliceCheck, Verifier};
+use egdb_coordinator::verify::{Journal, SliceCheck, Verifier};
 use egdb_coordinator::{Probe, Tablebase};
 use egdb_db_format::SliceRecord;
 use serde_json::json;
@@ -13,7 +13,6 @@ use crate::build::{default_memory, positions_bar};
 use crate::cli::VerifyArgs;
 use crate::failure::Failure;
 use crate::query::describe;
-use crate::verify_journal::Journal;
 use crate::Exit;
 
 pub fn run(args: VerifyArgs) -> Exit {
@@ -25,8 +24,7 @@ pub fn run(args: VerifyArgs) -> Exit {
         )));
     }
     let game = tablebase.game();
-    let header = format!("egdb-verify 1 {} {:016x}", game.spec(), game.fingerprint());
-    let mut journal = Journal::open(&args.store, &header, args.fresh);
+    let mut journal = Journal::open(&args.store, game, args.fresh);
     // Plan order: a slice's dependencies come just before it, so most of
     // them are still decoded in memory when it is checked.
     let records: HashMap<String, &SliceRecord> = tablebase
@@ -119,7 +117,8 @@ fn failure_line(check: &SliceCheck) -> String {
     }
 }
 
-fn report(check: &SliceCheck) -> String {
+/// A failed slice's lines: what failed, then the positions kept as examples.
+pub fn report(check: &SliceCheck) -> String {
     let mut out = failure_line(check) + "\n";
     for m in &check.examples {
         let stored = m.stored.as_ref().map_or("no value".to_string(), describe);

@@ -6,39 +6,10 @@ mod common;
 use std::path::Path;
 
 use common::*;
-use egdb_db_format::{encode_block, SliceRecord, Store};
+use egdb_db_format::Store;
 
 fn verify(store: &Path) -> std::process::Output {
     egdb(&["verify", "--store", store.to_str().unwrap()])
-}
-
-/// Rewrites one slice's bytes through `change`, with fresh checksums, so
-/// that only the consistency check can tell.
-fn rewrite_slice(store: &Path, slice: &str, change: impl FnOnce(&SliceRecord, &mut Vec<u8>)) {
-    let opened = Store::open(store).unwrap();
-    let (record, mut raw) = opened.read_slice(slice).unwrap();
-    change(&record, &mut raw);
-    let blocks: Vec<Vec<u8>> = raw
-        .chunks(record.block_bytes as usize)
-        .enumerate()
-        .map(|(i, chunk)| encode_block(i as u32, record.encoding, chunk, 1).unwrap())
-        .collect();
-    let record = SliceRecord {
-        raw_crc32: crc32fast::hash(&raw),
-        blocks: blocks.len() as u32,
-        stored_bytes: blocks.iter().map(|b| b.len() as u64).sum(),
-        ..record
-    };
-    opened.put_slice(&record, &blocks).unwrap();
-}
-
-/// The largest slice of a store.
-fn largest_slice(store: &Path) -> String {
-    stats_json(store)
-        .iter()
-        .max_by_key(|s| s["positions"].as_u64().unwrap())
-        .map(|s| s["slice"].as_str().unwrap().to_string())
-        .unwrap()
 }
 
 #[test]
@@ -131,19 +102,6 @@ fn a_changed_value_with_good_checksums_names_slice_and_position() {
             "{game}: {said}"
         );
         assert!(said.contains("its moves say"), "{game}: {said}");
-    }
-}
-
-/// Cells of a Morris slice as stored, and writes them back.
-fn morris_cells(raw: &[u8]) -> Vec<u16> {
-    raw.chunks_exact(2)
-        .map(|b| u16::from_le_bytes([b[0], b[1]]))
-        .collect()
-}
-
-fn put_cells(raw: &mut [u8], cells: &[u16]) {
-    for (bytes, cell) in raw.chunks_exact_mut(2).zip(cells) {
-        bytes.copy_from_slice(&cell.to_le_bytes());
     }
 }
 

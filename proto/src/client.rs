@@ -11,9 +11,9 @@ use tonic::{Code, Status};
 use crate::server::MAX_MESSAGE_BYTES;
 use crate::v1::coordination_client::CoordinationClient;
 use crate::v1::{
-    result_part, shard_part, Caller, FailRequest, FetchRequest, HeartbeatRequest, LeaseReply,
-    LeaseRequest, RegisterRequest, ResultHeader, ResultPart, Shard, SliceResult, StatusReply,
-    StatusRequest,
+    result_part, shard_part, Caller, CheckReport, FailRequest, FetchRequest, HeartbeatRequest,
+    LeaseReply, LeaseRequest, RegisterRequest, ResultHeader, ResultPart, Shard, SliceResult,
+    StatusReply, StatusRequest,
 };
 use crate::{Coordinator, LinkError, LinkKind, Registration, WorkerInfo, PROTOCOL_VERSION};
 
@@ -111,6 +111,7 @@ fn link_error(status: Status) -> LinkError {
         Code::FailedPrecondition => LinkKind::Mismatch,
         Code::Unauthenticated => LinkKind::Unauthenticated,
         Code::Unavailable => LinkKind::Unavailable,
+        Code::DataLoss => LinkKind::DataLoss,
         _ => LinkKind::Internal,
     };
     LinkError::new(kind, status.message().to_string())
@@ -225,6 +226,17 @@ impl Coordinator for RemoteCoordinator {
         self.retrying(|mut c| {
             let request = request.clone();
             async move { c.status(request).await.map(|r| r.into_inner()) }
+        })
+    }
+
+    fn checked(&self, worker: &str, report: CheckReport) -> Result<(), LinkError> {
+        let request = CheckReport {
+            caller: Some(self.caller(worker)),
+            ..report
+        };
+        self.retrying(|mut c| {
+            let request = request.clone();
+            async move { c.checked(request).await.map(|_| ()) }
         })
     }
 }

@@ -7,6 +7,7 @@
 //! [`client::RemoteCoordinator`] implements it for workers on other
 //! machines, so worker code is the same in both.
 
+pub mod checks;
 pub mod client;
 pub mod server;
 #[cfg(feature = "store")]
@@ -40,6 +41,8 @@ pub enum LinkKind {
     Unavailable,
     /// The coordinator failed (its store, say): `INTERNAL`.
     Internal,
+    /// Stored data that fails its checksum: `DATA_LOSS`.
+    DataLoss,
 }
 
 /// An error reaching or answering the coordinator, with a message for people.
@@ -138,6 +141,15 @@ pub trait Coordinator: Send + Sync {
     /// # Errors
     /// When the coordinator cannot be reached.
     fn status(&self) -> Result<v1::StatusReply, LinkError>;
+
+    /// Hands over what checking a leased slice found (a coordinator that
+    /// verifies a store).
+    ///
+    /// # Errors
+    /// [`LinkKind::Refused`] when the worker does not hold the slice's
+    /// lease, the report is out of bounds, or the coordinator is not
+    /// verifying.
+    fn checked(&self, worker: &str, report: v1::CheckReport) -> Result<(), LinkError>;
 }
 
 /// Per-slice counts cross the wire as [`v1::SliceCounts`] and are stored as

@@ -13,7 +13,7 @@ use tonic::{Request, Response, Status, Streaming};
 
 use crate::v1::coordination_server::{Coordination, CoordinationServer};
 use crate::v1::{
-    result_part, shard_part, Caller, Empty, FailRequest, FetchRequest, HeartbeatReply,
+    result_part, shard_part, Caller, CheckReport, Empty, FailRequest, FetchRequest, HeartbeatReply,
     HeartbeatRequest, LeaseReply, LeaseRequest, RegisterReply, RegisterRequest, ResultPart, Shard,
     ShardPart, StatusReply, StatusRequest,
 };
@@ -90,6 +90,7 @@ pub fn status_of(e: LinkError) -> Status {
         LinkKind::Unauthenticated => Status::unauthenticated(e.message),
         LinkKind::Unavailable => Status::unavailable(e.message),
         LinkKind::Internal => Status::internal(e.message),
+        LinkKind::DataLoss => Status::data_loss(e.message),
     }
 }
 
@@ -204,6 +205,13 @@ impl Coordination for Service {
         self.admit(request.get_ref().caller.as_ref())?;
         let reply = self.call(|c| c.status()).await?;
         Ok(Response::new(reply))
+    }
+
+    async fn checked(&self, request: Request<CheckReport>) -> Result<Response<Empty>, Status> {
+        let report = request.into_inner();
+        let worker = self.admit(report.caller.as_ref())?;
+        self.call(move |c| c.checked(&worker, report)).await?;
+        Ok(Response::new(Empty {}))
     }
 }
 

@@ -113,3 +113,51 @@ pub fn spawn_listening(args: &[&str]) -> (std::process::Child, String) {
         .to_string();
     (child, format!("http://{address}"))
 }
+
+/// Rewrites one slice's bytes through `change`, with fresh checksums, so
+/// that only the consistency check can tell.
+pub fn rewrite_slice(
+    store: &Path,
+    slice: &str,
+    change: impl FnOnce(&egdb_db_format::SliceRecord, &mut Vec<u8>),
+) {
+    let opened = egdb_db_format::Store::open(store).unwrap();
+    let (record, mut raw) = opened.read_slice(slice).unwrap();
+    change(&record, &mut raw);
+    let blocks: Vec<Vec<u8>> = raw
+        .chunks(record.block_bytes as usize)
+        .enumerate()
+        .map(|(i, chunk)| {
+            egdb_db_format::encode_block(i as u32, record.encoding, chunk, 1).unwrap()
+        })
+        .collect();
+    let record = egdb_db_format::SliceRecord {
+        raw_crc32: crc32fast::hash(&raw),
+        blocks: blocks.len() as u32,
+        stored_bytes: blocks.iter().map(|b| b.len() as u64).sum(),
+        ..record
+    };
+    opened.put_slice(&record, &blocks).unwrap();
+}
+
+/// The largest slice of a store.
+pub fn largest_slice(store: &Path) -> String {
+    stats_json(store)
+        .iter()
+        .max_by_key(|s| s["positions"].as_u64().unwrap())
+        .map(|s| s["slice"].as_str().unwrap().to_string())
+        .unwrap()
+}
+
+/// Cells of a Morris slice as stored, and writes them back.
+pub fn morris_cells(raw: &[u8]) -> Vec<u16> {
+    raw.chunks_exact(2)
+        .map(|b| u16::from_le_bytes([b[0], b[1]]))
+        .collect()
+}
+
+pub fn put_cells(raw: &mut [u8], cells: &[u16]) {
+    for (bytes, cell) in raw.chunks_exact_mut(2).zip(cells) {
+        bytes.copy_from_slice(&cell.to_le_bytes());
+    }
+}

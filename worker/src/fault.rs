@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use egdb_proto::v1::{LeaseReply, Shard, SliceResult, StatusReply};
+use egdb_proto::v1::{CheckReport, LeaseReply, Shard, SliceResult, StatusReply};
 use egdb_proto::{Coordinator, LinkError, Registration, WorkerInfo};
 
 /// A coordinator link that flips one byte in the first `n` shards it
@@ -76,5 +76,9 @@ impl Coordinator for DamagingLink<'_> {
 
     fn status(&self) -> Result<StatusReply, LinkError> {
         self.inner.status()
+    }
+
+    fn checked(&self, worker: &str, report: CheckReport) -> Result<(), LinkError> {
+        self.inner.checked(worker, report)
     }
 }

@@ -6,8 +6,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use egdb_games::{Game, GameSpec};
-use egdb_proto::v1::{SliceCounts as WireCounts, SliceResult, SliceTask};
+use egdb_proto::checks::report_of;
+use egdb_proto::v1::{CheckReport, SliceCounts as WireCounts, SliceResult, SliceTask};
 use egdb_proto::{Coordinator, LinkKind, WorkerInfo};
+use egdb_tablebase::check::{Checker, Fetched};
 
 use crate::cache::ShardCache;
 use crate::morris::task::MorrisTasks;
@@ -59,6 +61,9 @@ pub struct Worker<'a> {
     link: &'a dyn Coordinator,
     /// The engine of the game last leased, with the tables it keeps.
     solver: Option<(String, Box<dyn SliceSolver + 'a>)>,
+    /// The checker of the game last leased for verification, with the
+    /// decoded slices it keeps.
+    checker: Option<(String, Checker)>,
     /// Shards kept on disk across restarts, if the worker has a cache.
     cache: Option<ShardCache>,
 }
@@ -69,6 +74,7 @@ impl<'a> Worker<'a> {
             config,
             link,
             solver: None,
+            checker: None,
             cache: None,
         }
     }
@@ -124,12 +130,35 @@ impl<'a> Worker<'a> {
                 let (name, slice) = (name.as_str(), task.slice_id.as_str());
                 let keeper =
                     scope.spawn(move || keep_lease(link, name, slice, beat, cancel, lease));
-                let outcome = self.solve(&task, &lease.stop);
+                let outcome = if task.verify {
+                    self.verify(&task, &lease.stop).map(Outcome::Checked)
+                } else {
+                    self.solve(&task, &lease.stop).map(Outcome::Solved)
+                };
                 lease.finished.store(true, Ordering::Relaxed);
                 // Wake it from its pause: the next lease need not wait.
                 keeper.thread().unpark();
                 outcome
             });
+            let outcome = match outcome {
+                Ok(Outcome::Checked(found)) => {
+                    let positions = found.positions;
+                    match self.link.checked(&name, found) {
+                        Ok(()) => {
+                            report.slices += 1;
+                            report.positions += positions;
+                        }
+                        // The lease ran out meanwhile: the slice is checked again.
+                        Err(e) if e.kind == LinkKind::Refused => {
+                            tracing::warn!(worker = %name, slice = %task.slice_id, error = %e, "check refused");
+                        }
+                        Err(e) => return Err(e.into()),
+                    }
+                    continue;
+                }
+                Ok(Outcome::Solved(result)) => Ok(result),
+                Err(e) => Err(e),
+            };
             match outcome {
                 Ok(result) => {
                     let positions = result.counts.as_ref().map_or(0, |c| c.positions);
@@ -169,15 +198,10 @@ impl<'a> Worker<'a> {
             .as_ref()
             .is_none_or(|(game, _)| *game != task.game)
         {
-            let bad = |e: egdb_games::GameError| WorkerError::BadTask(e.to_string());
-            let spec: GameSpec = task.game.parse().map_err(bad)?;
-            let definition =
-                (!task.game_definition.is_empty()).then_some(task.game_definition.as_str());
-            let solver: Box<dyn SliceSolver> =
-                match Game::from_spec_with_definition(&spec, definition).map_err(bad)? {
-                    Game::Nim(game) => Box::new(NimTasks::new(game)),
-                    Game::Morris(game) => Box::new(MorrisTasks::new(game)),
-                };
+            let solver: Box<dyn SliceSolver> = match game_of(task)? {
+                Game::Nim(game) => Box::new(NimTasks::new(game)),
+                Game::Morris(game) => Box::new(MorrisTasks::new(game)),
+            };
             // Drop the old game's tables before the new one fills memory.
             self.solver = None;
             self.solver = Some((task.game.clone(), solver));
@@ -223,6 +247,76 @@ impl<'a> Worker<'a> {
             solve_seconds: started.elapsed().as_secs_f64(),
         })
     }
+}
+
+/// What came of a leased task.
+enum Outcome {
+    Solved(SliceResult),
+    Checked(CheckReport),
+}
+
+impl Worker<'_> {
+    /// Checks a finished slice against its moves (a coordinator verifying
+    /// a store): the slice and those it reads are fetched and checked like
+    /// dependencies; a damaged one fails the check rather than the worker.
+    ///
+    /// # Errors
+    /// [`WorkerError::BadTask`] for a game this egdb does not know;
+    /// [`WorkerError::Cancelled`]; coordinator errors.
+    pub fn verify(
+        &mut self,
+        task: &SliceTask,
+        cancel: &AtomicBool,
+    ) -> Result<CheckReport, WorkerError> {
+        let started = Instant::now();
+        if self
+            .checker
+            .as_ref()
+            .is_none_or(|(game, _)| *game != task.game)
+        {
+            let game = game_of(task)?;
+            self.checker = None;
+            self.checker = Some((task.game.clone(), Checker::new(game, self.config.memory)));
+        }
+        let Some((_, checker)) = &mut self.checker else {
+            unreachable!("set above");
+        };
+        let cache = self.cache.take();
+        let name = self.config.name.clone();
+        let source = ShardSource::new(self.link, &name, task, cache.as_ref());
+        let mut crc = 0;
+        let checked = checker.check(&task.slice_id, cancel, |id| {
+            let fetched = source.fetch(id);
+            if id == task.slice_id {
+                if let Ok((_, raw)) = &fetched {
+                    crc = crc32fast::hash(raw);
+                }
+            }
+            match fetched {
+                Ok((encoding, raw)) => Ok(Fetched::Slice(encoding, raw)),
+                Err(WorkerError::Format(e @ egdb_db_format::FormatError::Corrupt { .. })) => {
+                    Ok(Fetched::Corrupt(e.to_string()))
+                }
+                Err(WorkerError::Link(e)) if e.kind == LinkKind::DataLoss => {
+                    Ok(Fetched::Corrupt(e.message))
+                }
+                Err(WorkerError::Link(e)) if e.kind == LinkKind::NotFound => Ok(Fetched::Missing),
+                Err(e) => Err(e),
+            }
+        });
+        self.cache = cache;
+        let check = checked?.ok_or(WorkerError::Cancelled)?;
+        tracing::debug!(slice = %task.slice_id, passed = check.passed(), "slice checked");
+        Ok(report_of(&check, crc, started.elapsed().as_secs_f64()))
+    }
+}
+
+/// The game a task names.
+fn game_of(task: &SliceTask) -> Result<Game, WorkerError> {
+    let bad = |e: egdb_games::GameError| WorkerError::BadTask(e.to_string());
+    let spec: GameSpec = task.game.parse().map_err(bad)?;
+    let definition = (!task.game_definition.is_empty()).then_some(task.game_definition.as_str());
+    Game::from_spec_with_definition(&spec, definition).map_err(bad)
 }
 
 /// Between the solve of one leased slice and the thread that keeps its lease.

@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use egdb_proto::stored::read_shard;
-use egdb_proto::v1::{LeaseReply, Shard, SliceResult, StatusReply};
+use egdb_proto::v1::{CheckReport, LeaseReply, Shard, SliceResult, StatusReply};
 use egdb_proto::{Coordinator, LinkError, LinkKind, Registration, WorkerInfo};
 
 use super::{Build, Lease, WorkerState};
@@ -66,14 +66,17 @@ impl Coordinator for Build {
             }
             alive
         });
+        // A check reads finished slices only: any slice may go.
+        let verifying = self.verifying.is_some();
         let ready = self.plan.iter().zip(&self.needs).find(|(s, &need)| {
             let id = s.id.as_str();
             need <= memory
                 && !state.done.contains(id)
                 && !state.leased.contains_key(id)
-                && s.dependencies
-                    .iter()
-                    .all(|d| state.done.contains(d.as_str()))
+                && (verifying
+                    || s.dependencies
+                        .iter()
+                        .all(|d| state.done.contains(d.as_str())))
         });
         let task = ready.map(|(slice, _)| {
             let lease = Lease {
@@ -103,7 +106,12 @@ impl Coordinator for Build {
     fn fetch_shard(&self, worker: &str, slice_id: &str) -> Result<Shard, LinkError> {
         // A block damaged on this disk is an error here, never sent as good.
         let shard = read_shard(&self.store, slice_id)
-            .map_err(|e| LinkError::internal(e.to_string()))?
+            .map_err(|e| match e {
+                egdb_db_format::FormatError::Corrupt { .. } => {
+                    LinkError::new(LinkKind::DataLoss, e.to_string())
+                }
+                e => LinkError::internal(e.to_string()),
+            })?
             .ok_or_else(|| {
                 LinkError::new(LinkKind::NotFound, format!("slice {slice_id} is not done"))
             })?;
@@ -118,6 +126,11 @@ impl Coordinator for Build {
     }
 
     fn complete(&self, worker: &str, result: SliceResult) -> Result<(), LinkError> {
+        if self.verifying.is_some() {
+            return Err(LinkError::refused(
+                "this coordinator verifies a finished store; it takes no results",
+            ));
+        }
         let bytes: u64 = result
             .shard
             .iter()
@@ -231,5 +244,9 @@ impl Coordinator for Build {
 
     fn status(&self) -> Result<StatusReply, LinkError> {
         Ok(self.status_now())
+    }
+
+    fn checked(&self, worker: &str, report: CheckReport) -> Result<(), LinkError> {
+        self.take_check(worker, report)
     }
 }

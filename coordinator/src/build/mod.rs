@@ -23,6 +23,7 @@ use crate::CoordinatorError;
 
 mod link;
 mod status;
+mod verifying;
 
 /// How a build runs.
 #[derive(Debug, Clone)]
@@ -60,6 +61,8 @@ pub struct Build {
     progress: Option<Box<dyn BuildProgress>>,
     /// When this run of the build began (for rates and the ETA).
     started: Instant,
+    /// Set when the build verifies a finished store instead of solving.
+    verifying: Option<verifying::Verifying>,
 }
 
 #[derive(Default)]
@@ -160,6 +163,7 @@ impl Build {
             }),
             progress: None,
             started: Instant::now(),
+            verifying: None,
         })
     }
 
@@ -193,7 +197,7 @@ impl Build {
     /// Store I/O errors.
     pub fn is_complete(&self) -> Result<bool, CoordinatorError> {
         let complete = self.lock().done.len() == self.plan.len();
-        if complete && !self.store.is_complete()? {
+        if complete && self.verifying.is_none() && !self.store.is_complete()? {
             self.store.set_complete()?;
         }
         Ok(complete)
@@ -215,6 +219,7 @@ impl Build {
             slice_id: slice.id.to_string(),
             depth: self.store.identity().depth,
             dependencies: slice.dependencies.iter().map(|d| d.to_string()).collect(),
+            verify: self.verifying.is_some(),
         }
     }
 

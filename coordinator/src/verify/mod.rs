@@ -5,6 +5,12 @@
 //! memory: the slice and those its moves lead into, kept up to a memory
 //! budget for the checks to come.
 
+mod journal;
+
+pub use journal::Journal;
+
+use std::sync::atomic::AtomicBool;
+
 use egdb_db_format::FormatError;
 pub use egdb_tablebase::check::{expected, Mismatch, SliceCheck, EXAMPLES};
 use egdb_tablebase::check::{Checker, Fetched};
@@ -35,7 +41,9 @@ impl<'a> Verifier<'a> {
     /// corrupt or missing slice, is a failed check, not an error.
     pub fn check(&mut self, slice: &str) -> Result<SliceCheck, CoordinatorError> {
         let store = self.tablebase.store();
-        self.checker.check(slice, |id| fetch(store, id))
+        let never = AtomicBool::new(false);
+        let check = self.checker.check(slice, &never, |id| fetch(store, id))?;
+        Ok(check.unwrap_or_default())
     }
 }
 

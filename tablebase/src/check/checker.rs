@@ -3,6 +3,7 @@
 //! coordinator), decoded, kept for the checks to come, and checked.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use egdb_db_format::CellEncoding;
@@ -63,33 +64,35 @@ impl Checker {
 
     /// Checks `slice`; `fetch` gives the bytes of it and of the slices it
     /// reads. A slice that is corrupt, or reads a corrupt or missing slice,
-    /// fails its check.
+    /// fails its check. `None` when `cancel` was set meanwhile.
     ///
     /// # Errors
     /// What `fetch` fails with (I/O, not damage).
     pub fn check<E>(
         &mut self,
         slice: &str,
+        cancel: &AtomicBool,
         mut fetch: impl FnMut(&str) -> Result<Fetched, E>,
-    ) -> Result<SliceCheck, E> {
+    ) -> Result<Option<SliceCheck>, E> {
         let failed = |reason: String| SliceCheck {
             slice: slice.to_string(),
             corrupt: Some(reason),
             ..SliceCheck::default()
         };
         let Some(deps) = self.plan.get(&SliceId::new(slice)).cloned() else {
-            return Ok(failed("not a slice of the store's game".to_string()));
+            return Ok(Some(failed("not a slice of the store's game".to_string())));
         };
         let own = match self.load(slice, &mut fetch)? {
             Ok(own) => own,
-            Err(reason) => return Ok(failed(reason)),
+            Err(reason) => return Ok(Some(failed(reason))),
         };
         let mut read = Vec::with_capacity(deps.len());
         for dep in &deps {
             match self.load(dep.as_str(), &mut fetch)? {
                 Ok(decoded) => read.push(decoded),
                 Err(reason) => {
-                    return Ok(failed(format!("its moves lead into slice {dep}: {reason}")))
+                    let why = format!("its moves lead into slice {dep}: {reason}");
+                    return Ok(Some(failed(why)));
                 }
             }
         }
@@ -102,7 +105,7 @@ impl Checker {
                         Decoded::Nim(_) => None,
                     })
                     .collect();
-                check_morris(game.rules(), &own, |s| tables.get(&s).copied())
+                check_morris(game.rules(), &own, cancel, |s| tables.get(&s).copied())
                     .map_err(|e| e.to_string())
             }
             (Game::Nim(game), Decoded::Nim(own)) => {
@@ -113,11 +116,15 @@ impl Checker {
                         Decoded::Morris(_) => None,
                     })
                     .collect();
-                check_nim(game, &own, |h| tables.get(&h).copied()).map_err(|e| e.to_string())
+                check_nim(game, &own, cancel, |h| tables.get(&h).copied())
+                    .map_err(|e| e.to_string())
             }
             _ => Err("decoded as the other family's slice".to_string()),
         };
-        Ok(found.unwrap_or_else(failed))
+        if cancel.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        Ok(Some(found.unwrap_or_else(failed)))
     }
 
     /// The decoded slice, kept or fetched; `Ok(Err(reason))` when it is

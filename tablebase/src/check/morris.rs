@@ -16,6 +16,8 @@ use egdb_games::morris::slices::table_of;
 use egdb_games::morris::symmetry::BOARD_SYMMETRIES;
 use egdb_games::morris::{Color, MorrisRules, MorrisSlice, PointSet, Position};
 use egdb_games::Value;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rayon::prelude::*;
 
 use super::{Expectation, Probe, SliceCheck};
@@ -126,7 +128,8 @@ impl Context {
 }
 
 /// Checks every entry of `own`; `tables_of` gives the other slices its
-/// moves lead into.
+/// moves lead into. Stops early, with a partial count, when `cancel` is
+/// set.
 ///
 /// # Errors
 /// [`MorrisCheckError::Missing`] when a move leads into a slice that is
@@ -134,6 +137,7 @@ impl Context {
 pub fn check_morris<'a>(
     rules: &MorrisRules,
     own: &'a MorrisTables,
+    cancel: &AtomicBool,
     tables_of: impl Fn(MorrisSlice) -> Option<&'a MorrisTables>,
 ) -> Result<SliceCheck, MorrisCheckError> {
     let context = Context::of(rules, own.slice);
@@ -157,6 +161,8 @@ pub fn check_morris<'a>(
         }
         let found = (0..table.index.rep_count())
             .into_par_iter()
+            // Given up half-way: the caller looks at `cancel`.
+            .filter(|_| !cancel.load(Ordering::Relaxed))
             .map(|id| check_run(rules, &context, table, &targets, id))
             .try_reduce(SliceCheck::default, |mut a, b| {
                 a.add(b);

@@ -11,6 +11,8 @@ use egdb_db_format::encoding::unpack_value_depth8;
 use egdb_db_format::{CellEncoding, ValueCode};
 use egdb_games::nim::NimGame;
 use egdb_games::Value;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use rayon::prelude::*;
 
 use super::{Expectation, Probe, SliceCheck};
@@ -114,7 +116,8 @@ impl NimTable {
 const WORDS_PER_TASK: u64 = 256;
 
 /// Checks every stored position of `own`; `tables_of(stones)` gives the
-/// slices its moves lead into.
+/// slices its moves lead into. Stops early, with a partial count, when
+/// `cancel` is set.
 ///
 /// # Errors
 /// [`NimCheckError::Missing`] when a move leads into a slice that is not
@@ -122,6 +125,7 @@ const WORDS_PER_TASK: u64 = 256;
 pub fn check_nim<'a>(
     game: &NimGame,
     own: &'a NimTable,
+    cancel: &AtomicBool,
     tables_of: impl Fn(u32) -> Option<&'a NimTable> + Sync,
 ) -> Result<SliceCheck, NimCheckError> {
     let layout = game.layout();
@@ -138,6 +142,8 @@ pub fn check_nim<'a>(
     let words = layout.words(h);
     let found = (0..words.div_ceil(WORDS_PER_TASK))
         .into_par_iter()
+        // Given up half-way: the caller looks at `cancel`.
+        .filter(|_| !cancel.load(Ordering::Relaxed))
         .map(|task| {
             let mut check = SliceCheck::default();
             let first = task * WORDS_PER_TASK;

@@ -12,6 +12,8 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
+use egdb_games::Game;
+
 /// The file's name in the store's directory.
 const NAME: &str = "verify.journal";
 /// Lines of a journal read at the most (a store has far fewer slices).
@@ -25,9 +27,14 @@ pub struct Journal {
 }
 
 impl Journal {
-    /// The journal of `store` for the game `header` names; an unreadable,
+    /// The journal of the store at `store`, holding `game`; an unreadable,
     /// foreign or damaged journal counts as empty, `fresh` forgets it.
-    pub fn open(store: &Path, header: &str, fresh: bool) -> Journal {
+    pub fn open(store: &Path, game: &Game, fresh: bool) -> Journal {
+        let header = format!("egdb-verify 1 {} {:016x}", game.spec(), game.fingerprint());
+        Journal::open_with(store, &header, fresh)
+    }
+
+    fn open_with(store: &Path, header: &str, fresh: bool) -> Journal {
         let path = store.join(NAME);
         let passed = if fresh {
             HashMap::new()
@@ -115,14 +122,14 @@ mod tests {
     #[test]
     fn passes_survive_a_restart_and_a_torn_line() {
         let dir = tempfile::tempdir().unwrap();
-        let mut journal = Journal::open(dir.path(), "egdb-verify 1 g", false);
+        let mut journal = Journal::open_with(dir.path(), "egdb-verify 1 g", false);
         journal.record("move-03-03", 0xdead_beef);
         journal.record("place-05-02-03", 7);
         drop(journal);
         let mut text = std::fs::read_to_string(dir.path().join(NAME)).unwrap();
         text.push_str("move-04-0");
         std::fs::write(dir.path().join(NAME), text).unwrap();
-        let again = Journal::open(dir.path(), "egdb-verify 1 g", false);
+        let again = Journal::open_with(dir.path(), "egdb-verify 1 g", false);
         assert!(again.passed("move-03-03", 0xdead_beef));
         assert!(
             !again.passed("move-03-03", 1),
@@ -130,9 +137,9 @@ mod tests {
         );
         assert!(again.passed("place-05-02-03", 7));
         assert!(!again.passed("move-04-0", 0));
-        let other_game = Journal::open(dir.path(), "egdb-verify 1 h", false);
+        let other_game = Journal::open_with(dir.path(), "egdb-verify 1 h", false);
         assert!(!other_game.passed("place-05-02-03", 7));
-        let fresh = Journal::open(dir.path(), "egdb-verify 1 h", true);
+        let fresh = Journal::open_with(dir.path(), "egdb-verify 1 h", true);
         assert!(!fresh.passed("place-05-02-03", 7));
         fresh.finish();
         assert!(!dir.path().join(NAME).exists());

@@ -1,0 +1,202 @@
+//! A build that verifies a finished store instead of solving it: every
+//! slice is leased to workers as a check (`SliceTask.verify`), workers
+//! fetch the slice and the slices its moves lead into, check every stored
+//! position against its moves, and report (`Checked`). Passes go to the
+//! store's verify journal, so a coordinator started again goes on where it
+//! stopped; failures are kept for the report at the end.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use egdb_db_format::{FormatError, Store};
+use egdb_games::{Game, SliceInfo};
+use egdb_proto::v1::CheckReport;
+use egdb_proto::LinkError;
+use egdb_tablebase::SliceCheck;
+
+use super::{Build, BuildOptions, State};
+use crate::game::{cell_encoding, from_identity};
+use crate::verify::Journal;
+use crate::CoordinatorError;
+
+/// What a verifying build keeps besides the lease state.
+pub(super) struct Verifying {
+    /// `None` once removed at the end.
+    journal: Mutex<Option<Journal>>,
+    /// Each stored slice's checksum: what a pass is recorded against.
+    crcs: HashMap<String, u32>,
+    failures: Mutex<Vec<SliceCheck>>,
+}
+
+impl Build {
+    /// A verification of the complete store at `path`, which must hold
+    /// `game`; slices that passed in an earlier, interrupted verification
+    /// (the store's journal) are not checked again.
+    ///
+    /// # Errors
+    /// [`CoordinatorError::Format`] when the store cannot be opened or
+    /// holds another game; [`CoordinatorError::Unverifiable`] when it is
+    /// not complete.
+    pub fn open_verify(
+        path: &Path,
+        game: &Game,
+        options: BuildOptions,
+    ) -> Result<Build, CoordinatorError> {
+        let store = Store::open_read_only(path)?;
+        let stored = from_identity(store.identity())?;
+        if stored.spec() != game.spec() || stored.fingerprint() != game.fingerprint() {
+            return Err(FormatError::OtherGame {
+                path: path.display().to_string(),
+                found: store.identity().game.clone(),
+                wanted: game.spec().to_string(),
+            }
+            .into());
+        }
+        if !store.is_complete()? {
+            return Err(CoordinatorError::Unverifiable {
+                slice: "(all)".to_string(),
+                reason: format!("{} is not a complete tablebase", path.display()),
+            });
+        }
+        let plan = stored.slices();
+        let encoding = cell_encoding(&stored, store.identity().depth);
+        // A worker holds the slice and every slice it reads, decoded.
+        let raw = |s: &SliceInfo| encoding.table_bytes(s.entries);
+        let needs = plan
+            .iter()
+            .map(|slice| {
+                let reads: u64 = plan
+                    .iter()
+                    .filter(|s| slice.dependencies.contains(&s.id))
+                    .map(raw)
+                    .sum();
+                raw(slice) + reads
+            })
+            .collect();
+        let crcs: HashMap<String, u32> = store
+            .slices()?
+            .into_iter()
+            .map(|r| (r.slice, r.raw_crc32))
+            .collect();
+        let journal = Journal::open(path, &stored, false);
+        let mut done = std::collections::HashSet::new();
+        let mut failures = Vec::new();
+        for slice in &plan {
+            let id = slice.id.as_str();
+            match crcs.get(id) {
+                Some(&crc) if journal.passed(id, crc) => {
+                    done.insert(id.to_string());
+                }
+                Some(_) => {}
+                None => {
+                    failures.push(SliceCheck {
+                        slice: id.to_string(),
+                        corrupt: Some(
+                            "the store is marked complete, but this slice is missing".to_string(),
+                        ),
+                        ..SliceCheck::default()
+                    });
+                    done.insert(id.to_string());
+                }
+            }
+        }
+        Ok(Build {
+            store,
+            plan,
+            needs,
+            encoding,
+            options,
+            state: Mutex::new(State {
+                done,
+                ..State::default()
+            }),
+            progress: None,
+            started: Instant::now(),
+            verifying: Some(Verifying {
+                journal: Mutex::new(Some(journal)),
+                crcs,
+                failures: Mutex::new(failures),
+            }),
+        })
+    }
+
+    /// Whether this build verifies a store rather than solving it.
+    pub fn is_verifying(&self) -> bool {
+        self.verifying.is_some()
+    }
+
+    /// The slices that failed their check so far (a verifying build).
+    pub fn failures(&self) -> Vec<SliceCheck> {
+        self.verifying
+            .as_ref()
+            .map(|v| lock(&v.failures).clone())
+            .unwrap_or_default()
+    }
+
+    /// Removes the journal once every slice passed.
+    pub fn finish_verify(&self) {
+        if let Some(v) = &self.verifying {
+            if lock(&v.failures).is_empty() {
+                if let Some(journal) = lock(&v.journal).take() {
+                    journal.finish();
+                }
+            }
+        }
+    }
+
+    /// Takes a worker's report of a slice it checked.
+    pub(super) fn take_check(&self, worker: &str, report: CheckReport) -> Result<(), LinkError> {
+        let Some(verifying) = &self.verifying else {
+            return Err(LinkError::refused(
+                "this coordinator builds; it verifies nothing",
+            ));
+        };
+        let check = SliceCheck::try_from(&report).map_err(LinkError::refused)?;
+        let slice = check.slice.clone();
+        {
+            let mut state = self.lock();
+            let holds = state
+                .leased
+                .get(&slice)
+                .is_some_and(|lease| lease.worker == worker);
+            if !holds {
+                return Err(LinkError::refused(format!(
+                    "worker {worker} does not hold the lease of slice {slice}"
+                )));
+            }
+            state.leased.remove(&slice);
+            state.done.insert(slice.clone());
+            if let Some(me) = state.seen(worker) {
+                me.slices_done += 1;
+                me.positions_done += check.positions;
+            }
+        }
+        if check.passed() {
+            if let (Some(&crc), Some(journal)) = (
+                verifying.crcs.get(&slice),
+                lock(&verifying.journal).as_mut(),
+            ) {
+                journal.record(&slice, crc);
+            }
+            tracing::info!(
+                slice,
+                worker,
+                positions = check.positions,
+                seconds = report.seconds,
+                "slice verified"
+            );
+        } else {
+            tracing::warn!(slice, worker, mismatches = check.mismatches, corrupt = ?check.corrupt, "slice FAILED its check");
+            lock(&verifying.failures).push(check);
+        }
+        Ok(())
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}

@@ -1,0 +1,153 @@
+//! A coordinator that verifies a finished store, leasing checks to workers
+//! that talk gRPC on loopback: passes, failures named by slice and
+//! position, damaged blocks, and a second run that checks only what did
+//! not pass.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::*;
+
+fn start_verifier(game: &str, store: &Path) -> (Child, String) {
+    spawn_listening(&[
+        "coordinator",
+        game,
+        "--store",
+        store.to_str().unwrap(),
+        "--listen",
+        "127.0.0.1:0",
+        "--verify",
+    ])
+}
+
+fn start_worker(url: &str, name: &str) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_egdb"))
+        .args(["worker", "--coordinator", url, "--name", name])
+        .args(["--threads", "1", "--memory", "4GiB", "--patience", "20"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits for a process at most `limit`, killing it then.
+fn finish(mut child: Child, what: &str, limit: Duration) -> std::process::Output {
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            panic!("{what} did not finish in {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Runs a verifying coordinator with two workers; its output (the
+/// listening line already read) and the slices the workers checked.
+fn verify_on_cluster(game: &str, store: &Path) -> (std::process::Output, usize) {
+    let (coordinator, url) = start_verifier(game, store);
+    let workers: Vec<Child> = (0..2)
+        .map(|i| start_worker(&url, &format!("v{i}")))
+        .collect();
+    let limit = Duration::from_secs(300);
+    let out = finish(coordinator, "verifying coordinator", limit);
+    let mut checked = 0;
+    for (i, worker) in workers.into_iter().enumerate() {
+        let done = finish(worker, "worker", limit);
+        assert!(done.status.success(), "worker {i}: {}", stderr(&done));
+        checked += stdout(&done)
+            .split_whitespace()
+            .nth(2)
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or(0);
+    }
+    (out, checked)
+}
+
+#[test]
+fn workers_verify_what_egdb_builds() {
+    let dir = tempfile::tempdir().unwrap();
+    for (game, extra) in [
+        ("morris:taiwan:4", &[][..]),
+        ("morris:standard:3", &[][..]),
+        ("nim:triangle:5:misere", &["--depth"][..]),
+        ("nim:triangle:5:normal", &[][..]),
+    ] {
+        let store = dir.path().join(game.replace(':', "-"));
+        build(game, &store, extra);
+        let slices = stats_json(&store).len();
+        let (out, checked) = verify_on_cluster(game, &store);
+        assert!(
+            out.status.success(),
+            "{game}: {}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+        assert!(
+            stdout(&out).contains(&format!("{slices} of {slices} slices passed")),
+            "{game}: {}",
+            stdout(&out)
+        );
+        assert_eq!(checked, slices, "{game}: every slice checked once");
+    }
+}
+
+#[test]
+fn a_changed_value_and_a_damaged_block_fail_and_a_second_run_checks_only_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("tw4");
+    let game = "morris:taiwan:4";
+    build(game, &store, &[]);
+    let slices = stats_json(&store).len();
+    let slice = largest_slice(&store);
+    rewrite_slice(&store, &slice, |_, raw| {
+        let mut cells = morris_cells(raw);
+        let at = cells.iter().position(|&c| c != 0).unwrap();
+        cells[at] ^= 1 << 15;
+        put_cells(raw, &cells);
+    });
+    // Another slice with a damaged block: its check fails on the checksum.
+    let damaged = stats_json(&store)
+        .iter()
+        .map(|s| s["slice"].as_str().unwrap().to_string())
+        .find(|s| s.starts_with("place-07"))
+        .unwrap();
+    {
+        let opened = egdb_db_format::Store::open(&store).unwrap();
+        let record = opened.slice(&damaged).unwrap().unwrap();
+        let mut blocks: Vec<Vec<u8>> = (0..record.blocks)
+            .map(|i| opened.block_record(&damaged, i).unwrap())
+            .collect();
+        let middle = blocks[0].len() / 2;
+        blocks[0][middle] ^= 0x10;
+        opened.put_slice(&record, &blocks).unwrap();
+    }
+    let (out, checked) = verify_on_cluster(game, &store);
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let said = stdout(&out);
+    assert!(said.contains(&format!("slice {slice}: FAILED")), "{said}");
+    assert!(said.contains("its moves say"), "{said}");
+    assert!(said.contains(&format!("slice {damaged}: FAILED")), "{said}");
+    assert!(said.contains("corrupt block 0"), "{said}");
+    assert_eq!(checked, slices);
+    let passed: usize = said
+        .split(&format!(" of {slices} slices passed"))
+        .next()
+        .and_then(|head| head.rsplit(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{said}"));
+    assert!(passed < slices - 1, "{said}");
+    // Passes are kept: a second run checks the failed slices only.
+    let (again, rechecked) = verify_on_cluster(game, &store);
+    assert_eq!(again.status.code(), Some(1));
+    assert_eq!(rechecked, slices - passed, "{}", stdout(&again));
+    assert!(
+        stdout(&again).contains(&format!("{passed} of {slices} slices passed")),
+        "{}",
+        stdout(&again)
+    );
+}
