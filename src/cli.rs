@@ -34,6 +34,8 @@ pub enum Command {
     /// Check a finished store: every checksum, then every position's value
     /// and depth against its moves.
     Verify(VerifyArgs),
+    /// A finished Morris store's results as Markdown, and its checksum list.
+    Results(ResultsArgs),
     /// Measure the engines against the per-position scan (Nim).
     Bench(BenchArgs),
     /// A build's slices with sizes and memory needs, and a projection of
@@ -217,6 +219,16 @@ pub struct VerifyArgs {
     /// interrupted verify recorded.
     #[arg(long)]
     pub fresh: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ResultsArgs {
+    #[arg(long)]
+    pub store: PathBuf,
+    /// Also write the per-slice checksum list here (`slice positions
+    /// raw_crc32`, one line per slice, plan order).
+    #[arg(long)]
+    pub crc: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

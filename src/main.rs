@@ -8,6 +8,7 @@ mod coordinator;
 mod failure;
 mod plan;
 mod query;
+mod results;
 mod serve;
 mod stats;
 mod status;
@@ -28,6 +29,7 @@ fn main() {
         Command::Stats(args) => stats::run(args),
         Command::Query(args) => query::run(args),
         Command::Verify(args) => verify::run(args),
+        Command::Results(args) => results::run(args),
         Command::Serve(args) => serve::run(args),
         Command::BenchQuery(args) => bench_query::run(args),
         Command::Bench(args) => bench::run(args),

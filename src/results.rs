@@ -1,0 +1,261 @@
+//! `egdb results`: a finished Morris store's results as Markdown (start
+//! value, first placements by symmetry orbit, counts by phase and pieces,
+//! the longest forced line, solve time by phase), and its per-slice
+//! checksum list, for `docs/results/`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use egdb_coordinator::{Probe, Tablebase};
+use egdb_db_format::encoding::unpack_value_depth16;
+use egdb_db_format::{SliceRecord, ValueCode};
+use egdb_games::morris::index::TableIndex;
+use egdb_games::morris::symmetry::{BOARD_SYMMETRIES, SYMMETRIES};
+use egdb_games::morris::{Color, MorrisGame, MorrisSlice, Move, Position};
+use egdb_games::Game;
+
+use crate::cli::ResultsArgs;
+use crate::failure::Failure;
+use crate::query::describe;
+use crate::Exit;
+
+pub fn run(args: ResultsArgs) -> Exit {
+    let tablebase = Tablebase::open(&args.store)?;
+    if !tablebase.is_complete() {
+        return Err(Failure::bad_input(format!(
+            "{} is not a complete tablebase",
+            args.store.display()
+        )));
+    }
+    let Game::Morris(game) = tablebase.game().clone() else {
+        return Err(Failure::bad_input("results are written for Morris stores"));
+    };
+    let plan = tablebase.game().slices();
+    let mut records = tablebase.records();
+    records.sort_by_key(|r| plan.iter().position(|s| s.id.as_str() == r.slice));
+    if let Some(path) = &args.crc {
+        let mut list = String::new();
+        for r in &records {
+            let _ = writeln!(
+                list,
+                "{} {} {:08x}",
+                r.slice, r.counts.positions, r.raw_crc32
+            );
+        }
+        std::fs::write(path, list)
+            .map_err(|e| Failure::failed(format!("cannot write {}: {e}", path.display())))?;
+    }
+    print!("{}", markdown(&tablebase, &game, &records)?);
+    Ok(0)
+}
+
+fn markdown(
+    tablebase: &Tablebase,
+    game: &MorrisGame,
+    records: &[&SliceRecord],
+) -> Result<String, Failure> {
+    let mut out = String::new();
+    let start = tablebase.start()?;
+    let _ = writeln!(out, "## Start position\n");
+    let _ = writeln!(out, "The first player to move: **{}**.\n", describe(&start));
+    out += &first_placements(tablebase)?;
+    out += &counts(records);
+    out += &longest_line(tablebase, game, records)?;
+    out += &solve_times(records);
+    Ok(out)
+}
+
+/// The start's moves, one row per symmetry orbit of the point placed on.
+fn first_placements(tablebase: &Tablebase) -> Result<String, Failure> {
+    let answer = tablebase.answer("start")?;
+    let mut orbits: BTreeMap<Vec<usize>, (Vec<String>, Probe)> = BTreeMap::new();
+    for (mv, probe) in &answer.moves {
+        let parsed = Move::parse(mv)?;
+        let p = parsed.to.index();
+        let mut orbit: Vec<usize> = (0..SYMMETRIES)
+            .map(|s| BOARD_SYMMETRIES.point(s, p))
+            .collect();
+        orbit.sort_unstable();
+        orbit.dedup();
+        let entry = orbits.entry(orbit).or_insert((Vec::new(), *probe));
+        entry.0.push(mv.clone());
+        if entry.1 != *probe {
+            return Err(Failure::failed(format!(
+                "placements {} of one symmetry orbit differ",
+                entry.0.join(", ")
+            )));
+        }
+    }
+    let mut out = String::from("## First placements, by symmetry orbit\n\n");
+    out += "| placements | the second player to move | so the first placement |\n|---|---|---|\n";
+    for (points, probe) in orbits.values() {
+        let verdict = match probe.value {
+            egdb_games::Value::Loss => "wins",
+            egdb_games::Value::Win => "loses",
+            egdb_games::Value::Draw => "draws",
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {verdict} |",
+            points.join(" "),
+            describe(probe)
+        );
+    }
+    out.push('\n');
+    Ok(out)
+}
+
+#[derive(Default)]
+struct Row {
+    slices: usize,
+    positions: u64,
+    win: u64,
+    loss: u64,
+    draw: u64,
+    classes: u64,
+    max_depth: u32,
+}
+
+/// Counts by movement pieces (both sides to move, both parities) and by
+/// placement round.
+fn counts(records: &[&SliceRecord]) -> String {
+    let mut rows: BTreeMap<(u32, u32, u32), Row> = BTreeMap::new();
+    for r in records {
+        let key = match MorrisSlice::parse(&r.slice) {
+            Some(MorrisSlice::Movement { a, b, .. }) => (0, a, b),
+            Some(MorrisSlice::Placement { ply, .. }) => (1, ply, 0),
+            None => continue,
+        };
+        let row = rows.entry(key).or_default();
+        let c = &r.counts;
+        row.slices += 1;
+        row.positions += c.positions;
+        row.win += c.win;
+        row.loss += c.loss;
+        row.draw += c.draw;
+        row.classes += c.canonical_positions.unwrap_or(0);
+        row.max_depth = row.max_depth.max(c.max_depth.unwrap_or(0));
+    }
+    let mut out = String::from("## Positions by phase and pieces\n\n");
+    out += "Every arrangement counted once (a symmetry class stands for all its members); classes counted once each; values for the side to move.\n\n";
+    out += "| phase | pieces / round | slices | positions | win | loss | draw | classes | longest |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n";
+    let mut total = Row::default();
+    for ((phase, x, y), row) in &rows {
+        let (phase, what) = if *phase == 0 {
+            ("movement", format!("{x} v {y}"))
+        } else {
+            ("placement", format!("after {x} placements"))
+        };
+        let _ = writeln!(
+            out,
+            "| {phase} | {what} | {} | {} | {} | {} | {} | {} | {} |",
+            row.slices, row.positions, row.win, row.loss, row.draw, row.classes, row.max_depth
+        );
+        total.slices += row.slices;
+        total.positions += row.positions;
+        total.win += row.win;
+        total.loss += row.loss;
+        total.draw += row.draw;
+        total.classes += row.classes;
+        total.max_depth = total.max_depth.max(row.max_depth);
+    }
+    let _ = writeln!(
+        out,
+        "| **all** | | {} | {} | {} | {} | {} | {} | {} |\n",
+        total.slices,
+        total.positions,
+        total.win,
+        total.loss,
+        total.draw,
+        total.classes,
+        total.max_depth
+    );
+    out
+}
+
+/// A position of the deepest slice whose depth is the game's longest, and
+/// its perfect-play line.
+fn longest_line(
+    tablebase: &Tablebase,
+    game: &MorrisGame,
+    records: &[&SliceRecord],
+) -> Result<String, Failure> {
+    let Some(deepest) = records
+        .iter()
+        .max_by_key(|r| r.counts.max_depth.unwrap_or(0))
+    else {
+        return Ok(String::new());
+    };
+    let depth = deepest.counts.max_depth.unwrap_or(0);
+    let slice = MorrisSlice::parse(&deepest.slice)
+        .ok_or_else(|| Failure::failed(format!("{} is no Morris slice", deepest.slice)))?;
+    let (_, raw) = tablebase.store().read_slice(&deepest.slice)?;
+    let rules = game.rules();
+    let pieces = u32::from(rules.pieces);
+    let (to_move, hand) = match slice {
+        MorrisSlice::Movement { .. } => (Color::First, [0, 0]),
+        MorrisSlice::Placement { ply, .. } => (
+            if ply % 2 == 0 {
+                Color::First
+            } else {
+                Color::Second
+            },
+            [pieces - ply.div_ceil(2), pieces - ply / 2].map(|h| h as u8),
+        ),
+    };
+    let mut at = 0usize;
+    for key in slice.tables() {
+        let index = TableIndex::new(key);
+        let cells = &raw[at..at + 2 * index.len() as usize];
+        at += cells.len();
+        let found = cells.chunks_exact(2).position(|b| {
+            let (code, d) = unpack_value_depth16(u16::from_le_bytes([b[0], b[1]]));
+            u32::from(d) == depth && matches!(code, ValueCode::Win | ValueCode::Loss)
+        });
+        let Some(i) = found else {
+            continue;
+        };
+        let entry = index.entry(i as u64);
+        let position = Position::from_sides(rules, entry.mover, entry.opponent, to_move, hand)
+            .map_err(Failure::failed)?;
+        let text = position.to_string();
+        let probe = tablebase.probe(&text)?;
+        let line = tablebase.line(&text, depth + 1)?;
+        let moves: Vec<String> = line.iter().map(|s| s.mv.clone()).collect();
+        let mut out = String::from("## The longest forced line\n\n");
+        let _ = writeln!(
+            out,
+            "{depth} plies, in slice `{}`: from `{text}` the side to move {} (`{}`):\n\n{}\n",
+            deepest.slice,
+            match probe.value {
+                egdb_games::Value::Win => "wins",
+                _ => "loses",
+            },
+            describe(&probe),
+            moves.join(" ")
+        );
+        return Ok(out);
+    }
+    Ok(String::new())
+}
+
+/// Solve seconds by phase (the engines' time per slice, as recorded).
+fn solve_times(records: &[&SliceRecord]) -> String {
+    let (mut movement, mut placement, mut stored) = (0.0, 0.0, 0u64);
+    for r in records {
+        match MorrisSlice::parse(&r.slice) {
+            Some(MorrisSlice::Movement { .. }) => movement += r.seconds,
+            Some(MorrisSlice::Placement { .. }) => placement += r.seconds,
+            None => {}
+        }
+        stored += r.stored_bytes;
+    }
+    format!(
+        "## Solve time and size\n\nSolve time recorded per slice (the engines, counts and compression; no queueing): movement {:.0} s, placement {:.0} s, total {:.0} s ({:.2} h). Stored blocks: {:.1} MiB.\n\n",
+        movement,
+        placement,
+        movement + placement,
+        (movement + placement) / 3600.0,
+        stored as f64 / (1 << 20) as f64
+    )
+}
