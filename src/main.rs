@@ -21,6 +21,7 @@ use cli::{Cli, Command};
 use failure::Failure;
 
 fn main() {
+    require_processor();
     restore_sigpipe();
     let cli = Cli::parse();
     init_logging(cli.verbose);
@@ -43,6 +44,45 @@ fn main() {
         Err(failure) => {
             eprintln!("egdb: {}", failure.message);
             std::process::exit(failure.exit_code());
+        }
+    }
+}
+
+/// The build assumes POPCNT and BMI2 (`.cargo/config.toml`); on an older
+/// processor say so rather than die of an illegal instruction later. Asked
+/// of the processor itself (CPUID): the feature macros answer from the
+/// build's settings.
+fn require_processor() {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{__cpuid, __cpuid_count};
+        #[allow(unused_unsafe)]
+        // SAFETY: CPUID exists on every x86-64 processor.
+        let (basic, extended, leaf7) = unsafe {
+            (
+                __cpuid(1).ecx,
+                __cpuid(0x8000_0001).ecx,
+                __cpuid_count(7, 0).ebx,
+            )
+        };
+        let missing: Vec<&str> = [
+            ("popcnt", basic >> 23 & 1 == 1),
+            ("bmi1", leaf7 >> 3 & 1 == 1),
+            ("bmi2", leaf7 >> 8 & 1 == 1),
+            ("lzcnt", extended >> 5 & 1 == 1),
+        ]
+        .into_iter()
+        .filter(|(_, present)| !present)
+        .map(|(name, _)| name)
+        .collect();
+        if !missing.is_empty() {
+            eprintln!(
+                "egdb: this processor lacks {}; egdb is built for x86-64 processors since 2013 \
+                 (Intel Haswell, AMD Zen). Build it without `.cargo/config.toml`'s target \
+                 features to run it here.",
+                missing.join(", ")
+            );
+            std::process::exit(2);
         }
     }
 }

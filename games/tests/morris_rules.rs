@@ -2,7 +2,7 @@
 //! move/un-move agreement on random games.
 
 use egdb_games::morris::moves::{
-    for_each_move, for_each_unmove, legal_moves, play, terminal_value,
+    count_quiet_steps, for_each_move, for_each_unmove, legal_moves, play, terminal_value,
 };
 use egdb_games::morris::{MorrisRules, Phase, Position};
 use egdb_games::{GameError, Value};
@@ -210,6 +210,28 @@ proptest! {
             for (mv, next) in legal_moves(&rules, &position) {
                 prop_assert_eq!(play(&rules, &position, &mv.to_string()).unwrap(), next);
             }
+        }
+    }
+
+    #[test]
+    fn quiet_steps_and_captures_split_the_moves(rules in any_rules(), choices in prop::collection::vec(any::<u16>(), 0..80)) {
+        for position in random_game(&rules, &choices) {
+            if position.phase(&rules) != Phase::Movement {
+                continue;
+            }
+            let (mover, opponent) = position.sides();
+            let (mut quiet, mut captures) = (0, Vec::new());
+            for_each_move(&rules, false, mover, opponent, |s| {
+                if s.mv.removed.is_empty() {
+                    quiet += 1;
+                } else {
+                    captures.push(s);
+                }
+            });
+            let mut visited = Vec::new();
+            let counted = count_quiet_steps(&rules, mover, opponent, |s| visited.push(s));
+            assert_eq!(counted, quiet, "{position}");
+            assert_eq!(visited, captures, "{position}");
         }
     }
 

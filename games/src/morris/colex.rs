@@ -159,12 +159,14 @@ pub fn pdep(value: u32, mask: u32) -> u32 {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
+#[inline]
 unsafe fn pext_bmi2(value: u32, mask: u32) -> u32 {
     std::arch::x86_64::_pext_u32(value, mask)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
+#[inline]
 unsafe fn pdep_bmi2(value: u32, mask: u32) -> u32 {
     std::arch::x86_64::_pdep_u32(value, mask)
 }

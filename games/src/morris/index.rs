@@ -365,12 +365,15 @@ impl TableIndex {
         if class.stabilizer != 1 {
             return None;
         }
-        let free = [class.even_free, class.odd_free];
+        let (even, odd) = (
+            pext(set.bits(), class.even_free),
+            pext(set.bits(), class.odd_free),
+        );
         Some(Nearby {
             base: class.base,
             parts: &self.parts[class.odd_mover],
-            free,
-            packed: [pext(set.bits(), free[0]), pext(set.bits(), free[1])],
+            free: class.even_free | class.odd_free,
+            packed: u64::from(even) | u64::from(odd) << 32,
         })
     }
 }
@@ -382,40 +385,42 @@ impl TableIndex {
 pub struct Nearby<'a> {
     base: u64,
     parts: &'a [Part; HALF + 2],
-    /// Free even points, free odd points.
-    free: [u32; 2],
-    /// The set's even and odd points, packed among the free ones.
-    packed: [u32; 2],
+    /// The run's free points.
+    free: u32,
+    /// The set's even points packed among the free even points (low
+    /// half), its odd points among the free odd ones (high half): one
+    /// register, changed by arithmetic alone.
+    packed: u64,
 }
+
+/// The even points of the board; shifted by one, the odd ones.
+const EVEN: u32 = !PointSet::ODD.bits() & PointSet::FULL.bits();
 
 impl Nearby<'_> {
     /// The entry of the set with `to` (a free point outside it) added.
     #[inline]
     pub fn with(&self, to: Point) -> u64 {
-        let mut packed = self.packed;
-        packed[to.index() & 1] |= self.bit(to);
-        self.entry(packed)
+        self.entry(self.packed | self.bit(to))
     }
 
     /// The entry of the set with its point `from` moved to `to` (a free
     /// point outside it).
     #[inline]
     pub fn moved(&self, from: Point, to: Point) -> u64 {
-        let mut packed = self.packed;
-        packed[from.index() & 1] &= !self.bit(from);
-        packed[to.index() & 1] |= self.bit(to);
-        self.entry(packed)
+        self.entry(self.packed ^ self.bit(from) ^ self.bit(to))
     }
 
     /// The packed bit of a free point.
     #[inline]
-    fn bit(&self, p: Point) -> u32 {
-        let below = self.free[p.index() & 1] & ((1 << p.index()) - 1);
-        1 << below.count_ones()
+    fn bit(&self, p: Point) -> u64 {
+        let parity = p.index() as u32 & 1;
+        let below = self.free & (EVEN << parity) & ((1 << p.index()) - 1);
+        1 << (below.count_ones() + 32 * parity)
     }
 
     #[inline]
-    fn entry(&self, [even, odd]: [u32; 2]) -> u64 {
+    fn entry(&self, packed: u64) -> u64 {
+        let (even, odd) = (packed as u32, (packed >> 32) as u32);
         let part = self.parts[odd.count_ones() as usize];
         self.base + part.before + rank12(odd) * part.per_odd + rank12(even)
     }

@@ -120,6 +120,42 @@ pub fn for_each_move(
     }
 }
 
+/// The movement-phase moves of the side to move, split as the retrograde
+/// engines need them: returns how many capture nothing (they keep the
+/// other side's set) and visits only those that capture. The same moves as
+/// [`for_each_move`] with `placing` false.
+pub fn count_quiet_steps(
+    rules: &MorrisRules,
+    mover: PointSet,
+    opponent: PointSet,
+    mut visit_capture: impl FnMut(Successor),
+) -> u32 {
+    let empty = mover.union(opponent).complement();
+    let mut quiet = 0;
+    for from in mover.iter() {
+        let rest = mover.without(from);
+        for to in destinations(rules, from, mover.len(), empty).iter() {
+            let after = rest.with(to);
+            if !can_capture(rules, to, after, opponent) {
+                quiet += 1;
+                continue;
+            }
+            for removed in capture_options(rules, to, after, opponent).removals() {
+                visit_capture(Successor {
+                    mv: Move {
+                        from: Some(from),
+                        to,
+                        removed,
+                    },
+                    mover: after,
+                    opponent: opponent.minus(removed),
+                });
+            }
+        }
+    }
+    quiet
+}
+
 /// A capture-free step taken back: the piece of the side that just moved
 /// returns from `to` to `from`, giving the position before it (`mover`,
 /// the side that moved, to move; `opponent` the other side).

@@ -23,12 +23,13 @@ use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU8, Ordering};
 use rayon::prelude::*;
 
 use egdb_games::morris::index::{TableIndex, TableKey};
-use egdb_games::morris::moves::{for_each_move, for_each_unmove};
+use egdb_games::morris::moves::{count_quiet_steps, for_each_move, for_each_unmove};
 use egdb_games::morris::symmetry::BOARD_SYMMETRIES;
 use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 
 use super::state::{Settled, State, States};
 use super::{prefetch, Best, Dependencies, Located, SolvedTable, Successors};
+use crate::table::{zeroed_atomics, zeroed_table};
 
 /// Entries per rayon task in the level scans and the final layout.
 const SCAN_CHUNK: usize = 1 << 14;
@@ -36,31 +37,6 @@ const SCAN_CHUNK: usize = 1 << 14;
 /// Up to this many moves or un-moves from one position (3 flying pieces
 /// onto at most 21 points, or 12 pieces with 4 neighbours each).
 const MAX_MOVES: usize = 72;
-
-/// Distinct entry numbers gathered from one position's moves.
-struct Entries {
-    items: [u64; MAX_MOVES],
-    len: usize,
-}
-
-impl Entries {
-    fn new() -> Entries {
-        Entries {
-            items: [0; MAX_MOVES],
-            len: 0,
-        }
-    }
-
-    fn push(&mut self, i: u64) {
-        self.items[self.len] = i;
-        self.len += 1;
-    }
-
-    fn distinct(&mut self) -> &[u64] {
-        let kept = dedup_sorted(&mut self.items[..self.len]);
-        &self.items[..kept]
-    }
-}
 
 /// Sorts `items` and moves each value's first copy to the front; returns
 /// how many values there are.
@@ -105,14 +81,14 @@ impl Table {
             stored: TableIndex::new(key),
             engine,
             states: States::new(len),
-            counters: (0..len).map(|_| AtomicU8::new(0)).collect(),
+            counters: zeroed_atomics::<u8, AtomicU8>(len),
         }
     }
 
     /// The cells in the stored layout: each class entry the state of its
     /// class, duplicates 0 ("don't care").
     fn into_stored(self) -> SolvedTable {
-        let mut cells = vec![0u16; self.stored.len() as usize];
+        let mut cells = zeroed_table::<u16>(self.stored.len() as usize);
         let runs = super::placement::split_by_rep(&self.stored, &mut cells);
         runs.into_par_iter().for_each(|(id, run)| {
             let start = self.stored.rep_range(id).start;
@@ -196,10 +172,9 @@ fn initialise(
         (key.mover, key.opponent),
         true,
     );
-    let captured_buffer = || Vec::with_capacity(MAX_MOVES);
-    (0..index.rep_count()).into_par_iter().for_each_init(
-        captured_buffer,
-        |captured: &mut Vec<Located>, id| {
+    (0..index.rep_count())
+        .into_par_iter()
+        .for_each_init(Counting::default, |counting, id| {
             // Left half-done: the level loop gives up before reading it.
             if cancel.load(Ordering::Relaxed) {
                 return;
@@ -216,58 +191,87 @@ fn initialise(
                     return;
                 }
                 let (mover, opponent) = (swapped.opponent, swapped.mover);
-                let (i, counter) = (i as usize, &table.counters[i as usize]);
                 if mover.union(opponent) == PointSet::FULL {
                     // A full board is a draw; no move leaves or enters it.
-                    counter.store(1, Ordering::Relaxed);
+                    table.counters[i as usize].store(1, Ordering::Relaxed);
                     return;
                 }
-                let mut inside = Entries::new();
-                captured.clear();
-                let mut any = false;
-                let mut steps = 0u8;
-                for_each_move(rules, false, mover, opponent, |s| {
-                    any = true;
-                    if !s.mv.removed.is_empty() {
-                        // Located (and prefetched) now, read once all are.
-                        captured.push(successors.locate(s.mv.removed.len(), s.opponent, s.mover));
-                    } else if distinct {
-                        steps += 1;
-                    } else {
-                        inside.push(target.index(s.mover, opponent));
-                    }
-                });
+                let first = counting.captured.len();
+                // Captures are located (and prefetched) now, read with the batch.
                 let count = if distinct {
-                    steps
+                    count_quiet_steps(rules, mover, opponent, |s| {
+                        let located = successors.locate(s.mv.removed.len(), s.opponent, s.mover);
+                        counting.captured.push(located);
+                    }) as u8
                 } else {
-                    inside.distinct().len() as u8
+                    counting.inside.clear();
+                    for_each_move(rules, false, mover, opponent, |s| {
+                        if s.mv.removed.is_empty() {
+                            counting.inside.push(target.index(s.mover, opponent));
+                        } else {
+                            let located =
+                                successors.locate(s.mv.removed.len(), s.opponent, s.mover);
+                            counting.captured.push(located);
+                        }
+                    });
+                    dedup_sorted(&mut counting.inside) as u8
                 };
-                let mut captures = Best::default();
-                for located in captured.iter() {
-                    captures.add(located.outcome());
+                let captures = first..counting.captured.len();
+                let any = count > 0 || !captures.is_empty();
+                counting.entries.push((i as usize, any, count, captures));
+                if counting.entries.len() == BATCH {
+                    counting.settle(table);
                 }
-                let (new, count) = if !any {
-                    (State::Loss(0), 0)
-                } else if let Some(d) = captures.fastest_win {
-                    // Never lost: the counter cannot reach zero.
-                    (State::PendingWin(d), count + 1)
-                } else if count == 0 && !captures.draw {
-                    (State::Loss(captures.slowest_loss.unwrap_or(0)), 0)
-                } else {
-                    let floor = captures.slowest_loss.unwrap_or(0);
-                    (
-                        State::Open { loss_floor: floor },
-                        count + u8::from(captures.draw),
-                    )
-                };
-                if let State::Loss(d) | State::PendingWin(d) = new {
-                    deepest.fetch_max(d, Ordering::Relaxed);
-                }
-                table.states.store(i, new);
-                counter.store(count, Ordering::Relaxed);
             });
-        },
-    );
+            counting.settle(table);
+            // Published once per run: a shared maximum updated by every
+            // entry would bounce between the cores.
+            deepest.fetch_max(std::mem::take(&mut counting.deepest), Ordering::Relaxed);
+        });
+}
+
+/// Entries whose steps are counted and whose captures are located: the
+/// captures' cells are read, and the entries' states set, a batch at a
+/// time, so that the cache misses of many entries overlap.
+#[derive(Default)]
+struct Counting<'a> {
+    /// Entry, whether it has a move, its distinct steps, its captures.
+    entries: Vec<(usize, bool, u8, std::ops::Range<usize>)>,
+    captured: Vec<Located<'a>>,
+    /// The steps' entries, where they must be told apart.
+    inside: Vec<u64>,
+    deepest: u16,
+}
+
+impl Counting<'_> {
+    fn settle(&mut self, table: &Table) {
+        for (i, any, count, captured) in self.entries.drain(..) {
+            let mut captures = Best::default();
+            for located in &self.captured[captured] {
+                captures.add(located.outcome());
+            }
+            let (new, count) = if !any {
+                (State::Loss(0), 0)
+            } else if let Some(d) = captures.fastest_win {
+                // Never lost: the counter cannot reach zero.
+                (State::PendingWin(d), count + 1)
+            } else if count == 0 && !captures.draw {
+                (State::Loss(captures.slowest_loss.unwrap_or(0)), 0)
+            } else {
+                let floor = captures.slowest_loss.unwrap_or(0);
+                (
+                    State::Open { loss_floor: floor },
+                    count + u8::from(captures.draw),
+                )
+            };
+            if let State::Loss(d) | State::PendingWin(d) = new {
+                self.deepest = self.deepest.max(d);
+            }
+            table.states.store(i, new);
+            table.counters[i].store(count, Ordering::Relaxed);
+        }
+        self.captured.clear();
+    }
 }
 
 /// Entries settled at one level whose predecessors are being gathered:
@@ -277,6 +281,8 @@ struct Batch {
     /// Per entry: whether it is lost, and where its predecessors end.
     settled: Vec<(bool, usize)>,
     predecessors: Vec<u64>,
+    /// The deepest state set so far, published once per chunk.
+    deepest: u16,
 }
 
 /// Settled entries gathered before their predecessors are visited.
@@ -287,6 +293,7 @@ impl Batch {
         Batch {
             settled: Vec::with_capacity(BATCH),
             predecessors: Vec::with_capacity(BATCH * MAX_MOVES),
+            deepest: 0,
         }
     }
 
@@ -299,7 +306,6 @@ impl Batch {
         (mover, opponent): (PointSet, PointSet),
         before: &Table,
         next: u16,
-        deepest: &AtomicU16,
     ) {
         // Every predecessor has `mover` as its other side: one class
         // lookup, and the position seen from the class's representative
@@ -333,27 +339,27 @@ impl Batch {
         }
         self.settled.push((lost, self.predecessors.len()));
         if self.settled.len() == BATCH {
-            self.visit(before, next, deepest);
+            self.visit(before, next);
         }
     }
 
     /// Settles what the gathered entries say of their predecessors: a loss
     /// makes each a win at `next`, a win counts each down, and one whose
     /// count reaches zero is lost at `next` (or its floor).
-    fn visit(&mut self, before: &Table, next: u16, deepest: &AtomicU16) {
+    fn visit(&mut self, before: &Table, next: u16) {
         let mut start = 0;
         for &(lost, end) in &self.settled {
             for &p in &self.predecessors[start..end] {
                 let p = p as usize;
                 if lost {
                     if before.states.offer_win(p, next) {
-                        deepest.fetch_max(next, Ordering::Relaxed);
+                        self.deepest = self.deepest.max(next);
                     }
                 } else if matches!(before.states.load(p), State::Open { .. })
                     && before.counters[p].fetch_sub(1, Ordering::Relaxed) == 1
                 {
                     if let Some(d) = before.states.settle_loss(p, next) {
-                        deepest.fetch_max(d, Ordering::Relaxed);
+                        self.deepest = self.deepest.max(d);
                     }
                 }
             }
@@ -393,8 +399,9 @@ fn settle_level(
                     // Engine layout: the representative is the other side.
                     let (opponent, mover) = index.sides_in_rep(id, i);
                     let lost = settled == Settled::Lost;
-                    batch.add(rules, lost, (mover, opponent), before, next, deepest);
+                    batch.add(rules, lost, (mover, opponent), before, next);
                 });
-            batch.visit(before, next, deepest);
+            batch.visit(before, next);
+            deepest.fetch_max(std::mem::take(&mut batch.deepest), Ordering::Relaxed);
         });
 }

@@ -12,10 +12,12 @@ use egdb_games::morris::symmetry::BOARD_SYMMETRIES;
 use egdb_games::morris::{MorrisRules, MorrisSlice};
 use egdb_games::Value;
 
+use crate::table::zeroed_table;
+
 use super::{prefetch, Best, Dependencies, Located, SolvedTable, Successors, Target};
 
-/// Placements (with their capture choices) from one position, at most.
-const MAX_PLACEMENTS: usize = 64;
+/// Entries whose successors are located before any is read.
+const BATCH: usize = 16;
 
 /// The slice's table, or `None` when `cancel` was set (checked per
 /// representative's run).
@@ -30,13 +32,12 @@ pub fn solve(
     };
     let key = slice.tables()[0];
     let index = TableIndex::new(key);
-    let mut cells = vec![0u16; index.len() as usize];
+    let mut cells = zeroed_table::<u16>(index.len() as usize);
     let runs: Vec<(usize, &mut [u16])> = split_by_rep(&index, &mut cells);
     let successors = Successors::new(rules, deps, ply + 1, (key.mover + 1, key.opponent), false);
     let uncaptured = successors.uncaptured();
-    let buffer = || Vec::with_capacity(MAX_PLACEMENTS);
     runs.into_par_iter()
-        .for_each_init(buffer, |located: &mut Vec<Located>, (id, run)| {
+        .for_each_init(Placing::default, |placing, (id, run)| {
             if cancel.load(Ordering::Relaxed) {
                 return;
             }
@@ -50,10 +51,16 @@ pub fn solve(
                 // all, and the position is seen from the class's
                 // representative (the rules are the same in every image),
                 // so that they are ranked without mapping each.
-                let classes = uncaptured.map(|t| match t {
-                    Target::Table(table) => Some(table.index.mover_class(entry.opponent)),
-                    Target::Over(_) => None,
-                });
+                let mut classes = [None, None];
+                for odd in 0..2 {
+                    if let Target::Table(table) = uncaptured[odd] {
+                        classes[odd] = match (odd, uncaptured[0]) {
+                            // Before the last round both parities are one table.
+                            (1, Target::Table(first)) if std::ptr::eq(first, table) => classes[0],
+                            _ => Some(table.index.mover_class(entry.opponent)),
+                        };
+                    }
+                }
                 // The symmetry depends on the set alone, not on the table.
                 let frame = classes.iter().flatten().next().map_or(0, |c| c.symmetry());
                 let classes = classes.map(|c| c.map(MoverClass::at_representative));
@@ -65,42 +72,68 @@ pub fn solve(
                     (Some(class), Target::Table(table)) => table.index.nearby(class, mover),
                     _ => None,
                 });
-                located.clear();
+                let first = placing.located.len();
                 for_each_move(rules, true, mover, opponent, |s| {
                     let removed = s.mv.removed.len();
                     let odd = (s.opponent.odd_count() + s.mover.odd_count()) as usize % 2;
-                    // Located (and prefetched) now, read once all are.
-                    located.push(match (&nearby[odd], &classes[odd], uncaptured[odd]) {
-                        (Some(near), _, Target::Table(table)) if removed == 0 => {
-                            let i = near.with(s.mv.to) as usize;
-                            prefetch(&table.cells, i);
-                            Located::Cell(&table.cells, i)
-                        }
-                        (None, Some(class), Target::Table(table)) if removed == 0 => {
-                            let i = table.index.index_in(class, s.mover) as usize;
-                            prefetch(&table.cells, i);
-                            Located::Cell(&table.cells, i)
-                        }
-                        _ => successors.locate(removed, s.opponent, s.mover),
-                    });
+                    // Located (and prefetched) now, read with the batch.
+                    placing
+                        .located
+                        .push(match (&nearby[odd], &classes[odd], uncaptured[odd]) {
+                            (Some(near), _, Target::Table(table)) if removed == 0 => {
+                                let i = near.with(s.mv.to) as usize;
+                                prefetch(&table.cells, i);
+                                Located::Cell(&table.cells, i)
+                            }
+                            (None, Some(class), Target::Table(table)) if removed == 0 => {
+                                let i = table.index.index_in(class, s.mover) as usize;
+                                prefetch(&table.cells, i);
+                                Located::Cell(&table.cells, i)
+                            }
+                            _ => successors.locate(removed, s.opponent, s.mover),
+                        });
                 });
-                let mut best = Best::default();
-                for place in located.iter() {
-                    best.add(place.outcome());
+                let moves = first..placing.located.len();
+                placing.entries.push(((i - start) as usize, moves));
+                if placing.entries.len() == BATCH {
+                    placing.settle(run);
                 }
-                let (value, depth) = best.outcome().expect("a placement always has a move");
-                let code = match value {
-                    Value::Win => ValueCode::Win,
-                    Value::Draw => ValueCode::Draw,
-                    Value::Loss => ValueCode::Loss,
-                };
-                run[(i - start) as usize] = pack_value_depth16(code, depth);
             });
+            placing.settle(run);
         });
     if cancel.load(Ordering::Relaxed) {
         return None;
     }
     Some(vec![SolvedTable { index, cells }])
+}
+
+/// Entries whose successors are located (and prefetched): their cells are
+/// read, and the entries' values set, a batch at a time, so that the cache
+/// misses of many entries overlap.
+#[derive(Default)]
+struct Placing<'a> {
+    /// Entry within its run, and its successors.
+    entries: Vec<(usize, std::ops::Range<usize>)>,
+    located: Vec<Located<'a>>,
+}
+
+impl Placing<'_> {
+    fn settle(&mut self, run: &mut [u16]) {
+        for (at, moves) in self.entries.drain(..) {
+            let mut best = Best::default();
+            for place in &self.located[moves] {
+                best.add(place.outcome());
+            }
+            let (value, depth) = best.outcome().expect("a placement always has a move");
+            let code = match value {
+                Value::Win => ValueCode::Win,
+                Value::Draw => ValueCode::Draw,
+                Value::Loss => ValueCode::Loss,
+            };
+            run[at] = pack_value_depth16(code, depth);
+        }
+        self.located.clear();
+    }
 }
 
 /// The table's cells cut at representative boundaries.

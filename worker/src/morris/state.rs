@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use egdb_db_format::encoding::{pack_value_depth16, ValueCode};
 
 use super::prefetch;
+use crate::table::zeroed_atomics;
 
 const OPEN: u16 = 0;
 const PENDING_WIN: u16 = 1 << 14;
@@ -87,9 +88,7 @@ pub struct States {
 impl States {
     pub fn new(len: usize) -> States {
         States {
-            words: (0..len.div_ceil(LANES))
-                .map(|_| AtomicU64::new(0))
-                .collect(),
+            words: zeroed_atomics::<u64, AtomicU64>(len.div_ceil(LANES)),
             len,
         }
     }

@@ -17,6 +17,7 @@ use rayon::prelude::*;
 use super::{Dependencies, MorrisEngine, SolvedSlice, SolvedTable};
 use crate::solver::{keep_dependencies, shard_of, ShardOptions, SliceSolver, Solved};
 use crate::source::ShardSource;
+use crate::table::zeroed_table;
 use crate::WorkerError;
 
 /// The Morris engine of one game and the slices later tasks will read.
@@ -124,10 +125,11 @@ pub fn from_stored(
         .map(|index| {
             let (mine, after) = rest.split_at(2 * index.len() as usize);
             rest = after;
-            let cells = mine
-                .chunks_exact(2)
-                .map(|b| u16::from_le_bytes([b[0], b[1]]))
-                .collect();
+            // Read all over by the slices that depend on it: huge pages.
+            let mut cells = zeroed_table::<u16>(index.len() as usize);
+            for (cell, b) in cells.iter_mut().zip(mine.chunks_exact(2)) {
+                *cell = u16::from_le_bytes([b[0], b[1]]);
+            }
             SolvedTable { index, cells }
         })
         .collect();
