@@ -63,17 +63,45 @@ pub fn checksum_holds(record: &[u8]) -> bool {
     crc32fast::hash(body) == u32::from_le_bytes([crc[0], crc[1], crc[2], crc[3]])
 }
 
-/// Checks and decompresses a block record. `slice` only names it in errors.
+/// The largest block a record may announce. Blocks are written at
+/// [`crate::DEFAULT_BLOCK_BYTES`]; a larger announcement is not ours, and is
+/// refused before anything is allocated or inflated.
+pub const MAX_BLOCK_BYTES: u64 = 16 << 20;
+
+/// Why a slice of `raw_len` bytes cannot be cut into `blocks` blocks of
+/// `block_bytes` (the last one shorter); `None` when it can.
+pub fn layout_fault(raw_len: u64, block_bytes: u64, blocks: u64) -> Option<String> {
+    if block_bytes == 0 || block_bytes > MAX_BLOCK_BYTES {
+        return Some(format!(
+            "block size {block_bytes} is not between 1 and {MAX_BLOCK_BYTES} bytes"
+        ));
+    }
+    let needed = raw_len.div_ceil(block_bytes);
+    (blocks != needed).then(|| {
+        format!("{blocks} blocks for {raw_len} bytes in blocks of {block_bytes} (needs {needed})")
+    })
+}
+
+/// Raw bytes of block `index` of a slice laid out as [`layout_fault`]
+/// accepts: `block_bytes`, the last one what is left.
+pub fn block_len(raw_len: u64, block_bytes: u64, index: u32) -> u64 {
+    raw_len
+        .saturating_sub(u64::from(index) * block_bytes)
+        .min(block_bytes)
+}
+
+/// Checks a block record without decompressing it: length, checksum,
+/// magic, version, index, and that it announces `expected_len` raw bytes
+/// (the caller knows the slice's layout). Returns its encoding and payload.
 ///
 /// # Errors
-/// [`FormatError::Corrupt`] when the record is truncated, its checksum
-/// fails, its header is inconsistent or its payload does not decompress to
-/// the announced length; [`FormatError::Version`] for another format version.
-pub fn decode_block(
+/// As [`decode_block`].
+pub fn check_block<'a>(
     slice: &str,
     expected_index: u32,
-    record: &[u8],
-) -> Result<BlockRecord, FormatError> {
+    expected_len: u64,
+    record: &'a [u8],
+) -> Result<(CellEncoding, &'a [u8]), FormatError> {
     let corrupt = |reason: String| FormatError::Corrupt {
         slice: slice.to_string(),
         block: expected_index,
@@ -107,14 +135,48 @@ pub fn decode_block(
     if index != expected_index {
         return Err(corrupt(format!("record says it is block {index}")));
     }
-    let raw_len = word(12) as usize;
+    let raw_len = u64::from(word(12));
+    if raw_len != expected_len {
+        return Err(corrupt(format!(
+            "announces {raw_len} raw bytes, the slice's layout {expected_len}"
+        )));
+    }
     let payload_len = word(16) as usize;
     if HEADER + payload_len != body.len() {
         return Err(corrupt(format!(
             "payload length {payload_len} does not match the record"
         )));
     }
-    let raw = decompress(&body[HEADER..], raw_len).map_err(|e| corrupt(format!("zstd: {e}")))?;
+    Ok((encoding, &body[HEADER..]))
+}
+
+/// Checks and decompresses a block record that must hold `expected_len`
+/// raw bytes (at most [`MAX_BLOCK_BYTES`]). `slice` only names it in errors.
+///
+/// # Errors
+/// [`FormatError::Corrupt`] when the record is truncated, its checksum
+/// fails, its header is inconsistent or announces another length, or its
+/// payload does not decompress to that length; [`FormatError::Version`]
+/// for another format version.
+pub fn decode_block(
+    slice: &str,
+    expected_index: u32,
+    expected_len: u64,
+    record: &[u8],
+) -> Result<BlockRecord, FormatError> {
+    let corrupt = |reason: String| FormatError::Corrupt {
+        slice: slice.to_string(),
+        block: expected_index,
+        reason,
+    };
+    if expected_len > MAX_BLOCK_BYTES {
+        return Err(corrupt(format!(
+            "a block of {expected_len} bytes is larger than {MAX_BLOCK_BYTES}"
+        )));
+    }
+    let (encoding, payload) = check_block(slice, expected_index, expected_len, record)?;
+    let raw_len = expected_len as usize;
+    let raw = decompress(payload, raw_len).map_err(|e| corrupt(format!("zstd: {e}")))?;
     if raw.len() != raw_len {
         return Err(corrupt(format!(
             "{} raw bytes, header says {raw_len}",
@@ -122,7 +184,7 @@ pub fn decode_block(
         )));
     }
     Ok(BlockRecord {
-        index,
+        index: expected_index,
         encoding,
         raw,
     })
@@ -169,7 +231,7 @@ mod tests {
         #[test]
         fn blocks_round_trip(raw in proptest::collection::vec(any::<u8>(), 0..5000), index in any::<u32>()) {
             let record = encode_block(index, CellEncoding::WinBits, &raw, 3).unwrap();
-            let block = decode_block("s", index, &record).unwrap();
+            let block = decode_block("s", index, raw.len() as u64, &record).unwrap();
             prop_assert_eq!(block.raw, raw);
             prop_assert_eq!(block.index, index);
         }
@@ -179,7 +241,7 @@ mod tests {
             let mut record = encode_block(7, CellEncoding::ValueDepth8, &raw, 3).unwrap();
             let i = at.index(record.len());
             record[i] ^= 1 << bit;
-            let is_corrupt = matches!(decode_block("s", 7, &record), Err(FormatError::Corrupt { .. }));
+            let is_corrupt = matches!(decode_block("s", 7, raw.len() as u64, &record), Err(FormatError::Corrupt { .. }));
             prop_assert!(is_corrupt);
         }
 
@@ -187,7 +249,7 @@ mod tests {
         fn truncation_is_caught(raw in proptest::collection::vec(any::<u8>(), 1..2000), keep in any::<prop::sample::Index>()) {
             let record = encode_block(1, CellEncoding::WinBits, &raw, 3).unwrap();
             let cut = keep.index(record.len());
-            let is_corrupt = matches!(decode_block("s", 1, &record[..cut]), Err(FormatError::Corrupt { .. }));
+            let is_corrupt = matches!(decode_block("s", 1, raw.len() as u64, &record[..cut]), Err(FormatError::Corrupt { .. }));
             prop_assert!(is_corrupt);
         }
     }
@@ -195,12 +257,41 @@ mod tests {
     #[test]
     fn a_block_filed_under_another_index_is_refused() {
         let record = encode_block(3, CellEncoding::WinBits, b"abc", 3).unwrap();
-        let err = decode_block("outer-01", 4, &record)
+        let err = decode_block("outer-01", 4, 3, &record)
             .unwrap_err()
             .to_string();
         assert!(
             err.contains("block 4 of slice outer-01") && err.contains("block 3"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_block_announcing_another_length_is_refused_before_inflating() {
+        // 64 MiB of zeros compress to a few kilobytes: a bomb for a reader
+        // that trusts the header.
+        let bomb = encode_block(0, CellEncoding::ValueDepth16, &vec![0u8; 64 << 20], 3).unwrap();
+        assert!(bomb.len() < 64 << 10);
+        let err = decode_block("move-03-03", 0, 65536, &bomb)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("announces 67108864 raw bytes"), "{err}");
+        let err = decode_block("move-03-03", 0, 64 << 20, &bomb)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("larger than"), "{err}");
+    }
+
+    #[test]
+    fn layouts_are_checked() {
+        assert_eq!(layout_fault(0, 65536, 0), None);
+        assert_eq!(layout_fault(65536, 65536, 1), None);
+        assert_eq!(layout_fault(65537, 65536, 2), None);
+        assert!(layout_fault(65537, 65536, 1).is_some());
+        assert!(layout_fault(10, 0, 1).is_some());
+        assert!(layout_fault(1 << 40, 1 << 40, 1).is_some());
+        assert_eq!(block_len(65537, 65536, 0), 65536);
+        assert_eq!(block_len(65537, 65536, 1), 1);
+        assert_eq!(block_len(65537, 65536, 2), 0);
     }
 }

@@ -14,7 +14,9 @@ pub mod error;
 #[cfg(feature = "store")]
 pub mod store;
 
-pub use block::{decode_block, encode_block, BlockRecord};
+pub use block::{
+    block_len, check_block, decode_block, encode_block, layout_fault, BlockRecord, MAX_BLOCK_BYTES,
+};
 pub use counts::SliceCounts;
 pub use encoding::{CellEncoding, ValueCode};
 pub use error::FormatError;

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use rocksdb::{ColumnFamilyDescriptor, Options, WriteBatch, WriteOptions, DB};
 use serde::{Deserialize, Serialize};
 
-use crate::block::{decode_block, BlockRecord};
+use crate::block::{block_len, decode_block, layout_fault, BlockRecord};
 use crate::{CellEncoding, FormatError, SliceCounts, FORMAT_VERSION};
 
 const META: &str = "meta";
@@ -51,6 +51,30 @@ pub struct SliceRecord {
     pub stones: Option<u32>,
     /// Seconds the solve took.
     pub seconds: f64,
+}
+
+impl SliceRecord {
+    /// Checks that the record's length, block size and block count agree,
+    /// before anything is allocated from them.
+    ///
+    /// # Errors
+    /// [`FormatError::Corrupt`] naming the slice (block 0: the record is
+    /// the slice's).
+    pub fn check_layout(&self) -> Result<(), FormatError> {
+        match layout_fault(self.raw_len, self.block_bytes, u64::from(self.blocks)) {
+            None => Ok(()),
+            Some(reason) => Err(FormatError::Corrupt {
+                slice: self.slice.clone(),
+                block: 0,
+                reason: format!("manifest record: {reason}"),
+            }),
+        }
+    }
+
+    /// Raw bytes of block `index`.
+    pub fn block_len(&self, index: u32) -> u64 {
+        block_len(self.raw_len, self.block_bytes, index)
+    }
 }
 
 /// An open store.
@@ -320,33 +344,58 @@ impl Store {
             })
     }
 
-    /// One block, checked and decompressed.
+    /// One block of a slice, checked against the slice's record and
+    /// decompressed.
     ///
     /// # Errors
-    /// [`FormatError::Corrupt`] naming slice and block when it fails its checks.
-    pub fn read_block(&self, slice: &str, index: u32) -> Result<BlockRecord, FormatError> {
-        decode_block(slice, index, &self.block_record(slice, index)?)
+    /// [`FormatError::Corrupt`] naming slice and block when the record's
+    /// layout is inconsistent or the block fails its checks.
+    pub fn read_block(&self, record: &SliceRecord, index: u32) -> Result<BlockRecord, FormatError> {
+        record.check_layout()?;
+        if index >= record.blocks {
+            return Err(FormatError::Corrupt {
+                slice: record.slice.clone(),
+                block: index,
+                reason: format!("the slice has {} blocks", record.blocks),
+            });
+        }
+        decode_block(
+            &record.slice,
+            index,
+            record.block_len(index),
+            &self.block_record(&record.slice, index)?,
+        )
     }
 
     /// A whole slice's raw bytes, every block checked, and the slice CRC too.
     ///
     /// # Errors
-    /// [`FormatError::MissingSlice`], or [`FormatError::Corrupt`].
+    /// [`FormatError::MissingSlice`]; [`FormatError::Corrupt`] for a
+    /// damaged block or record; [`FormatError::Io`] when its length cannot
+    /// be allocated.
     pub fn read_slice(&self, slice: &str) -> Result<(SliceRecord, Vec<u8>), FormatError> {
         let record = self
             .slice(slice)?
             .ok_or_else(|| FormatError::MissingSlice {
                 slice: slice.to_string(),
             })?;
-        let mut raw = Vec::with_capacity(record.raw_len as usize);
+        record.check_layout()?;
+        let mut raw = Vec::new();
+        raw.try_reserve_exact(record.raw_len as usize)
+            .map_err(|_| {
+                FormatError::Io(format!(
+                    "slice {slice}: cannot allocate its {} bytes",
+                    record.raw_len
+                ))
+            })?;
         for index in 0..record.blocks {
-            raw.extend_from_slice(&self.read_block(slice, index)?.raw);
+            raw.extend_from_slice(&self.read_block(&record, index)?.raw);
         }
-        if raw.len() as u64 != record.raw_len || crc32fast::hash(&raw) != record.raw_crc32 {
+        if crc32fast::hash(&raw) != record.raw_crc32 {
             return Err(FormatError::Corrupt {
                 slice: slice.to_string(),
                 block: record.blocks.saturating_sub(1),
-                reason: "slice length or checksum does not match its manifest record".to_string(),
+                reason: "slice checksum does not match its manifest record".to_string(),
             });
         }
         Ok((record, raw))

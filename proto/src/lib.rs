@@ -124,6 +124,19 @@ pub trait Coordinator: Send + Sync {
     /// When the slice is not done or cannot be read.
     fn fetch_shard(&self, worker: &str, slice_id: &str) -> Result<v1::Shard, LinkError>;
 
+    /// Whether a result whose shard carries this header (no blocks yet)
+    /// would be taken: asked before the blocks are received, so that a
+    /// server buffers nothing for a result it would refuse. The full checks
+    /// come with [`Coordinator::complete`]; by default every header passes.
+    ///
+    /// # Errors
+    /// [`LinkKind::Refused`] for a slice not leased to the worker, or a
+    /// header that does not fit the slice.
+    fn admit_result(&self, worker: &str, header: &v1::Shard) -> Result<(), LinkError> {
+        let _ = (worker, header);
+        Ok(())
+    }
+
     /// Hands over a solved slice. Completing the same slice twice is harmless.
     ///
     /// # Errors

@@ -176,9 +176,29 @@ impl Coordination for Service {
             .shard
             .as_mut()
             .ok_or_else(|| Status::invalid_argument("result without a shard"))?;
+        if !shard.blocks.is_empty() {
+            return Err(Status::invalid_argument(
+                "a result header carries no blocks; they follow it",
+            ));
+        }
+        let header = shard.clone();
+        let admitted = worker.clone();
+        self.call(move |c| c.admit_result(&admitted, &header))
+            .await?;
+        // Admitted: the header's length is the slice's, and its blocks
+        // are at most that many.
+        let most = shard.raw_len.div_ceil(shard.block_bytes.max(1));
         while let Some(part) = parts.next().await {
             match part?.part {
-                Some(result_part::Part::Block(block)) => shard.blocks.push(block),
+                Some(result_part::Part::Block(block)) => {
+                    if shard.blocks.len() as u64 >= most {
+                        return Err(Status::invalid_argument(format!(
+                            "more than the {most} blocks of slice {}",
+                            shard.slice_id
+                        )));
+                    }
+                    shard.blocks.push(block)
+                }
                 _ => {
                     return Err(Status::invalid_argument(
                         "a second header in a result stream",

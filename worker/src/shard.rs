@@ -1,6 +1,8 @@
 //! Shards: a slice's stored bytes as checked, compressed blocks.
 
-use egdb_db_format::{decode_block, encode_block, CellEncoding, FormatError};
+use egdb_db_format::{
+    block_len, decode_block, encode_block, layout_fault, CellEncoding, FormatError,
+};
 use egdb_proto::v1::{Shard, ShardBlock};
 use rayon::prelude::*;
 
@@ -89,6 +91,10 @@ pub fn decode_shard(shard: &Shard) -> Result<(CellEncoding, Vec<u8>), FormatErro
         .ok()
         .and_then(CellEncoding::from_tag)
         .ok_or_else(|| corrupt(0, format!("unknown encoding {}", shard.encoding)))?;
+    if let Some(reason) = layout_fault(shard.raw_len, shard.block_bytes, shard.blocks.len() as u64)
+    {
+        return Err(corrupt(0, reason));
+    }
     let parts = shard
         .blocks
         .par_iter()
@@ -100,9 +106,15 @@ pub fn decode_shard(shard: &Shard) -> Result<(CellEncoding, Vec<u8>), FormatErro
                     format!("block {} out of order", block.index),
                 ));
             }
-            decode_block(&shard.slice_id, block.index, &block.record)
+            decode_block(
+                &shard.slice_id,
+                block.index,
+                block_len(shard.raw_len, shard.block_bytes, block.index),
+                &block.record,
+            )
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // Every block decoded to its announced length: the whole is raw_len.
     let mut raw = Vec::with_capacity(shard.raw_len as usize);
     for part in parts {
         if part.encoding != encoding {
@@ -113,10 +125,10 @@ pub fn decode_shard(shard: &Shard) -> Result<(CellEncoding, Vec<u8>), FormatErro
         }
         raw.extend_from_slice(&part.raw);
     }
-    if raw.len() as u64 != shard.raw_len || crc32fast::hash(&raw) != shard.raw_crc32 {
+    if crc32fast::hash(&raw) != shard.raw_crc32 {
         return Err(corrupt(
             shard.blocks.len().saturating_sub(1) as u32,
-            "shard length or checksum does not match".to_string(),
+            "shard checksum does not match".to_string(),
         ));
     }
     Ok((encoding, raw))

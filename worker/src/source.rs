@@ -2,7 +2,7 @@
 //! has them, else the coordinator. Every shard is checked (each block, then
 //! the whole) before use; one damaged on the way is fetched again.
 
-use egdb_db_format::CellEncoding;
+use egdb_db_format::{CellEncoding, FormatError};
 use egdb_proto::v1::{Shard, SliceTask};
 use egdb_proto::Coordinator;
 
@@ -48,7 +48,7 @@ impl<'a> ShardSource<'a> {
         let mut attempt = 1;
         loop {
             let shard = self.link.fetch_shard(self.worker, slice_id)?;
-            match decode_shard(&shard) {
+            match checked_as(&shard, slice_id).and_then(|()| decode_shard(&shard)) {
                 Ok(decoded) => {
                     tracing::debug!(slice = slice_id, "dependency fetched");
                     self.keep(&shard);
@@ -77,7 +77,7 @@ impl<'a> ShardSource<'a> {
         let cache = self.cache?;
         let found = cache.get(self.task, slice_id).and_then(|shard| {
             shard
-                .map(|s| decode_shard(&s))
+                .map(|s| checked_as(&s, slice_id).and_then(|()| decode_shard(&s)))
                 .transpose()
                 .map_err(Into::into)
         });
@@ -93,4 +93,17 @@ impl<'a> ShardSource<'a> {
             }
         }
     }
+}
+
+/// A shard must be the slice asked for: one labelled otherwise is neither
+/// used nor cached under the name asked for.
+fn checked_as(shard: &Shard, slice_id: &str) -> Result<(), FormatError> {
+    if shard.slice_id == slice_id {
+        return Ok(());
+    }
+    Err(FormatError::Corrupt {
+        slice: slice_id.to_string(),
+        block: 0,
+        reason: format!("the shard sent is labelled {:?}", shard.slice_id),
+    })
 }

@@ -125,6 +125,28 @@ impl Coordinator for Build {
         Ok(shard)
     }
 
+    fn admit_result(&self, worker: &str, header: &Shard) -> Result<(), LinkError> {
+        if self.verifying.is_some() {
+            return Err(LinkError::refused(
+                "this coordinator verifies a finished store; it takes no results",
+            ));
+        }
+        {
+            let state = self.lock();
+            // A result sent again after its answer was lost is harmless.
+            let holder = state
+                .leased
+                .get(&header.slice_id)
+                .is_some_and(|l| l.worker == worker);
+            if !holder && !state.done.contains(&header.slice_id) {
+                return Err(not_leased(&header.slice_id, worker));
+            }
+        }
+        self.check_header(header)
+            .map(|_| ())
+            .map_err(|e| LinkError::refused(e.to_string()))
+    }
+
     fn complete(&self, worker: &str, result: SliceResult) -> Result<(), LinkError> {
         if self.verifying.is_some() {
             return Err(LinkError::refused(
@@ -171,6 +193,16 @@ impl Coordinator for Build {
                 }
                 tracing::debug!(slice = %record.slice, worker, "slice already done");
                 return Ok(());
+            }
+            // Only the lease holder's result is stored: a slice is leased
+            // once its dependencies are done, so nobody else can put a
+            // table in before what it was solved from.
+            if !state
+                .leased
+                .get(&record.slice)
+                .is_some_and(|l| l.worker == worker)
+            {
+                return Err(not_leased(&record.slice, worker));
             }
         }
         let blocks: Vec<&[u8]> = result
@@ -249,4 +281,14 @@ impl Coordinator for Build {
     fn checked(&self, worker: &str, report: CheckReport) -> Result<(), LinkError> {
         self.take_check(worker, report)
     }
+}
+
+/// A result from a worker that does not hold the slice's lease.
+fn not_leased(slice: &str, worker: &str) -> LinkError {
+    tracing::warn!(
+        slice,
+        worker,
+        "result for a slice not leased to its sender refused"
+    );
+    LinkError::refused(format!("slice {slice} is not leased to worker {worker:?}"))
 }

@@ -12,11 +12,13 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use egdb_db_format::block::checksum_holds;
-use egdb_db_format::{decode_block, CellEncoding, SliceCounts, SliceRecord, Store};
+use egdb_db_format::{
+    block_len, check_block, decode_block, layout_fault, CellEncoding, SliceCounts, SliceRecord,
+    Store,
+};
 use egdb_games::{Game, SliceInfo};
 use egdb_proto::stored::record_of;
-use egdb_proto::v1::{SliceResult, SliceTask};
+use egdb_proto::v1::{Shard, SliceResult, SliceTask};
 
 use crate::game::{cell_encoding, identity};
 use crate::CoordinatorError;
@@ -223,19 +225,18 @@ impl Build {
         }
     }
 
-    /// Checks a result and turns it into its manifest record.
-    fn check(&self, result: &SliceResult) -> Result<SliceRecord, CoordinatorError> {
-        let shard = result.shard.as_ref();
-        let slice_id = shard.map(|s| s.slice_id.clone()).unwrap_or_default();
+    /// Checks what a shard's header says (its blocks aside): a slice of
+    /// this build, in its encoding, of the slice's length, in blocks of a
+    /// size the format allows. Enough to refuse a result before receiving
+    /// its blocks.
+    pub(crate) fn check_header(
+        &self,
+        shard: &Shard,
+    ) -> Result<(&SliceInfo, CellEncoding), CoordinatorError> {
         let refuse = |reason: String| CoordinatorError::ShardRefused {
-            slice: slice_id.clone(),
+            slice: shard.slice_id.clone(),
             reason,
         };
-        let shard = shard.ok_or_else(|| refuse("result carries no shard".to_string()))?;
-        let counts = result
-            .counts
-            .as_ref()
-            .ok_or_else(|| refuse("result carries no counts".to_string()))?;
         let info = self
             .plan
             .iter()
@@ -252,38 +253,56 @@ impl Build {
             )));
         }
         let expected_len = self.encoding.table_bytes(info.entries);
-        if shard.raw_len != expected_len || shard.block_bytes == 0 {
+        if shard.raw_len != expected_len {
             return Err(refuse(format!(
                 "{} raw bytes, the slice has {expected_len}",
                 shard.raw_len
             )));
         }
-        if shard.blocks.len() as u64 != shard.raw_len.div_ceil(shard.block_bytes) {
-            return Err(refuse(format!(
-                "{} blocks for {} bytes",
-                shard.blocks.len(),
-                shard.raw_len
-            )));
+        let blocks = shard.raw_len.div_ceil(shard.block_bytes.max(1));
+        if let Some(reason) = layout_fault(shard.raw_len, shard.block_bytes, blocks) {
+            return Err(refuse(reason));
+        }
+        Ok((info, encoding))
+    }
+
+    /// Checks a result and turns it into its manifest record.
+    fn check(&self, result: &SliceResult) -> Result<SliceRecord, CoordinatorError> {
+        let shard = result.shard.as_ref();
+        let slice_id = shard.map(|s| s.slice_id.clone()).unwrap_or_default();
+        let refuse = |reason: String| CoordinatorError::ShardRefused {
+            slice: slice_id.clone(),
+            reason,
+        };
+        let shard = shard.ok_or_else(|| refuse("result carries no shard".to_string()))?;
+        let counts = result
+            .counts
+            .as_ref()
+            .ok_or_else(|| refuse("result carries no counts".to_string()))?;
+        let (info, encoding) = self.check_header(shard)?;
+        if let Some(reason) =
+            layout_fault(shard.raw_len, shard.block_bytes, shard.blocks.len() as u64)
+        {
+            return Err(refuse(reason));
         }
         let mut raw = self.options.deep_verify.then(Vec::new);
         for (i, block) in shard.blocks.iter().enumerate() {
             if block.index != i as u32 {
                 return Err(refuse(format!("block {} out of order", block.index)));
             }
-            if let Some(raw) = raw.as_mut() {
-                raw.extend_from_slice(
-                    &decode_block(&shard.slice_id, block.index, &block.record)?.raw,
-                );
+            let len = block_len(shard.raw_len, shard.block_bytes, block.index);
+            let found = if let Some(raw) = raw.as_mut() {
+                let decoded = decode_block(&shard.slice_id, block.index, len, &block.record)?;
+                raw.extend_from_slice(&decoded.raw);
+                decoded.encoding
             } else {
-                if !checksum_holds(&block.record) {
-                    return Err(CoordinatorError::Format(
-                        egdb_db_format::FormatError::Corrupt {
-                            slice: shard.slice_id.clone(),
-                            block: block.index,
-                            reason: "checksum mismatch".to_string(),
-                        },
-                    ));
-                }
+                check_block(&shard.slice_id, block.index, len, &block.record)?.0
+            };
+            if found != encoding {
+                return Err(refuse(format!(
+                    "block {} holds {found:?}, the shard {encoding:?}",
+                    block.index
+                )));
             }
         }
         if let Some(raw) = raw {

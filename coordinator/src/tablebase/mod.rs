@@ -226,10 +226,7 @@ impl Tablebase {
             return Ok(block);
         }
         let record = &self.records[slice as usize];
-        if index >= record.blocks {
-            return Err(corrupt(record, index, "block beyond the slice's end"));
-        }
-        let block = Arc::new(self.store.read_block(&record.slice, index)?.raw);
+        let block = Arc::new(self.store.read_block(record, index)?.raw);
         self.write().insert(key(slice, index), block.clone());
         Ok(block)
     }

@@ -1,0 +1,172 @@
+//! A coordinator (the real process) against a peer that speaks the protocol
+//! but lies: results for slices it was never leased, blocks whose headers
+//! announce other sizes. Nothing it sends may reach the store.
+
+mod common;
+
+use std::path::Path;
+use std::process::Child;
+use std::time::Duration;
+
+use common::*;
+use egdb_coordinator::game::cell_encoding;
+use egdb_db_format::{encode_block, CellEncoding, Store};
+use egdb_games::{Game, GameSpec, SliceInfo};
+use egdb_proto::client::RemoteCoordinator;
+use egdb_proto::v1::{Shard, ShardBlock, SliceCounts, SliceResult};
+use egdb_proto::{Coordinator, LinkKind, WorkerInfo};
+use egdb_worker::shard::encode_shard;
+
+const GAME: &str = "nim:triangle:4:normal";
+
+struct RunningCoordinator {
+    child: Child,
+    url: String,
+}
+
+impl Drop for RunningCoordinator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn coordinator(store: &Path) -> RunningCoordinator {
+    let (child, url) = spawn_listening(&[
+        "coordinator",
+        GAME,
+        "--store",
+        store.to_str().unwrap(),
+        "--listen",
+        "127.0.0.1:0",
+    ]);
+    RunningCoordinator { child, url }
+}
+
+fn peer(url: &str, name: &str) -> RemoteCoordinator {
+    let link = RemoteCoordinator::new(url, String::new(), Duration::from_secs(20)).unwrap();
+    link.register(&WorkerInfo {
+        name: name.to_string(),
+        threads: 1,
+        memory: 1 << 30,
+        game: None,
+    })
+    .unwrap();
+    link
+}
+
+fn plan() -> (Vec<SliceInfo>, CellEncoding) {
+    let game = Game::from_spec(&GAME.parse::<GameSpec>().unwrap()).unwrap();
+    let encoding = cell_encoding(&game, false);
+    (game.slices(), encoding)
+}
+
+/// A well-formed result claiming every position of `slice` is lost.
+fn forged(slice: &SliceInfo, encoding: CellEncoding) -> SliceResult {
+    let raw = vec![0u8; encoding.table_bytes(slice.entries) as usize];
+    SliceResult {
+        shard: Some(encode_shard(slice.id.as_str(), encoding, &raw, 65536, 1).unwrap()),
+        counts: Some(SliceCounts {
+            positions: slice.positions,
+            loss: slice.positions,
+            ..SliceCounts::default()
+        }),
+        solve_seconds: 0.0,
+    }
+}
+
+fn stored_slices(store: &Path) -> Vec<String> {
+    let opened = Store::open_read_only(store).unwrap();
+    opened
+        .slices()
+        .unwrap()
+        .into_iter()
+        .map(|r| r.slice)
+        .collect()
+}
+
+#[test]
+fn results_for_slices_not_leased_to_the_sender_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("t4.egdb");
+    let server = coordinator(&store);
+    let mallory = peer(&server.url, "mallory");
+    let (plan, encoding) = plan();
+    // The last slice depends on others, none done: nobody holds it.
+    let last = plan.last().unwrap();
+    let err = mallory
+        .complete("mallory", forged(last, encoding))
+        .unwrap_err();
+    assert_eq!(err.kind, LinkKind::Refused, "{err}");
+    assert!(err.message.contains("not leased"), "{err}");
+    // Leased to another worker: still not the sender's.
+    let alice = peer(&server.url, "alice");
+    let task = alice.lease("alice").unwrap().task.expect("a ready slice");
+    let leased = plan
+        .iter()
+        .find(|s| s.id.as_str() == task.slice_id)
+        .unwrap();
+    let err = mallory
+        .complete("mallory", forged(leased, encoding))
+        .unwrap_err();
+    assert!(err.message.contains("not leased"), "{err}");
+    drop(server);
+    assert!(stored_slices(&store).is_empty());
+}
+
+#[test]
+fn blocks_announcing_other_sizes_are_refused_before_inflating() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("t4.egdb");
+    let server = coordinator(&store);
+    let mallory = peer(&server.url, "mallory");
+    let (plan, encoding) = plan();
+    let task = mallory
+        .lease("mallory")
+        .unwrap()
+        .task
+        .expect("a ready slice");
+    let slice = plan
+        .iter()
+        .find(|s| s.id.as_str() == task.slice_id)
+        .unwrap();
+    let honest = forged(slice, encoding);
+    let shard = honest.shard.clone().unwrap();
+    // One block whose header announces 64 MiB of zeros (a few KB on the
+    // wire) where the slice holds a few bytes.
+    let bomb = encode_block(0, encoding, &vec![0u8; 64 << 20], 1).unwrap();
+    let bombed = SliceResult {
+        shard: Some(Shard {
+            blocks: vec![ShardBlock {
+                index: 0,
+                record: bomb,
+            }],
+            ..shard.clone()
+        }),
+        ..honest.clone()
+    };
+    let err = mallory.complete("mallory", bombed).unwrap_err();
+    assert!(
+        err.message.contains("announces 67108864 raw bytes"),
+        "{err}"
+    );
+    // A refused result gives the lease back; take it again. A layout the
+    // block size cannot give is refused before any block is received.
+    let again = mallory
+        .lease("mallory")
+        .unwrap()
+        .task
+        .expect("the slice again");
+    assert_eq!(again.slice_id, task.slice_id);
+    let split = SliceResult {
+        shard: Some(Shard {
+            block_bytes: 1 << 30,
+            ..shard
+        }),
+        ..honest
+    };
+    let err = mallory.complete("mallory", split).unwrap_err();
+    assert!(err.message.contains("block size"), "{err}");
+    drop(server);
+    assert!(stored_slices(&store).is_empty());
+}
