@@ -12,6 +12,7 @@ use egdb_proto::server::{bind, serve, Service};
 use crate::build::INTERRUPTED;
 use crate::cli::CoordinatorArgs;
 use crate::failure::Failure;
+use crate::signals::StopSignal;
 use crate::verify::report;
 use crate::Exit;
 
@@ -53,6 +54,8 @@ pub fn run(args: CoordinatorArgs) -> Exit {
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| Failure::failed(format!("no async runtime: {e}")))?;
     let interrupted = runtime.block_on(async {
+        let stop = StopSignal::install()
+            .map_err(|e| Failure::failed(format!("no signal handlers: {e}")))?;
         let (listener, address) = bind(&args.listen)
             .await
             .map_err(|e| Failure::bad_input(format!("cannot listen on {}: {e}", args.listen)))?;
@@ -63,7 +66,7 @@ pub fn run(args: CoordinatorArgs) -> Exit {
         let watched = build.clone();
         let watch = tokio::spawn(async move {
             let interrupted = tokio::select! {
-                _ = tokio::signal::ctrl_c() => true,
+                _ = stop.requested() => true,
                 _ = until_complete(&watched) => false,
             };
             if !interrupted {

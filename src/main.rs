@@ -10,6 +10,7 @@ mod plan;
 mod query;
 mod results;
 mod serve;
+mod signals;
 mod stats;
 mod status;
 mod verify;
@@ -22,8 +23,13 @@ use failure::Failure;
 
 fn main() {
     require_processor();
-    restore_sigpipe();
     let cli = Cli::parse();
+    if !matches!(
+        cli.command,
+        Command::Serve(_) | Command::Coordinator(_) | Command::Worker(_)
+    ) {
+        signals::end_quietly_on_closed_pipes();
+    }
     init_logging(cli.verbose);
     let outcome = match cli.command {
         Command::Build(args) => build::run(args),
@@ -84,17 +90,6 @@ fn require_processor() {
             );
             std::process::exit(2);
         }
-    }
-}
-
-/// Rust ignores SIGPIPE, so printing into a closed pipe (`egdb query … |
-/// head -1`) would panic; like other Unix filters, egdb ends quietly instead.
-fn restore_sigpipe() {
-    #[cfg(unix)]
-    // SAFETY: resets one signal's disposition to the default before any
-    // other thread exists.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }
 

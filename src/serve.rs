@@ -11,6 +11,7 @@ use egdb_proto::v1::FILE_DESCRIPTOR_SET;
 use crate::build::INTERRUPTED;
 use crate::cli::ServeArgs;
 use crate::failure::Failure;
+use crate::signals::StopSignal;
 use crate::Exit;
 
 pub fn run(args: ServeArgs) -> Exit {
@@ -27,6 +28,8 @@ pub fn run(args: ServeArgs) -> Exit {
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| Failure::failed(format!("no async runtime: {e}")))?;
     runtime.block_on(async {
+        let stop = StopSignal::install()
+            .map_err(|e| Failure::failed(format!("no signal handlers: {e}")))?;
         let (listener, address) = bind(&args.listen)
             .await
             .map_err(|e| Failure::bad_input(format!("cannot listen on {}: {e}", args.listen)))?;
@@ -47,9 +50,7 @@ pub fn run(args: ServeArgs) -> Exit {
                     .max_decoding_message_size(MAX_MESSAGE_BYTES)
                     .max_encoding_message_size(MAX_MESSAGE_BYTES),
             )
-            .serve_with_incoming_shutdown(incoming(listener), async {
-                let _ = tokio::signal::ctrl_c().await;
-            })
+            .serve_with_incoming_shutdown(incoming(listener), stop.requested())
             .await
             .map_err(|e| Failure::failed(format!("serving failed: {e}")))
     })?;
