@@ -69,9 +69,9 @@ impl RemoteCoordinator {
         }
     }
 
-    /// Runs a call, again while the coordinator is unreachable, up to the
-    /// patience.
-    fn retrying<T, F, Fut>(&self, mut call: F) -> Result<T, LinkError>
+    /// Runs a call, again while the coordinator is unreachable or gives
+    /// no answer within `deadline`, up to the patience.
+    fn retrying<T, F, Fut>(&self, deadline: Duration, mut call: F) -> Result<T, LinkError>
     where
         F: FnMut(CoordinationClient<Channel>) -> Fut,
         Fut: std::future::Future<Output = Result<T, Status>>,
@@ -79,7 +79,10 @@ impl RemoteCoordinator {
         let started = Instant::now();
         let mut pause = Duration::from_millis(100);
         loop {
-            match self.runtime.block_on(call(self.client.clone())) {
+            let answer = self
+                .runtime
+                .block_on(within(deadline, call(self.client.clone())));
+            match answer {
                 Ok(value) => return Ok(value),
                 Err(status) if unreachable_now(&status) => {
                     if started.elapsed() > self.patience {
@@ -95,11 +98,36 @@ impl RemoteCoordinator {
     }
 }
 
-/// Whether a call failed because the coordinator could not be reached or
-/// went away mid-call (a connection broken under a stream comes back as
-/// UNKNOWN with the transport's error as its source), not because it said no.
+/// How long a short call (register, lease, heartbeat, …) may take: a
+/// coordinator that answers none within it is treated as unreachable.
+pub const CALL_DEADLINE: Duration = Duration::from_secs(60);
+
+/// How long a transfer may go without a message (fetching) or per
+/// mebibyte sent (results) before it counts as stalled.
+pub const TRANSFER_DEADLINE: Duration = Duration::from_secs(60);
+
+/// `call`, or DEADLINE_EXCEEDED when it has not finished within `deadline`.
+async fn within<T>(
+    deadline: Duration,
+    call: impl std::future::Future<Output = Result<T, Status>>,
+) -> Result<T, Status> {
+    tokio::time::timeout(deadline, call)
+        .await
+        .unwrap_or_else(|_| {
+            Err(Status::deadline_exceeded(format!(
+                "the coordinator gave no answer within {} s",
+                deadline.as_secs()
+            )))
+        })
+}
+
+/// Whether a call failed because the coordinator could not be reached, went
+/// away mid-call (a connection broken under a stream comes back as UNKNOWN
+/// with the transport's error as its source) or stalled past its deadline,
+/// not because it said no.
 fn unreachable_now(status: &Status) -> bool {
     status.code() == Code::Unavailable
+        || status.code() == Code::DeadlineExceeded
         || (status.code() == Code::Unknown && std::error::Error::source(status).is_some())
 }
 
@@ -126,7 +154,7 @@ impl Coordinator for RemoteCoordinator {
             version: env!("CARGO_PKG_VERSION").to_string(),
             game: worker.game.clone().unwrap_or_default(),
         };
-        self.retrying(|mut c| {
+        self.retrying(CALL_DEADLINE, |mut c| {
             let request = request.clone();
             async move {
                 c.register(request).await.map(|r| {
@@ -144,7 +172,7 @@ impl Coordinator for RemoteCoordinator {
         let request = LeaseRequest {
             caller: Some(self.caller(worker)),
         };
-        self.retrying(|mut c| {
+        self.retrying(CALL_DEADLINE, |mut c| {
             let request = request.clone();
             async move { c.lease(request).await.map(|r| r.into_inner()) }
         })
@@ -155,7 +183,7 @@ impl Coordinator for RemoteCoordinator {
             caller: Some(self.caller(worker)),
             slice_id: slice_id.to_string(),
         };
-        self.retrying(|mut c| {
+        self.retrying(CALL_DEADLINE, |mut c| {
             let request = request.clone();
             async move { c.heartbeat(request).await.map(|r| r.into_inner().keep) }
         })
@@ -166,12 +194,15 @@ impl Coordinator for RemoteCoordinator {
             caller: Some(self.caller(worker)),
             slice_id: slice_id.to_string(),
         };
-        self.retrying(|mut c| {
+        // The whole transfer may take long; each message may not.
+        self.retrying(Duration::MAX, |mut c| {
             let request = request.clone();
             async move {
-                let mut parts = c.fetch_shard(request).await?.into_inner();
+                let mut parts = within(TRANSFER_DEADLINE, c.fetch_shard(request))
+                    .await?
+                    .into_inner();
                 let mut shard: Option<Shard> = None;
-                while let Some(part) = parts.message().await? {
+                while let Some(part) = within(TRANSFER_DEADLINE, parts.message()).await? {
                     match (part.part, shard.as_mut()) {
                         (Some(shard_part::Part::Header(header)), None) => shard = Some(header),
                         (Some(shard_part::Part::Block(block)), Some(shard)) => {
@@ -197,7 +228,9 @@ impl Coordinator for RemoteCoordinator {
                 result: Some(result),
             })),
         };
-        self.retrying(|mut c| {
+        let bytes: usize = blocks.iter().map(|b| b.record.len()).sum();
+        let deadline = CALL_DEADLINE + TRANSFER_DEADLINE * (1 + (bytes >> 20) as u32);
+        self.retrying(deadline, |mut c| {
             let parts: Vec<ResultPart> = std::iter::once(header.clone())
                 .chain(blocks.iter().map(|b| ResultPart {
                     part: Some(result_part::Part::Block(b.clone())),
@@ -213,7 +246,7 @@ impl Coordinator for RemoteCoordinator {
             slice_id: slice_id.to_string(),
             reason: reason.to_string(),
         };
-        self.retrying(|mut c| {
+        self.retrying(CALL_DEADLINE, |mut c| {
             let request = request.clone();
             async move { c.fail(request).await.map(|_| ()) }
         })
@@ -223,7 +256,7 @@ impl Coordinator for RemoteCoordinator {
         let request = StatusRequest {
             caller: Some(self.caller("status")),
         };
-        self.retrying(|mut c| {
+        self.retrying(CALL_DEADLINE, |mut c| {
             let request = request.clone();
             async move { c.status(request).await.map(|r| r.into_inner()) }
         })
@@ -234,7 +267,7 @@ impl Coordinator for RemoteCoordinator {
             caller: Some(self.caller(worker)),
             ..report
         };
-        self.retrying(|mut c| {
+        self.retrying(CALL_DEADLINE, |mut c| {
             let request = request.clone();
             async move { c.checked(request).await.map(|_| ()) }
         })
