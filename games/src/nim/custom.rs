@@ -30,16 +30,50 @@ struct GameFile {
     symmetries: Vec<Vec<u32>>,
 }
 
+/// The longest game file: real ones are a few kilobytes.
+pub const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// The most distinct moves a game may have (a 63-cell board's runs along
+/// its lines are a few thousand).
+pub const MAX_MOVES: usize = 1 << 16;
+
+/// Reads a game file of at most [`MAX_FILE_BYTES`] (a device or a huge
+/// file is refused, not read to the end).
+///
+/// # Errors
+/// [`GameError::GameFile`] when it cannot be read, is too long or is not
+/// UTF-8.
+pub fn read(path: &std::path::Path) -> Result<String, GameError> {
+    use std::io::Read;
+    let fail = |reason: String| GameError::GameFile {
+        path: path.display().to_string(),
+        reason,
+    };
+    let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(e.to_string()))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(fail(format!("longer than {MAX_FILE_BYTES} bytes")));
+    }
+    String::from_utf8(bytes).map_err(|_| fail("not UTF-8 text".to_string()))
+}
+
 /// Parses and validates a game file's text; `path` only names it in errors.
 ///
 /// # Errors
-/// [`GameError::GameFile`] naming the first problem: TOML syntax, unknown
-/// keys, cells out of range, a move listing a cell twice, no moves at all.
+/// [`GameError::GameFile`] naming the first problem: too long, TOML
+/// syntax, unknown keys, cells out of range, a move listing a cell twice,
+/// no moves at all, too many.
 pub fn parse(text: &str, path: &str) -> Result<NimDefinition, GameError> {
     let fail = |reason: String| GameError::GameFile {
         path: path.to_string(),
         reason,
     };
+    if text.len() as u64 > MAX_FILE_BYTES {
+        return Err(fail(format!("longer than {MAX_FILE_BYTES} bytes")));
+    }
     let file: GameFile = toml::from_str(text).map_err(|e| {
         let line = e
             .span()
@@ -71,24 +105,33 @@ pub fn parse(text: &str, path: &str) -> Result<NimDefinition, GameError> {
         }
         Ok(mask)
     };
+    // Distinct moves in file order, bounded as they come (a megabyte of
+    // long lines could otherwise name billions of runs).
     let mut moves = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut add = |mask: u64| -> Result<(), GameError> {
+        if seen.insert(mask) {
+            if moves.len() == MAX_MOVES {
+                return Err(fail(format!("more than {MAX_MOVES} distinct moves")));
+            }
+            moves.push(mask);
+        }
+        Ok(())
+    };
     for (i, cells) in file.moves.iter().enumerate() {
         if cells.is_empty() {
             return Err(fail(format!("move {i} is empty")));
         }
-        moves.push(to_mask(&format!("move {i}"), cells)?);
+        add(to_mask(&format!("move {i}"), cells)?)?;
     }
     for (i, line) in file.lines.iter().enumerate() {
         to_mask(&format!("line {i}"), line)?;
         for start in 0..line.len() {
             for end in start..line.len() {
-                moves.push(line[start..=end].iter().fold(0u64, |m, &c| m | 1 << c));
+                add(line[start..=end].iter().fold(0u64, |m, &c| m | 1 << c))?;
             }
         }
     }
-    // Keep the first occurrence of each move, in file order.
-    let mut seen = std::collections::HashSet::new();
-    moves.retain(|m| seen.insert(*m));
     if moves.is_empty() {
         return Err(fail(
             "the game has no moves (give `moves` or `lines`)".to_string(),
@@ -183,5 +226,47 @@ mod tests {
                 "{text}: {err}"
             );
         }
+    }
+
+    #[test]
+    fn endless_and_huge_files_are_refused_unread() {
+        let err = read(std::path::Path::new("/dev/zero"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("longer than"), "{err}");
+        let long = format!(
+            "cells = 3\nrule = \"normal\"\nmoves = [[0]]\n#{}",
+            "x".repeat(1 << 20)
+        );
+        let err = parse(&long, "g.toml").unwrap_err().to_string();
+        assert!(err.contains("longer than"), "{err}");
+    }
+
+    #[test]
+    fn moves_are_bounded_as_they_are_listed() {
+        // 40 lines of all 63 cells, each shuffled: about 80 000 runs.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let lines: Vec<String> = (0..40)
+            .map(|_| {
+                let mut cells: Vec<u32> = (0..63).collect();
+                for i in (1..cells.len()).rev() {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    cells.swap(i, (state % (i as u64 + 1)) as usize);
+                }
+                let cells: Vec<String> = cells.iter().map(u32::to_string).collect();
+                format!("[{}]", cells.join(", "))
+            })
+            .collect();
+        let text = format!(
+            "cells = 63\nrule = \"normal\"\nlines = [{}]\n",
+            lines.join(", ")
+        );
+        let err = parse(&text, "g.toml").err().map(|e| e.to_string());
+        assert!(
+            err.as_deref().is_some_and(|e| e.contains("distinct moves")),
+            "{err:?}"
+        );
     }
 }

@@ -97,12 +97,8 @@ impl NimGame {
             GameSpec::NimTriangle { layers, rule } => NimDefinition::triangle(*layers, *rule),
             GameSpec::NimHexagram => NimDefinition::hexagram(),
             GameSpec::NimFile { path } => {
-                let shown = path.display().to_string();
-                let text = std::fs::read_to_string(path).map_err(|e| GameError::GameFile {
-                    path: shown.clone(),
-                    reason: e.to_string(),
-                })?;
-                custom::parse(&text, &shown)?
+                let text = custom::read(path)?;
+                custom::parse(&text, &path.display().to_string())?
             }
             GameSpec::Morris { .. } => {
                 return Err(GameError::UnknownSpec {

@@ -1,8 +1,18 @@
 //! Board symmetries of a take-away game: cell permutations that map the set
 //! of moves onto itself, so that a position and its image have one value.
 
+use std::collections::HashSet;
+
 use super::cellmap::CellMap;
 use crate::GameError;
+
+/// The most permutations a game's symmetry group may have.
+const LARGEST_GROUP: usize = 4096;
+
+/// `first` then `second`: cell `c` goes to `second[first[c]]`.
+fn compose(first: &[u32], second: &[u32]) -> Vec<u32> {
+    first.iter().map(|&c| second[c as usize]).collect()
+}
 
 /// A group of cell permutations, the identity first.
 #[derive(Debug, Clone)]
@@ -63,27 +73,46 @@ impl SymmetryGroup {
         Ok(group)
     }
 
-    /// Adds compositions until the set is closed (small groups only).
+    /// Adds compositions until the set is closed (small groups only), in
+    /// the order stores were built with: the group's order decides layouts.
     fn close(&mut self) -> Result<(), GameError> {
-        const LARGEST: usize = 4096;
+        self.refuse_large_groups()?;
+        let mut known: HashSet<Vec<u32>> = self.perms.iter().cloned().collect();
         let mut i = 0;
         while i < self.perms.len() {
             for j in 0..self.perms.len() {
-                let composed: Vec<u32> = self.perms[i]
-                    .iter()
-                    .map(|&c| self.perms[j][c as usize])
-                    .collect();
-                if !self.perms.contains(&composed) {
-                    if self.perms.len() >= LARGEST {
-                        return Err(GameError::Definition {
-                            reason: format!("symmetries generate more than {LARGEST} permutations"),
-                        });
-                    }
+                let composed = compose(&self.perms[i], &self.perms[j]);
+                if known.insert(composed.clone()) {
                     self.maps.push(CellMap::new(&composed));
                     self.perms.push(composed);
                 }
             }
             i += 1;
+        }
+        Ok(())
+    }
+
+    /// Counts the generated group by a walk that stops past
+    /// [`LARGEST_GROUP`]: a dozen generators of a large board generate
+    /// more permutations than any table could use.
+    fn refuse_large_groups(&self) -> Result<(), GameError> {
+        let mut known: HashSet<Vec<u32>> = HashSet::new();
+        let mut queue = vec![self.perms[0].clone()];
+        known.insert(self.perms[0].clone());
+        while let Some(element) = queue.pop() {
+            for generator in &self.perms[1..] {
+                let next = compose(&element, generator);
+                if known.insert(next.clone()) {
+                    if known.len() > LARGEST_GROUP {
+                        return Err(GameError::Definition {
+                            reason: format!(
+                                "symmetries generate more than {LARGEST_GROUP} permutations"
+                            ),
+                        });
+                    }
+                    queue.push(next);
+                }
+            }
         }
         Ok(())
     }
@@ -252,6 +281,20 @@ mod tests {
             .unwrap(),
             NimGame::from_spec(&GameSpec::NimHexagram).unwrap(),
         ]
+    }
+
+    #[test]
+    fn large_generated_groups_are_refused_at_once() {
+        // Single-cell moves: every permutation keeps them. Two generators
+        // of the 12 cells' symmetric group (479 001 600 elements).
+        let cells = 12;
+        let moves: Vec<u64> = (0..cells).map(|c| 1 << c).collect();
+        let swap: Vec<u32> = [1, 0].into_iter().chain(2..cells).collect();
+        let cycle: Vec<u32> = (0..cells).map(|c| (c + 1) % cells).collect();
+        let started = std::time::Instant::now();
+        let err = super::SymmetryGroup::new(cells, &moves, &[swap, cycle]).unwrap_err();
+        assert!(err.to_string().contains("more than 4096"), "{err}");
+        assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
     }
 
     #[test]
