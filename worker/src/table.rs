@@ -1,5 +1,7 @@
 //! A solved slice in memory.
 
+pub use egdb_tablebase::memory::advise_huge_pages;
+
 use crate::nim::planes::Planes;
 
 /// A slice's table as the engines read and write it.
@@ -20,23 +22,6 @@ pub fn zeroed_table<T: bytemuck::Zeroable>(len: usize) -> Vec<T> {
     let table = bytemuck::zeroed_vec::<T>(len);
     advise_huge_pages(&table);
     table
-}
-
-/// Asks for huge pages on the whole 2 MiB pages inside `table`.
-pub fn advise_huge_pages<T>(table: &[T]) {
-    #[cfg(target_os = "linux")]
-    {
-        const HUGE: usize = 2 << 20;
-        let start = table.as_ptr() as usize;
-        let end = start + std::mem::size_of_val(table);
-        let first = start.next_multiple_of(HUGE);
-        if end >= first + HUGE {
-            let len = (end - first) / HUGE * HUGE;
-            // SAFETY: the range lies inside the table's allocation, and the
-            // advice changes no contents. Failure only means small pages.
-            unsafe { libc::madvise(first as *mut libc::c_void, len, libc::MADV_HUGEPAGE) };
-        }
-    }
 }
 
 /// A zeroed table of atomics, in memory the kernel may back with huge

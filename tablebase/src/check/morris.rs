@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use super::{Expectation, Probe, SliceCheck};
+use crate::memory::advise_huge_pages;
 
 /// Why a slice cannot be checked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -69,10 +70,18 @@ impl MorrisTables {
             .map(|index| {
                 let (mine, after) = rest.split_at(2 * index.len() as usize);
                 rest = after;
-                let cells = mine
-                    .chunks_exact(2)
-                    .map(|b| u16::from_le_bytes([b[0], b[1]]))
-                    .collect();
+                // Fresh zeroed pages, advised before they are written: the
+                // checks read these cells at random.
+                let mut cells = vec![0u16; index.len() as usize];
+                advise_huge_pages(&cells);
+                cells
+                    .par_chunks_mut(1 << 16)
+                    .zip(mine.par_chunks(2 << 16))
+                    .for_each(|(cells, bytes)| {
+                        for (cell, b) in cells.iter_mut().zip(bytes.chunks_exact(2)) {
+                            *cell = u16::from_le_bytes([b[0], b[1]]);
+                        }
+                    });
                 CellTable { index, cells }
             })
             .collect();
