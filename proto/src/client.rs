@@ -24,6 +24,9 @@ pub struct RemoteCoordinator {
     token: String,
     /// How long a call waits for a coordinator that cannot be reached.
     patience: Duration,
+    /// How long one attempt of a short call may go unanswered (and a
+    /// transfer without progress): [`DEADLINE`] unless set.
+    deadline: Duration,
 }
 
 impl RemoteCoordinator {
@@ -58,7 +61,13 @@ impl RemoteCoordinator {
             client,
             token,
             patience,
+            deadline: DEADLINE,
         })
+    }
+
+    /// The same client with another deadline per attempt (see [`DEADLINE`]).
+    pub fn with_deadline(self, deadline: Duration) -> RemoteCoordinator {
+        RemoteCoordinator { deadline, ..self }
     }
 
     fn caller(&self, worker: &str) -> Caller {
@@ -98,13 +107,11 @@ impl RemoteCoordinator {
     }
 }
 
-/// How long a short call (register, lease, heartbeat, …) may take: a
-/// coordinator that answers none within it is treated as unreachable.
-pub const CALL_DEADLINE: Duration = Duration::from_secs(60);
-
-/// How long a transfer may go without a message (fetching) or per
-/// mebibyte sent (results) before it counts as stalled.
-pub const TRANSFER_DEADLINE: Duration = Duration::from_secs(60);
+/// How long a short call (register, lease, heartbeat, …) may take, and a
+/// transfer may go without a message (fetching) or per mebibyte sent
+/// (results): a coordinator that answers none within it is treated as
+/// unreachable.
+pub const DEADLINE: Duration = Duration::from_secs(60);
 
 /// `call`, or DEADLINE_EXCEEDED when it has not finished within `deadline`.
 async fn within<T>(
@@ -115,8 +122,7 @@ async fn within<T>(
         .await
         .unwrap_or_else(|_| {
             Err(Status::deadline_exceeded(format!(
-                "the coordinator gave no answer within {} s",
-                deadline.as_secs()
+                "the coordinator gave no answer within {deadline:?}"
             )))
         })
 }
@@ -138,7 +144,7 @@ fn link_error(status: Status) -> LinkError {
         Code::NotFound => LinkKind::NotFound,
         Code::FailedPrecondition => LinkKind::Mismatch,
         Code::Unauthenticated => LinkKind::Unauthenticated,
-        Code::Unavailable => LinkKind::Unavailable,
+        Code::Unavailable | Code::DeadlineExceeded => LinkKind::Unavailable,
         Code::DataLoss => LinkKind::DataLoss,
         _ => LinkKind::Internal,
     };
@@ -154,7 +160,7 @@ impl Coordinator for RemoteCoordinator {
             version: env!("CARGO_PKG_VERSION").to_string(),
             game: worker.game.clone().unwrap_or_default(),
         };
-        self.retrying(CALL_DEADLINE, |mut c| {
+        self.retrying(self.deadline, |mut c| {
             let request = request.clone();
             async move {
                 c.register(request).await.map(|r| {
@@ -172,7 +178,7 @@ impl Coordinator for RemoteCoordinator {
         let request = LeaseRequest {
             caller: Some(self.caller(worker)),
         };
-        self.retrying(CALL_DEADLINE, |mut c| {
+        self.retrying(self.deadline, |mut c| {
             let request = request.clone();
             async move { c.lease(request).await.map(|r| r.into_inner()) }
         })
@@ -183,7 +189,7 @@ impl Coordinator for RemoteCoordinator {
             caller: Some(self.caller(worker)),
             slice_id: slice_id.to_string(),
         };
-        self.retrying(CALL_DEADLINE, |mut c| {
+        self.retrying(self.deadline, |mut c| {
             let request = request.clone();
             async move { c.heartbeat(request).await.map(|r| r.into_inner().keep) }
         })
@@ -195,14 +201,13 @@ impl Coordinator for RemoteCoordinator {
             slice_id: slice_id.to_string(),
         };
         // The whole transfer may take long; each message may not.
+        let deadline = self.deadline;
         self.retrying(Duration::MAX, |mut c| {
             let request = request.clone();
             async move {
-                let mut parts = within(TRANSFER_DEADLINE, c.fetch_shard(request))
-                    .await?
-                    .into_inner();
+                let mut parts = within(deadline, c.fetch_shard(request)).await?.into_inner();
                 let mut shard: Option<Shard> = None;
-                while let Some(part) = within(TRANSFER_DEADLINE, parts.message()).await? {
+                while let Some(part) = within(deadline, parts.message()).await? {
                     match (part.part, shard.as_mut()) {
                         (Some(shard_part::Part::Header(header)), None) => shard = Some(header),
                         (Some(shard_part::Part::Block(block)), Some(shard)) => {
@@ -229,7 +234,7 @@ impl Coordinator for RemoteCoordinator {
             })),
         };
         let bytes: usize = blocks.iter().map(|b| b.record.len()).sum();
-        let deadline = CALL_DEADLINE + TRANSFER_DEADLINE * (1 + (bytes >> 20) as u32);
+        let deadline = self.deadline * (2 + (bytes >> 20) as u32);
         self.retrying(deadline, |mut c| {
             let parts: Vec<ResultPart> = std::iter::once(header.clone())
                 .chain(blocks.iter().map(|b| ResultPart {
@@ -246,7 +251,7 @@ impl Coordinator for RemoteCoordinator {
             slice_id: slice_id.to_string(),
             reason: reason.to_string(),
         };
-        self.retrying(CALL_DEADLINE, |mut c| {
+        self.retrying(self.deadline, |mut c| {
             let request = request.clone();
             async move { c.fail(request).await.map(|_| ()) }
         })
@@ -256,7 +261,7 @@ impl Coordinator for RemoteCoordinator {
         let request = StatusRequest {
             caller: Some(self.caller("status")),
         };
-        self.retrying(CALL_DEADLINE, |mut c| {
+        self.retrying(self.deadline, |mut c| {
             let request = request.clone();
             async move { c.status(request).await.map(|r| r.into_inner()) }
         })
@@ -267,9 +272,47 @@ impl Coordinator for RemoteCoordinator {
             caller: Some(self.caller(worker)),
             ..report
         };
-        self.retrying(CALL_DEADLINE, |mut c| {
+        self.retrying(self.deadline, |mut c| {
             let request = request.clone();
             async move { c.checked(request).await.map(|_| ()) }
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A "coordinator" that accepts connections and never says a word.
+    fn silent_listener() -> (std::net::TcpListener, String) {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}", listener.local_addr().unwrap());
+        (listener, url)
+    }
+
+    #[test]
+    fn a_silent_coordinator_is_given_up_on_after_the_patience() {
+        let (listener, url) = silent_listener();
+        let held = std::thread::spawn(move || {
+            let mut open = Vec::new();
+            for stream in listener.incoming().take(8) {
+                open.push(stream);
+            }
+        });
+        let link = RemoteCoordinator::new(&url, String::new(), Duration::from_secs(1))
+            .unwrap()
+            .with_deadline(Duration::from_millis(300));
+        let started = Instant::now();
+        let err = link.lease("w").unwrap_err();
+        assert_eq!(err.kind, LinkKind::Unavailable, "{err}");
+        assert!(err.message.contains("no answer within"), "{err}");
+        // One attempt past the patience, then it stops.
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
+        );
+        drop(link);
+        drop(held);
     }
 }
