@@ -27,6 +27,9 @@ pub fn run(args: WorkerArgs) -> Exit {
     let name = args
         .name
         .unwrap_or_else(|| format!("{}-{}", hostname(), std::process::id()));
+    if let Some(fault) = egdb_proto::worker_name_fault(&name) {
+        return Err(Failure::bad_input(format!("--name: {fault}")));
+    }
     let config = WorkerConfig {
         game: args.game,
         zstd_level: args.zstd_level,

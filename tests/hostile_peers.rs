@@ -170,3 +170,34 @@ fn blocks_announcing_other_sizes_are_refused_before_inflating() {
     drop(server);
     assert!(stored_slices(&store).is_empty());
 }
+
+#[test]
+fn names_and_slice_ids_are_checked_before_they_are_echoed() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("t4.egdb");
+    let server = coordinator(&store);
+    let link = RemoteCoordinator::new(&server.url, String::new(), Duration::from_secs(20)).unwrap();
+    let escape = WorkerInfo {
+        name: "evil\u{1b}[2J".to_string(),
+        threads: 1,
+        memory: 1 << 30,
+        game: None,
+    };
+    let err = link.register(&escape).unwrap_err();
+    assert_eq!(err.kind, LinkKind::Refused, "{err}");
+    assert!(err.message.contains("a worker name is"), "{err}");
+    assert!(!err.message.contains('\u{1b}'), "{err}");
+    let long = WorkerInfo {
+        name: "w".repeat(1 << 20),
+        ..escape
+    };
+    let err = link.register(&long).unwrap_err();
+    assert!(err.message.contains("1048576 bytes"), "{err}");
+    assert!(err.message.len() < 200, "{} bytes", err.message.len());
+    let mallory = peer(&server.url, "mallory");
+    let err = mallory
+        .fetch_shard("mallory", &"x".repeat(1 << 20))
+        .unwrap_err();
+    assert!(err.message.contains("a slice id is"), "{err}");
+    assert!(err.message.len() < 200, "{} bytes", err.message.len());
+}

@@ -25,6 +25,24 @@ pub mod v1 {
 /// Version of this contract; requests of another version are refused.
 pub const PROTOCOL_VERSION: u32 = 1;
 
+/// The longest worker name.
+pub const MAX_WORKER_NAME: usize = 128;
+
+/// Why `name` cannot name a worker, if it cannot: names are printed by
+/// `egdb status` and written to logs, so they are short and plain (letters,
+/// digits and `.` `_` `-` `:` `@`, as host names and `host-pid` are).
+pub fn worker_name_fault(name: &str) -> Option<String> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || ".-_:@".contains(c);
+    if (1..=MAX_WORKER_NAME).contains(&name.len()) && name.chars().all(plain) {
+        return None;
+    }
+    Some(format!(
+        "a worker name is 1 to {MAX_WORKER_NAME} letters, digits or . _ - : @ \
+         (this one has {} bytes)",
+        name.len()
+    ))
+}
+
 /// What kind of failure a [`LinkError`] is; each maps to one gRPC status.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LinkKind {

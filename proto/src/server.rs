@@ -44,6 +44,10 @@ impl Service {
 
     fn check(&self, caller: Option<&Caller>) -> Result<String, Status> {
         let caller = caller.ok_or_else(|| Status::invalid_argument("request without a caller"))?;
+        // Checked first: every other answer and log line names the worker.
+        if let Some(fault) = crate::worker_name_fault(&caller.worker) {
+            return Err(Status::invalid_argument(fault));
+        }
         if caller.protocol_version != PROTOCOL_VERSION {
             return Err(Status::failed_precondition(format!(
                 "worker {} speaks egdb protocol v{}; this coordinator speaks v{PROTOCOL_VERSION}",
@@ -73,6 +77,36 @@ impl Service {
             .map_err(|e| Status::internal(format!("coordinator task failed: {e}")))?
             .map_err(status_of)
     }
+}
+
+/// The longest slice id a request may carry (real ones are under 20
+/// characters).
+const MAX_SLICE_ID: usize = 64;
+
+/// The longest failure reason kept from a worker.
+const MAX_REASON: usize = 4096;
+
+/// Refuses slice ids that are not short and plain before they are echoed
+/// into answers and logs.
+fn plain_slice_id(id: &str) -> Result<(), LinkError> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    if (1..=MAX_SLICE_ID).contains(&id.len()) && id.chars().all(plain) {
+        return Ok(());
+    }
+    Err(LinkError::refused(format!(
+        "a slice id is 1 to {MAX_SLICE_ID} letters, digits, - or _ (this one has {} bytes)",
+        id.len()
+    )))
+}
+
+/// A worker's failure reason, cut to [`MAX_REASON`] bytes (at a character
+/// boundary) before it is logged.
+fn bounded(reason: &str) -> &str {
+    let mut end = reason.len().min(MAX_REASON);
+    while !reason.is_char_boundary(end) {
+        end -= 1;
+    }
+    &reason[..end]
 }
 
 /// Compares tokens in time independent of where they differ.
@@ -130,7 +164,10 @@ impl Coordination for Service {
         let r = request.into_inner();
         let worker = self.admit(r.caller.as_ref())?;
         let keep = self
-            .call(move |c| c.heartbeat(&worker, &r.slice_id))
+            .call(move |c| {
+                plain_slice_id(&r.slice_id)?;
+                c.heartbeat(&worker, &r.slice_id)
+            })
             .await?;
         Ok(Response::new(HeartbeatReply { keep }))
     }
@@ -144,7 +181,10 @@ impl Coordination for Service {
         let r = request.into_inner();
         let worker = self.admit(r.caller.as_ref())?;
         let mut shard = self
-            .call(move |c| c.fetch_shard(&worker, &r.slice_id))
+            .call(move |c| {
+                plain_slice_id(&r.slice_id)?;
+                c.fetch_shard(&worker, &r.slice_id)
+            })
             .await?;
         let blocks = std::mem::take(&mut shard.blocks);
         let header = std::iter::once(shard_part::Part::Header(shard));
@@ -183,8 +223,11 @@ impl Coordination for Service {
         }
         let header = shard.clone();
         let admitted = worker.clone();
-        self.call(move |c| c.admit_result(&admitted, &header))
-            .await?;
+        self.call(move |c| {
+            plain_slice_id(&header.slice_id)?;
+            c.admit_result(&admitted, &header)
+        })
+        .await?;
         // Admitted: the header's length is the slice's, and its blocks
         // are at most that many.
         let most = shard.raw_len.div_ceil(shard.block_bytes.max(1));
@@ -213,8 +256,11 @@ impl Coordination for Service {
     async fn fail(&self, request: Request<FailRequest>) -> Result<Response<Empty>, Status> {
         let r = request.into_inner();
         let worker = self.admit(r.caller.as_ref())?;
-        self.call(move |c| c.fail(&worker, &r.slice_id, &r.reason))
-            .await?;
+        self.call(move |c| {
+            plain_slice_id(&r.slice_id)?;
+            c.fail(&worker, &r.slice_id, bounded(&r.reason))
+        })
+        .await?;
         Ok(Response::new(Empty {}))
     }
 
