@@ -58,7 +58,7 @@ pub struct StatusArgs {
     #[arg(long)]
     pub token_file: Option<PathBuf>,
     /// Seconds to wait for an unreachable coordinator.
-    #[arg(long, default_value_t = 5.0)]
+    #[arg(long, default_value_t = 5.0, value_parser = parse_seconds)]
     pub patience: f64,
     #[arg(long)]
     pub json: bool,
@@ -81,7 +81,7 @@ pub struct CoordinatorArgs {
     #[arg(long)]
     pub depth: bool,
     /// Seconds a lease lives without a heartbeat.
-    #[arg(long, default_value_t = 30.0)]
+    #[arg(long, default_value_t = 30.0, value_parser = parse_seconds)]
     pub lease_seconds: f64,
     /// Verify the finished store instead of building: workers check every
     /// slice against its moves and report; passes are kept in the store's
@@ -111,7 +111,7 @@ pub struct WorkerArgs {
     #[arg(long)]
     pub game: Option<String>,
     /// Seconds to wait for an unreachable coordinator before giving up.
-    #[arg(long, default_value_t = 120.0)]
+    #[arg(long, default_value_t = 120.0, value_parser = parse_seconds)]
     pub patience: f64,
     /// zstd level of the blocks handed over.
     #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
@@ -267,6 +267,24 @@ pub struct BenchArgs {
     /// engine's.
     #[arg(long)]
     pub depth: bool,
+}
+
+/// The longest duration an argument may give: a year.
+const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
+
+/// Parses a number of seconds: finite, not negative, at most a year
+/// (`inf` or `nan` would panic where durations are made of them).
+pub fn parse_seconds(text: &str) -> Result<f64, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    if !(0.0..=MAX_SECONDS).contains(&seconds) {
+        return Err(format!(
+            "`{text}` is not between 0 and {MAX_SECONDS} seconds"
+        ));
+    }
+    Ok(seconds)
 }
 
 /// Parses `123`, `64MiB`, `12G`, `1.5GiB` (binary units either way).

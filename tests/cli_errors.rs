@@ -83,3 +83,63 @@ fn malformed_positions_and_foreign_stores_are_refused() {
     assert_eq!(checksums(&store), before);
     assert!(!dir.path().join("none").exists());
 }
+
+#[test]
+fn durations_names_and_endless_game_files_are_refused() {
+    for args in [
+        &[
+            "worker",
+            "--coordinator",
+            "http://127.0.0.1:9",
+            "--patience",
+            "inf",
+        ][..],
+        &[
+            "worker",
+            "--coordinator",
+            "http://127.0.0.1:9",
+            "--patience",
+            "nan",
+        ],
+        &["coordinator", "nim:triangle:3:normal", "--lease-seconds=-1"],
+    ] {
+        let out = egdb(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("seconds"),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    assert_refused(
+        &[
+            "worker",
+            "--coordinator",
+            "http://127.0.0.1:9",
+            "--name",
+            "evil\u{1b}[2J",
+        ],
+        "a worker name is",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s");
+    assert_refused(&["plan", "nim:file:/dev/zero"], "longer than 1048576 bytes");
+    assert!(!store.exists());
+}
+
+#[test]
+fn games_past_what_the_layout_holds_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("g63.toml");
+    let cells: Vec<String> = (0..63).map(|c| c.to_string()).collect();
+    std::fs::write(
+        &file,
+        format!(
+            "cells = 63\nrule = \"normal\"\nlines = [[{}]]\n",
+            cells.join(", ")
+        ),
+    )
+    .unwrap();
+    let spec = format!("nim:file:{}", file.display());
+    assert_refused(&["plan", &spec], "cells must be 1 to 45");
+}

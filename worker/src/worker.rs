@@ -104,7 +104,14 @@ impl<'a> Worker<'a> {
             game: self.config.game.clone(),
         };
         let registration = self.link.register(&info)?;
-        let beat = Duration::from_secs_f64((registration.lease_seconds / 3.0).max(0.05));
+        // From the coordinator: bounded before a duration is made of it
+        // (NaN and infinity would panic), a beat at least every 10 minutes.
+        let third = registration.lease_seconds / 3.0;
+        let beat = Duration::from_secs_f64(if third.is_finite() {
+            third.clamp(0.05, 600.0)
+        } else {
+            600.0
+        });
         tracing::info!(worker = %name, game = %registration.game, "registered");
         while !cancel.load(Ordering::Relaxed) {
             let reply = match self.link.lease(&name) {
