@@ -244,11 +244,11 @@ mod tests {
 
     #[test]
     fn moves_are_bounded_as_they_are_listed() {
-        // 40 lines of all 63 cells, each shuffled: about 80 000 runs.
+        // 100 lines of all 45 cells, each shuffled: about 100 000 runs.
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let lines: Vec<String> = (0..40)
+        let lines: Vec<String> = (0..100)
             .map(|_| {
-                let mut cells: Vec<u32> = (0..63).collect();
+                let mut cells: Vec<u32> = (0..45).collect();
                 for i in (1..cells.len()).rev() {
                     state ^= state << 13;
                     state ^= state >> 7;
@@ -260,7 +260,7 @@ mod tests {
             })
             .collect();
         let text = format!(
-            "cells = 63\nrule = \"normal\"\nlines = [{}]\n",
+            "cells = 45\nrule = \"normal\"\nlines = [{}]\n",
             lines.join(", ")
         );
         let err = parse(&text, "g.toml").err().map(|e| e.to_string());

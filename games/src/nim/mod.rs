@@ -20,9 +20,10 @@ pub use layout::{NimLayout, Row, Slot};
 pub use row_symmetry::RowSymmetry;
 pub use symmetry::SymmetryGroup;
 
-/// Cells a game may have: masks are `u64` and the packed layout needs one
-/// spare bit.
-pub const MAX_CELLS: u32 = 63;
+/// Cells a game may have: the 9-layer triangle's 45. Its 2^45 positions
+/// are past any machine's memory already, and the layout's rank tables
+/// grow as 2^(cells − 21) (past 45 cells they would not fit either).
+pub const MAX_CELLS: u32 = 45;
 
 /// Which notation the game's positions and moves use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
