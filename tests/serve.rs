@@ -197,6 +197,16 @@ fn morris_over_grpc_agrees_with_brute_force_and_lines_are_perfect_play() {
         .unwrap()
         .into_inner();
     assert!(moves.moves.is_empty(), "the line ends when the game does");
+    // A line as long as the client likes would run on for billions of
+    // plies after the client has gone: refused.
+    let err = runtime
+        .block_on(client.line(LineRequest {
+            position: won,
+            max_plies: u32::MAX,
+        }))
+        .unwrap_err();
+    assert_eq!(err.code(), tonic::Code::InvalidArgument, "{err}");
+    assert!(err.message().contains("at most 10000"), "{err}");
 }
 
 #[test]

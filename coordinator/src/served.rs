@@ -24,6 +24,9 @@ use crate::CoordinatorError;
 
 /// Plies of a line when the request gives no bound.
 const DEFAULT_LINE_PLIES: u32 = 1000;
+/// Plies in one line at most: the longest forced lines are a few hundred
+/// plies, and a drawn line would otherwise run on for billions.
+pub const MAX_LINE_PLIES: u32 = 10_000;
 /// Positions in one batch at most.
 pub const MAX_BATCH: usize = 100_000;
 
@@ -183,10 +186,14 @@ impl Query for QueryService {
 
     async fn line(&self, request: Request<LineRequest>) -> Result<Response<LineReply>, Status> {
         let r = request.into_inner();
-        let plies = if r.max_plies == 0 {
-            DEFAULT_LINE_PLIES
-        } else {
-            r.max_plies
+        let plies = match r.max_plies {
+            0 => DEFAULT_LINE_PLIES,
+            plies if plies > MAX_LINE_PLIES => {
+                return Err(Status::invalid_argument(format!(
+                    "max_plies is at most {MAX_LINE_PLIES}, not {plies}"
+                )))
+            }
+            plies => plies,
         };
         self.run(move |t| {
             let (position, probe) = t.probe_named(&r.position)?;
