@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Builds a Morris game, verifies it, and publishes its results:
+# docs/results/NAME.md (how it was made, then `egdb results`) and
+# docs/results/NAME.crc (one line per slice), for anyone to compare.
+# Usage: bash deploy/results.sh GAME NAME STORE [build options…]
+#   e.g. bash deploy/results.sh morris:taiwan:6 taiwan-6 ~/stores/tw6.egdb
+# A store already complete is not built again (its build time then comes
+# from its manifest); verify's journal makes a second verify quick.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -ge 3 ] || { echo "usage: $0 GAME NAME STORE [build options…]" >&2; exit 2; }
+game=$1 name=$2 store=$3
+shift 3
+. deploy/env.sh
+[ -x "$EGDB_BIN" ] || cargo build --release --bin egdb
+out=docs/results
+mkdir -p "$out"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Wall time and peak resident memory of one command, from GNU time.
+timed() {
+  local label=$1
+  shift
+  /usr/bin/time -f "%e %M" -o "$work/$label.time" "$@"
+}
+
+timed build "$EGDB_BIN" build "$game" --store "$store" "$@" >"$work/build.out"
+timed verify "$EGDB_BIN" verify --store "$store" --fresh >"$work/verify.out"
+"$EGDB_BIN" results --store "$store" --crc "$out/$name.crc" >"$work/results.md"
+
+read -r build_s build_kb <"$work/build.time"
+read -r verify_s verify_kb <"$work/verify.time"
+store_bytes=$(du -sb "$store" | cut -f1)
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+{
+  echo "# Results: \`$game\`"
+  echo
+  echo "Made by \`bash deploy/results.sh $game $name STORE\` at commit"
+  echo "$(git rev-parse --short HEAD), $(date -u +%Y-%m-%d), on $(nproc) × $cpu with"
+  echo "$(free -g | awk '/Mem:/ {print $2}') GiB of memory."
+  echo
+  echo "| | |"
+  echo "|---|---|"
+  echo "| build (\`egdb build\`, wall) | $build_s s |"
+  echo "| build peak memory (RSS) | $((build_kb / 1024)) MiB |"
+  echo "| store on disk | $store_bytes bytes |"
+  echo "| verify (\`egdb verify --fresh\`, wall) | $verify_s s |"
+  echo "| verify peak memory (RSS) | $((verify_kb / 1024)) MiB |"
+  echo "| verify | $(tail -n 1 "$work/verify.out") |"
+  echo
+  echo "Slice checksums: [\`$name.crc\`]($name.crc) (slice, positions, CRC-32 of"
+  echo "its raw bytes); a rebuild that agrees on every line holds the same tables."
+  echo
+  sed '1{/^# /d}' "$work/results.md"
+} >"$out/$name.md"
+echo "wrote $out/$name.md and $out/$name.crc"
