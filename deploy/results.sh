@@ -47,7 +47,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   echo "| store on disk | $store_bytes bytes |"
   echo "| verify (\`egdb verify --fresh\`, wall) | $verify_s s |"
   echo "| verify peak memory (RSS) | $((verify_kb / 1024)) MiB |"
-  echo "| verify | $(tail -n 1 "$work/verify.out") |"
+  echo "| verify | $(tail -n 1 "$work/verify.out" | sed "s|$store|STORE|") |"
   echo
   echo "Slice checksums: [\`$name.crc\`]($name.crc) (slice, positions, CRC-32 of"
   echo "its raw bytes); a rebuild that agrees on every line holds the same tables."
