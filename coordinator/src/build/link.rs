@@ -197,10 +197,10 @@ impl Coordinator for Build {
             // Only the lease holder's result is stored: a slice is leased
             // once its dependencies are done, so nobody else can put a
             // table in before what it was solved from.
-            if !state
+            if state
                 .leased
                 .get(&record.slice)
-                .is_some_and(|l| l.worker == worker)
+                .is_none_or(|l| l.worker != worker)
             {
                 return Err(not_leased(&record.slice, worker));
             }

@@ -82,8 +82,8 @@ static SMALL: LazyLock<Box<Small>> = LazyLock::new(|| {
         subsets: [0; 1 << HALF],
         start: [0; HALF + 2],
     });
-    for j in 0..=HALF {
-        small.start[j + 1] = small.start[j] + BINOMIAL[HALF][j] as usize;
+    for (j, &count) in BINOMIAL[HALF].iter().enumerate().take(HALF + 1) {
+        small.start[j + 1] = small.start[j] + count as usize;
     }
     let mut next = small.start;
     // Colex order among masks of one size is their numeric order.
