@@ -36,28 +36,34 @@ fn terminate(mut child: Child) -> std::process::ExitStatus {
     }
 }
 
+/// Starts a server, checks that it ignores SIGPIPE, and that SIGTERM stops
+/// it as Ctrl-C does.
+fn assert_server_outlives_pipes_and_stops_on_sigterm(args: &[&str]) {
+    let (child, _) = spawn_listening(args);
+    assert!(ignores(&child, libc::SIGPIPE), "{args:?}");
+    let status = terminate(child);
+    assert_eq!(status.code(), Some(130), "{args:?}: {status:?}");
+}
+
 #[test]
 fn serve_ignores_sigpipe_and_stops_on_sigterm() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("t3.egdb");
     build("nim:triangle:3:normal", &store, &[]);
-    let (child, _) = spawn_listening(&[
+    assert_server_outlives_pipes_and_stops_on_sigterm(&[
         "serve",
         "--store",
         store.to_str().unwrap(),
         "--listen",
         "127.0.0.1:0",
     ]);
-    assert!(ignores(&child, libc::SIGPIPE));
-    let status = terminate(child);
-    assert_eq!(status.code(), Some(130), "{status:?}");
 }
 
 #[test]
 fn the_coordinator_ignores_sigpipe_and_stops_on_sigterm() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("t4.egdb");
-    let (child, _) = spawn_listening(&[
+    assert_server_outlives_pipes_and_stops_on_sigterm(&[
         "coordinator",
         "nim:triangle:4:normal",
         "--store",
@@ -65,9 +71,6 @@ fn the_coordinator_ignores_sigpipe_and_stops_on_sigterm() {
         "--listen",
         "127.0.0.1:0",
     ]);
-    assert!(ignores(&child, libc::SIGPIPE));
-    let status = terminate(child);
-    assert_eq!(status.code(), Some(130), "{status:?}");
 }
 
 #[test]

@@ -31,6 +31,24 @@ pub struct Probe {
     pub depth: Option<u32>,
 }
 
+impl Probe {
+    /// A stored value code and depth as a probe (draws have no depth);
+    /// `None` for "don't care".
+    pub fn of_code(code: egdb_db_format::ValueCode, depth: u32) -> Option<Probe> {
+        use egdb_db_format::ValueCode;
+        let value = match code {
+            ValueCode::Win => Value::Win,
+            ValueCode::Loss => Value::Loss,
+            ValueCode::Draw => Value::Draw,
+            ValueCode::DontCare => return None,
+        };
+        Some(Probe {
+            value,
+            depth: (value != Value::Draw).then_some(depth),
+        })
+    }
+}
+
 /// A position whose stored probe is not what its moves say.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Mismatch {

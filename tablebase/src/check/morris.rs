@@ -9,7 +9,6 @@
 //! ranked from it ([`TableIndex::nearby`]).
 
 use egdb_db_format::encoding::unpack_value_depth16;
-use egdb_db_format::ValueCode;
 use egdb_games::morris::index::{MoverClass, Nearby, TableIndex};
 use egdb_games::morris::moves::{for_each_move, terminal_by_counts, Counts};
 use egdb_games::morris::slices::table_of;
@@ -419,14 +418,5 @@ fn prefetch<T>(items: &[T], i: usize) {
 /// A stored cell as a probe; `None` for "don't care".
 fn decode(cell: u16) -> Option<Probe> {
     let (code, depth) = unpack_value_depth16(cell);
-    let value = match code {
-        ValueCode::Win => Value::Win,
-        ValueCode::Loss => Value::Loss,
-        ValueCode::Draw => Value::Draw,
-        ValueCode::DontCare => return None,
-    };
-    Some(Probe {
-        value,
-        depth: (value != Value::Draw).then_some(u32::from(depth)),
-    })
+    Probe::of_code(code, u32::from(depth))
 }

@@ -8,7 +8,7 @@
 //! other entry must be "don't care".
 
 use egdb_db_format::encoding::unpack_value_depth8;
-use egdb_db_format::{CellEncoding, ValueCode};
+use egdb_db_format::CellEncoding;
 use egdb_games::nim::NimGame;
 use egdb_games::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -97,16 +97,7 @@ impl NimTable {
             }
             _ => {
                 let (code, depth) = unpack_value_depth8(self.raw[entry as usize]);
-                let value = match code {
-                    ValueCode::Win => Value::Win,
-                    ValueCode::Loss => Value::Loss,
-                    ValueCode::Draw => Value::Draw,
-                    ValueCode::DontCare => return None,
-                };
-                Some(Probe {
-                    value,
-                    depth: Some(u32::from(depth)),
-                })
+                Probe::of_code(code, u32::from(depth))
             }
         }
     }
