@@ -117,6 +117,32 @@ fn is_store_dir(path: &Path) -> bool {
     path.join("CURRENT").is_file()
 }
 
+/// Whether `path` is a store whose creation stopped before its identity
+/// was written (a full disk, a kill): RocksDB made exactly our column
+/// families, and the one batch that writes the format version and the
+/// identity never landed. Nothing else can be in it (slices are written
+/// only after the identity), so it is created again rather than refused
+/// for ever.
+fn half_created(path: &Path) -> bool {
+    let mut ours = vec!["default".to_string()];
+    ours.extend([META, MANIFEST, BLOCKS].map(String::from));
+    ours.sort();
+    let Ok(mut found) = DB::list_cf(&Options::default(), path) else {
+        return false;
+    };
+    found.sort();
+    if found != ours {
+        return false;
+    }
+    let Ok(db) = DB::open_cf_descriptors_read_only(&options(false), path, descriptors(), false)
+    else {
+        return false;
+    };
+    db.cf_handle(META)
+        .and_then(|meta| db.get_cf(meta, b"format_version").ok())
+        .is_some_and(|version| version.is_none())
+}
+
 impl Store {
     /// Opens the store at `path` for a build of `identity`, creating it when
     /// the directory is missing or empty.
@@ -126,7 +152,7 @@ impl Store {
     /// built with other options; [`FormatError::Open`] when the directory
     /// holds something that is not a store.
     pub fn create_or_open(path: &Path, identity: &StoreIdentity) -> Result<Store, FormatError> {
-        if is_store_dir(path) {
+        if is_store_dir(path) && !half_created(path) {
             let store = Store::open(path)?;
             if store.identity.fingerprint != identity.fingerprint
                 || store.identity.game != identity.game
@@ -151,7 +177,8 @@ impl Store {
             }
             return Ok(store);
         }
-        if path.exists()
+        if !is_store_dir(path)
+            && path.exists()
             && std::fs::read_dir(path)
                 .map(|mut d| d.next().is_some())
                 .unwrap_or(true)
@@ -442,6 +469,26 @@ fn synced() -> WriteOptions {
 mod tests {
     use super::*;
     use crate::encode_block;
+
+    #[test]
+    fn a_store_whose_creation_stopped_is_created_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s");
+        // What a creation cut off before its identity leaves behind.
+        drop(DB::open_cf_descriptors(&options(true), &path, descriptors()).unwrap());
+        assert!(matches!(
+            Store::open(&path),
+            Err(FormatError::NotAStore { .. })
+        ));
+        let store = Store::create_or_open(&path, &identity("g")).unwrap();
+        assert_eq!(store.identity().game, "g");
+        drop(store);
+        assert_eq!(Store::open(&path).unwrap().identity().game, "g");
+        // Someone else's RocksDB is not taken for one.
+        let other = dir.path().join("other");
+        drop(DB::open_default(&other).unwrap());
+        assert!(Store::create_or_open(&other, &identity("g")).is_err());
+    }
 
     fn identity(game: &str) -> StoreIdentity {
         StoreIdentity {
