@@ -152,8 +152,14 @@ impl Store {
     /// built with other options; [`FormatError::Open`] when the directory
     /// holds something that is not a store.
     pub fn create_or_open(path: &Path, identity: &StoreIdentity) -> Result<Store, FormatError> {
-        if is_store_dir(path) && !half_created(path) {
-            let store = Store::open(path)?;
+        if is_store_dir(path) {
+            let store = match Store::open(path) {
+                // Only a store that does not open is looked at more closely.
+                Err(FormatError::NotAStore { .. }) if half_created(path) => {
+                    return Store::create(path, identity)
+                }
+                opened => opened?,
+            };
             if store.identity.fingerprint != identity.fingerprint
                 || store.identity.game != identity.game
             {
@@ -177,8 +183,7 @@ impl Store {
             }
             return Ok(store);
         }
-        if !is_store_dir(path)
-            && path.exists()
+        if path.exists()
             && std::fs::read_dir(path)
                 .map(|mut d| d.next().is_some())
                 .unwrap_or(true)
@@ -189,6 +194,11 @@ impl Store {
                     .to_string(),
             });
         }
+        Store::create(path, identity)
+    }
+
+    /// A new store at `path` (missing, empty, or [`half_created`]).
+    fn create(path: &Path, identity: &StoreIdentity) -> Result<Store, FormatError> {
         let db = DB::open_cf_descriptors(&options(true), path, descriptors()).map_err(|e| {
             FormatError::Open {
                 path: shown(path),
