@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use egdb_proto::tls::TlsFiles;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -47,16 +48,68 @@ pub enum Command {
     Worker(WorkerArgs),
     /// How far a coordinator's build is: slices, workers, bytes, time left.
     Status(StatusArgs),
+    /// Certificates for mutual TLS in a cluster.
+    #[command(subcommand)]
+    Tls(TlsCommand),
+}
+
+/// Mutual TLS between a coordinator and its workers (`egdb tls init` makes
+/// the files). All three or none.
+#[derive(Debug, Args, Clone, Default)]
+pub struct TlsArgs {
+    /// This host's certificate (PEM), e.g. tls/HOST.pem.
+    #[arg(long, requires_all = ["tls_key", "tls_ca"])]
+    pub tls_cert: Option<PathBuf>,
+    /// This host's private key (PEM), e.g. tls/HOST.key.
+    #[arg(long, requires_all = ["tls_cert", "tls_ca"])]
+    pub tls_key: Option<PathBuf>,
+    /// The cluster's CA certificate (PEM), e.g. tls/ca.pem: the peer's
+    /// certificate must be signed by it.
+    #[arg(long, requires_all = ["tls_cert", "tls_key"])]
+    pub tls_ca: Option<PathBuf>,
+}
+
+impl TlsArgs {
+    /// The files, when TLS was asked for (clap sees that it is all three).
+    pub fn files(&self) -> Option<TlsFiles> {
+        match (&self.tls_cert, &self.tls_key, &self.tls_ca) {
+            (Some(cert), Some(key), Some(ca)) => Some(TlsFiles {
+                cert: cert.clone(),
+                key: key.clone(),
+                ca: ca.clone(),
+            }),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct TlsInitArgs {
+    /// The directory to write ca.pem, ca.key and HOST.pem, HOST.key into;
+    /// a CA already there is kept and signs the new hosts.
+    pub dir: PathBuf,
+    /// The hosts, comma separated, as the URLs name them (DNS names or IP
+    /// addresses), e.g. coord,ws1,ws2 or 10.0.0.1,10.0.0.2.
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub hosts: Vec<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TlsCommand {
+    /// Make a small lab CA and one certificate per host.
+    Init(TlsInitArgs),
 }
 
 #[derive(Debug, Args)]
 pub struct StatusArgs {
-    /// The coordinator's URL, e.g. http://host:7070.
+    /// The coordinator's URL, e.g. http://host:7070 (https:// with --tls-*).
     #[arg(long)]
     pub coordinator: String,
     /// A file holding the cluster token.
     #[arg(long)]
     pub token_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub tls: TlsArgs,
     /// Seconds to wait for an unreachable coordinator.
     #[arg(long, default_value_t = 5.0, value_parser = parse_seconds)]
     pub patience: f64,
@@ -77,6 +130,8 @@ pub struct CoordinatorArgs {
     /// A file holding the cluster token every worker must give.
     #[arg(long)]
     pub token_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub tls: TlsArgs,
     /// Store depths as well as values (Nim).
     #[arg(long)]
     pub depth: bool,
@@ -92,7 +147,7 @@ pub struct CoordinatorArgs {
 
 #[derive(Debug, Args)]
 pub struct WorkerArgs {
-    /// The coordinator's URL, e.g. http://host:7070.
+    /// The coordinator's URL, e.g. http://host:7070 (https:// with --tls-*).
     #[arg(long)]
     pub coordinator: String,
     /// Engine threads (default: every core).
@@ -104,6 +159,8 @@ pub struct WorkerArgs {
     /// A file holding the cluster token.
     #[arg(long)]
     pub token_file: Option<PathBuf>,
+    #[command(flatten)]
+    pub tls: TlsArgs,
     /// Name in logs and status (default: host-pid).
     #[arg(long)]
     pub name: Option<String>,
@@ -169,9 +226,13 @@ pub struct QueryArgs {
     /// A store on this machine.
     #[arg(long)]
     pub store: Option<PathBuf>,
-    /// An `egdb serve` to ask instead, e.g. http://host:7071.
+    /// An `egdb serve` to ask instead, e.g. http://host:7071 (https://
+    /// with --tls-ca).
     #[arg(long)]
     pub server: Option<String>,
+    /// The CA that signed the TLS server's certificate (PEM).
+    #[arg(long, requires = "server")]
+    pub tls_ca: Option<PathBuf>,
     /// A position in the game's notation, or `start`.
     pub position: String,
     #[arg(long)]
@@ -202,6 +263,13 @@ pub struct ServeArgs {
     /// cached block decompress nothing.
     #[arg(long, value_parser = parse_bytes, default_value = "4GiB")]
     pub cache: u64,
+    /// Serve TLS with this certificate (PEM); queries stay open to every
+    /// client, TLS only keeps them private and the server authentic.
+    #[arg(long, requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The key of --tls-cert (PEM).
+    #[arg(long, requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

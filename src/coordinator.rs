@@ -8,6 +8,7 @@ use std::time::Duration;
 use egdb_coordinator::{Build, BuildOptions};
 use egdb_games::{Game, GameSpec};
 use egdb_proto::server::{bind, serve, Service};
+use egdb_proto::tls::ServerTls;
 
 use crate::build::INTERRUPTED;
 use crate::cli::CoordinatorArgs;
@@ -24,6 +25,12 @@ pub fn run(args: CoordinatorArgs) -> Exit {
     let spec: GameSpec = args.game.parse()?;
     let game = Game::from_spec(&spec)?;
     let token = read_token(args.token_file.as_deref())?;
+    let tls = args
+        .tls
+        .files()
+        .map(|files| ServerTls::mutual(&files))
+        .transpose()
+        .map_err(|e| Failure::bad_input(format!("TLS: {e}")))?;
     if args.lease_seconds <= 0.0 {
         return Err(Failure::bad_input("--lease-seconds must be positive"));
     }
@@ -59,6 +66,7 @@ pub fn run(args: CoordinatorArgs) -> Exit {
         let (listener, address) = bind(&args.listen)
             .await
             .map_err(|e| Failure::bad_input(format!("cannot listen on {}: {e}", args.listen)))?;
+        warn_if_open(address, token.is_some(), tls.is_some());
         println!("listening on {address}");
         let _ = std::io::stdout().flush();
         tracing::info!(%address, game = %spec, done = build.done(), total = build.plan().len(), "coordinator serving");
@@ -78,7 +86,7 @@ pub fn run(args: CoordinatorArgs) -> Exit {
         });
         let service = Service::new(build.clone(), token);
         let mut interrupted = false;
-        serve(service, listener, async {
+        serve(service, listener, tls, async {
             interrupted = finished_rx.await.unwrap_or(true);
         })
         .await
@@ -115,6 +123,23 @@ fn verify_report(build: &Build, store: &Path) -> i32 {
     );
     build.finish_verify();
     i32::from(!failures.is_empty())
+}
+
+/// Says loudly when a coordinator reachable from other machines lets
+/// anyone in, or lets its token and tables cross the network in clear.
+fn warn_if_open(address: std::net::SocketAddr, token: bool, tls: bool) {
+    if address.ip().is_loopback() || tls {
+        return;
+    }
+    let warning = if token {
+        "WARNING: no TLS: the cluster token and every table cross the network in clear; \
+         use --tls-cert/--tls-key/--tls-ca (egdb tls init makes them)"
+    } else {
+        "WARNING: no TLS and no token: anyone who can reach this address can take slices and \
+         hand in results; use --tls-cert/--tls-key/--tls-ca (egdb tls init) and --token-file"
+    };
+    eprintln!("egdb: {warning}");
+    tracing::warn!(%address, "{warning}");
 }
 
 async fn until_complete(build: &Build) {

@@ -13,6 +13,7 @@ mod serve;
 mod signals;
 mod stats;
 mod status;
+mod tls;
 mod verify;
 mod worker;
 
@@ -44,6 +45,7 @@ fn main() {
         Command::Coordinator(args) => coordinator::run(args),
         Command::Worker(args) => worker::run(args),
         Command::Status(args) => status::run(args),
+        Command::Tls(command) => tls::run(command),
     };
     match outcome {
         Ok(code) => std::process::exit(code),

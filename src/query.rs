@@ -1,11 +1,15 @@
 //! `egdb query`: a position's value, depth and moves, from a store on this
 //! machine or from an `egdb serve` (the same answer either way).
 
+use std::path::Path;
+
 use egdb_coordinator::{Answer, Probe, Tablebase};
 use egdb_games::Value;
+use egdb_proto::tls::{client_refusal, query_client_config};
 use egdb_proto::v1::query_client::QueryClient;
 use egdb_proto::v1::{InfoRequest, PositionRequest};
 use serde_json::json;
+use tonic::transport::Endpoint;
 
 use crate::cli::QueryArgs;
 use crate::failure::Failure;
@@ -18,7 +22,7 @@ pub fn run(args: QueryArgs) -> Exit {
             let answer = tablebase.answer(&args.position)?;
             (tablebase.game().spec().to_string(), answer)
         }
-        (None, Some(server)) => ask(server, &args.position)?,
+        (None, Some(server)) => ask(server, args.tls_ca.as_deref(), &args.position)?,
         (None, None) => return Err(Failure::bad_input("give --store or --server")),
     };
     if args.json {
@@ -55,8 +59,45 @@ pub fn describe(probe: &Probe) -> String {
     }
 }
 
+/// Where an `egdb serve` listens: `http://` in clear, `https://` with the
+/// CA that signed its certificate.
+fn query_endpoint(url: &str, tls_ca: Option<&Path>) -> Result<Endpoint, Failure> {
+    let endpoint = Endpoint::from_shared(url.to_string())
+        .map_err(|e| Failure::bad_input(format!("`{url}` is not a server URL: {e}")))?;
+    match (endpoint.uri().scheme_str(), tls_ca) {
+        (Some("https"), Some(ca)) => {
+            let config =
+                query_client_config(ca).map_err(|e| Failure::bad_input(format!("TLS: {e}")))?;
+            endpoint
+                .tls_config(config)
+                .map_err(|e| Failure::bad_input(format!("TLS: {e}")))
+        }
+        (Some("http"), None) => Ok(endpoint),
+        (Some("https"), None) => Err(Failure::bad_input(format!(
+            "`{url}`: an https:// server needs --tls-ca, the CA that signed its certificate"
+        ))),
+        _ => Err(Failure::bad_input(format!(
+            "`{url}`: use http://host:port, or https://host:port with --tls-ca"
+        ))),
+    }
+}
+
+/// A connection failure with its causes: TLS refusals hide under
+/// "transport error".
+fn reason(error: &tonic::transport::Error) -> String {
+    client_refusal(error).unwrap_or_else(|| {
+        let mut text = error.to_string();
+        let mut source = std::error::Error::source(error);
+        while let Some(cause) = source {
+            text.push_str(&format!(": {cause}"));
+            source = cause.source();
+        }
+        text
+    })
+}
+
 /// The game and the answer of an `egdb serve` at `url`.
-fn ask(url: &str, position: &str) -> Result<(String, Answer), Failure> {
+fn ask(url: &str, tls_ca: Option<&Path>, position: &str) -> Result<(String, Answer), Failure> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -69,9 +110,11 @@ fn ask(url: &str, position: &str) -> Result<(String, Answer), Failure> {
         }
     };
     runtime.block_on(async {
-        let mut client = QueryClient::connect(url.to_string())
+        let channel = query_endpoint(url, tls_ca)?
+            .connect()
             .await
-            .map_err(|e| Failure::failed(format!("cannot reach {url}: {e}")))?;
+            .map_err(|e| Failure::failed(format!("cannot reach {url}: {}", reason(&e))))?;
+        let mut client = QueryClient::new(channel);
         let info = client
             .info(InfoRequest {})
             .await

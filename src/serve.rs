@@ -5,6 +5,7 @@ use std::io::Write;
 
 use egdb_coordinator::served::QueryService;
 use egdb_proto::server::{bind, incoming, MAX_MESSAGE_BYTES};
+use egdb_proto::tls::ServerTls;
 use egdb_proto::v1::query_server::QueryServer;
 use egdb_proto::v1::FILE_DESCRIPTOR_SET;
 
@@ -24,6 +25,13 @@ pub fn run(args: ServeArgs) -> Exit {
         );
     }
     let game = tablebase.game().spec().to_string();
+    let tls = match (&args.tls_cert, &args.tls_key) {
+        (Some(cert), Some(key)) => Some(
+            ServerTls::server_only(cert, key)
+                .map_err(|e| Failure::bad_input(format!("TLS: {e}")))?,
+        ),
+        _ => None,
+    };
     drop(tablebase);
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| Failure::failed(format!("no async runtime: {e}")))?;
@@ -42,17 +50,27 @@ pub fn run(args: ServeArgs) -> Exit {
             .register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
             .build_v1()
             .map_err(|e| Failure::failed(format!("no reflection service: {e}")))?;
-        tonic::transport::Server::builder()
+        let router = tonic::transport::Server::builder()
             .add_service(health_service)
             .add_service(reflection)
             .add_service(
                 QueryServer::new(service)
                     .max_decoding_message_size(MAX_MESSAGE_BYTES)
                     .max_encoding_message_size(MAX_MESSAGE_BYTES),
-            )
-            .serve_with_incoming_shutdown(incoming(listener), stop.requested())
-            .await
-            .map_err(|e| Failure::failed(format!("serving failed: {e}")))
+            );
+        let served = match tls {
+            Some(tls) => {
+                router
+                    .serve_with_incoming_shutdown(tls.incoming(listener), stop.requested())
+                    .await
+            }
+            None => {
+                router
+                    .serve_with_incoming_shutdown(incoming(listener), stop.requested())
+                    .await
+            }
+        };
+        served.map_err(|e| Failure::failed(format!("serving failed: {e}")))
     })?;
     Ok(INTERRUPTED)
 }

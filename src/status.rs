@@ -10,6 +10,7 @@ use serde_json::json;
 use crate::cli::StatusArgs;
 use crate::coordinator::read_token;
 use crate::failure::Failure;
+use crate::worker::plaintext_hint;
 use crate::Exit;
 
 pub fn run(args: StatusArgs) -> Exit {
@@ -18,10 +19,15 @@ pub fn run(args: StatusArgs) -> Exit {
         &args.coordinator,
         token,
         Duration::from_secs_f64(args.patience),
+        args.tls.files().as_ref(),
     )
     .map_err(|e| Failure::bad_input(e.to_string()))?;
     let status = link.status().map_err(|e| {
-        let message = format!("coordinator {}: {e}", args.coordinator);
+        let message = format!(
+            "coordinator {}: {e}{}",
+            args.coordinator,
+            plaintext_hint(&e.to_string(), args.tls.files().is_some())
+        );
         match e.kind {
             LinkKind::Mismatch | LinkKind::Unauthenticated => Failure::bad_input(message),
             _ => Failure::failed(message),

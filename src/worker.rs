@@ -22,6 +22,7 @@ pub fn run(args: WorkerArgs) -> Exit {
         &args.coordinator,
         token,
         Duration::from_secs_f64(args.patience),
+        args.tls.files().as_ref(),
     )
     .map_err(|e| Failure::bad_input(e.to_string()))?;
     let name = args
@@ -75,7 +76,24 @@ pub fn run(args: WorkerArgs) -> Exit {
                 "refused by the coordinator: {e}"
             )))
         }
-        Err(e) => Err(Failure::failed(format!("worker {name} failed: {e}"))),
+        Err(e) => Err(Failure::failed(format!(
+            "worker {name} failed: {e}{}",
+            plaintext_hint(&e.to_string(), args.tls.files().is_some())
+        ))),
+    }
+}
+
+/// What to try when a plaintext client's connections keep breaking: the
+/// coordinator may speak TLS.
+pub fn plaintext_hint(error: &str, tls: bool) -> &'static str {
+    // A TLS alert read as HTTP/2 is a frame of an invalid size.
+    let broken = ["broken pipe", "connection reset", "frame with invalid size"]
+        .iter()
+        .any(|what| error.contains(what));
+    if broken && !tls {
+        " (if the coordinator uses TLS: https:// and --tls-cert, --tls-key, --tls-ca)"
+    } else {
+        ""
     }
 }
 

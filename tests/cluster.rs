@@ -20,45 +20,6 @@ fn start_coordinator(game: &str, store: &Path, extra: &[&str]) -> (Child, String
     spawn_listening(&args)
 }
 
-fn start_worker(url: &str, name: &str, extra: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_egdb"))
-        .args([
-            "worker",
-            "--coordinator",
-            url,
-            "--name",
-            name,
-            "--threads",
-            "1",
-        ])
-        .args(["--memory", "4GiB", "--patience", "20"])
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
-/// Waits for a process, killing it after `limit`.
-fn finish(child: Child, what: &str, limit: Duration) -> std::process::Output {
-    let started = Instant::now();
-    let id = child.id();
-    let watchdog = std::thread::spawn(move || {
-        while started.elapsed() < limit {
-            std::thread::sleep(Duration::from_millis(200));
-        }
-        // SAFETY: kills our own child if it is still there after the limit.
-        unsafe { libc::kill(id as libc::pid_t, libc::SIGKILL) };
-    });
-    let out = child.wait_with_output().unwrap();
-    drop(watchdog);
-    assert!(
-        started.elapsed() < limit,
-        "{what} did not finish in {limit:?}"
-    );
-    out
-}
-
 #[test]
 fn three_workers_build_what_egdb_build_builds() {
     for game in [

@@ -9,6 +9,7 @@ use tonic::transport::{Channel, Endpoint};
 use tonic::{Code, Status};
 
 use crate::server::MAX_MESSAGE_BYTES;
+use crate::tls::{client_config, client_refusal, TlsFiles};
 use crate::v1::coordination_client::CoordinationClient;
 use crate::v1::{
     result_part, shard_part, Caller, CheckReport, FailRequest, FetchRequest, HeartbeatRequest,
@@ -30,15 +31,18 @@ pub struct RemoteCoordinator {
 }
 
 impl RemoteCoordinator {
-    /// A client of the coordinator at `url` (`http://host:port`); nothing
-    /// is sent before the first call.
+    /// A client of the coordinator at `url` (`http://host:port`, or
+    /// `https://host:port` with `tls`); nothing is sent before the first
+    /// call.
     ///
     /// # Errors
-    /// A malformed URL, or no async runtime.
+    /// A malformed URL, a scheme that does not match `tls`, unusable TLS
+    /// files, or no async runtime.
     pub fn new(
         url: &str,
         token: String,
         patience: Duration,
+        tls: Option<&TlsFiles>,
     ) -> Result<RemoteCoordinator, LinkError> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -49,6 +53,25 @@ impl RemoteCoordinator {
             .map_err(|e| LinkError::refused(format!("`{url}` is not a coordinator URL: {e}")))?
             .connect_timeout(Duration::from_secs(5))
             .tcp_nodelay(true);
+        let endpoint = match (tls, endpoint.uri().scheme_str()) {
+            (Some(files), Some("https")) => {
+                let config = client_config(files).map_err(|e| LinkError::refused(e.to_string()))?;
+                endpoint
+                    .tls_config(config)
+                    .map_err(|e| LinkError::refused(format!("TLS set-up failed: {e}")))?
+            }
+            (None, Some("http")) => endpoint,
+            (Some(_), _) => {
+                return Err(LinkError::refused(format!(
+                    "`{url}`: with --tls-* the coordinator's URL is https://host:port"
+                )))
+            }
+            (None, _) => {
+                return Err(LinkError::refused(format!(
+                    "`{url}`: an https:// coordinator needs --tls-ca, --tls-cert and --tls-key; otherwise use http://host:port"
+                )))
+            }
+        };
         let channel = {
             let _entered = runtime.enter();
             endpoint.connect_lazy()
@@ -91,18 +114,20 @@ impl RemoteCoordinator {
             let answer = self
                 .runtime
                 .block_on(within(deadline, call(self.client.clone())));
-            match answer {
+            let status = match answer {
                 Ok(value) => return Ok(value),
-                Err(status) if unreachable_now(&status) => {
-                    if started.elapsed() > self.patience {
-                        return Err(link_error(status));
-                    }
-                    tracing::debug!(error = %status.message(), "coordinator unreachable; retrying");
-                    std::thread::sleep(pause);
-                    pause = (pause * 2).min(Duration::from_secs(2));
-                }
-                Err(status) => return Err(link_error(status)),
+                Err(status) => status,
+            };
+            if let Some(reason) = client_refusal(&status) {
+                // A refused certificate does not heal by waiting.
+                return Err(LinkError::new(LinkKind::Unauthenticated, reason));
             }
+            if !unreachable_now(&status) || started.elapsed() > self.patience {
+                return Err(link_error(status));
+            }
+            tracing::debug!(error = %status.message(), "coordinator unreachable; retrying");
+            std::thread::sleep(pause);
+            pause = (pause * 2).min(Duration::from_secs(2));
         }
     }
 }
@@ -148,7 +173,18 @@ fn link_error(status: Status) -> LinkError {
         Code::DataLoss => LinkKind::DataLoss,
         _ => LinkKind::Internal,
     };
-    LinkError::new(kind, status.message().to_string())
+    let mut message = status.message().to_string();
+    // "transport error" alone says nothing; its causes say what broke.
+    let mut source = std::error::Error::source(&status);
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !message.contains(&cause_text) {
+            message.push_str(": ");
+            message.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    LinkError::new(kind, message)
 }
 
 impl Coordinator for RemoteCoordinator {
@@ -299,7 +335,7 @@ mod tests {
                 open.push(stream);
             }
         });
-        let link = RemoteCoordinator::new(&url, String::new(), Duration::from_secs(1))
+        let link = RemoteCoordinator::new(&url, String::new(), Duration::from_secs(1), None)
             .unwrap()
             .with_deadline(Duration::from_millis(300));
         let started = Instant::now();

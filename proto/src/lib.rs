@@ -12,6 +12,7 @@ pub mod client;
 pub mod server;
 #[cfg(feature = "store")]
 pub mod stored;
+pub mod tls;
 
 /// Generated `egdb.v1` messages and the `Coordination` and `Query` services.
 pub mod v1 {

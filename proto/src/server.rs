@@ -11,6 +11,7 @@ use std::sync::Arc;
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
 
+use crate::tls::ServerTls;
 use crate::v1::coordination_server::{Coordination, CoordinationServer};
 use crate::v1::{
     result_part, shard_part, Caller, CheckReport, Empty, FailRequest, FetchRequest, HeartbeatReply,
@@ -288,16 +289,26 @@ impl Coordination for Service {
 pub async fn serve(
     service: Service,
     listener: tokio::net::TcpListener,
+    tls: Option<ServerTls>,
     shutdown: impl std::future::Future<Output = ()> + Send,
 ) -> Result<(), tonic::transport::Error> {
-    tonic::transport::Server::builder()
-        .add_service(
-            CoordinationServer::new(service)
-                .max_decoding_message_size(MAX_MESSAGE_BYTES)
-                .max_encoding_message_size(MAX_MESSAGE_BYTES),
-        )
-        .serve_with_incoming_shutdown(incoming(listener), shutdown)
-        .await
+    let router = tonic::transport::Server::builder().add_service(
+        CoordinationServer::new(service)
+            .max_decoding_message_size(MAX_MESSAGE_BYTES)
+            .max_encoding_message_size(MAX_MESSAGE_BYTES),
+    );
+    match tls {
+        Some(tls) => {
+            router
+                .serve_with_incoming_shutdown(tls.incoming(listener), shutdown)
+                .await
+        }
+        None => {
+            router
+                .serve_with_incoming_shutdown(incoming(listener), shutdown)
+                .await
+        }
+    }
 }
 
 /// The connections `listener` accepts, with Nagle's algorithm off: a small

@@ -3,7 +3,8 @@
 #![allow(dead_code)]
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output};
+use std::time::{Duration, Instant};
 
 /// A file of `tests/data`. The directory is read when the test runs, not
 /// when it compiles: test binaries built from another clone that shares the
@@ -160,4 +161,57 @@ pub fn put_cells(raw: &mut [u8], cells: &[u16]) {
     for (bytes, cell) in raw.chunks_exact_mut(2).zip(cells) {
         bytes.copy_from_slice(&cell.to_le_bytes());
     }
+}
+
+/// `egdb worker` of the coordinator at `url`, one engine thread.
+pub fn start_worker(url: &str, name: &str, extra: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_egdb"))
+        .args([
+            "worker",
+            "--coordinator",
+            url,
+            "--name",
+            name,
+            "--threads",
+            "1",
+        ])
+        .args(["--memory", "4GiB", "--patience", "20"])
+        .args(extra)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Waits for a process, killing it after `limit`.
+pub fn finish(child: Child, what: &str, limit: Duration) -> std::process::Output {
+    let started = Instant::now();
+    let id = child.id();
+    let watchdog = std::thread::spawn(move || {
+        while started.elapsed() < limit {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        // SAFETY: kills our own child if it is still there after the limit.
+        unsafe { libc::kill(id as libc::pid_t, libc::SIGKILL) };
+    });
+    let out = child.wait_with_output().unwrap();
+    drop(watchdog);
+    assert!(
+        started.elapsed() < limit,
+        "{what} did not finish in {limit:?}"
+    );
+    out
+}
+
+/// The `--tls-*` arguments of `host` in the directory `dir` of `egdb tls init`.
+pub fn tls_args(dir: &Path, host: &str) -> Vec<String> {
+    let file = |name: String| dir.join(name).to_str().unwrap().to_string();
+    vec![
+        "--tls-cert".into(),
+        file(format!("{host}.pem")),
+        "--tls-key".into(),
+        file(format!("{host}.key")),
+        "--tls-ca".into(),
+        file("ca.pem".into()),
+    ]
 }
