@@ -5,5 +5,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash deploy/setup.sh
+bash deploy/setup-lab.sh
 . deploy/env.sh
 cargo test --release --workspace "$@"

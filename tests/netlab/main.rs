@@ -1,0 +1,368 @@
+//! A cluster on real hosts with real faults: network namespaces on this
+//! machine as workstations with their own addresses, a coordinator on one,
+//! workers on the others, mutual TLS between them; links cut and restored,
+//! packets lost and late, a worker host and the coordinator's host killed.
+//! Every build must end with the tables `egdb build` makes, verified.
+//! Skipped, with the reason on standard error, where the machine cannot
+//! make namespaces (not root, no TUN devices).
+
+#[path = "../common/mod.rs"]
+mod common;
+mod lab;
+mod wire;
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::*;
+use lab::Lab;
+use wire::Conditions;
+
+const PORT: u16 = 7070;
+
+fn skip(reason: &str) {
+    eprintln!("SKIPPED: the network-namespace lab cannot start here: {reason}");
+}
+
+/// A lab of a coordinator host (0) and worker hosts, with TLS files for each.
+struct Cluster {
+    lab: Lab,
+    tls: PathBuf,
+    game: &'static str,
+    hosts: usize,
+}
+
+impl Cluster {
+    fn start(tag: &str, hosts: usize, game: &'static str, dir: &Path) -> Option<Cluster> {
+        let lab = match Lab::start(tag, hosts) {
+            Ok(lab) => lab,
+            Err(reason) => {
+                skip(&reason);
+                return None;
+            }
+        };
+        let tls = dir.join("tls");
+        let names: Vec<String> = (0..hosts).map(|h| lab.address(h)).collect();
+        let out = egdb(&["tls", "init", tls.to_str()?, "--hosts", &names.join(",")]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        Some(Cluster {
+            lab,
+            tls,
+            game,
+            hosts,
+        })
+    }
+
+    fn tls_args(&self, host: usize) -> Vec<String> {
+        tls_args(&self.tls, &self.lab.address(host))
+    }
+
+    fn url(&self) -> String {
+        format!("https://{}:{PORT}", self.lab.address(0))
+    }
+
+    /// The coordinator on host 0, with its log collected.
+    fn coordinator(&self, store: &Path) -> Logged {
+        let mut command = self.lab.command(0, env!("CARGO_BIN_EXE_egdb"));
+        command
+            .args(["-v", "coordinator", self.game, "--store"])
+            .arg(store)
+            .args(["--listen", &format!("{}:{PORT}", self.lab.address(0))])
+            .args(["--lease-seconds", "4"])
+            .args(self.tls_args(0));
+        let logged = Logged::spawn(command);
+        logged.wait_for("listening", 1, Duration::from_secs(30));
+        logged
+    }
+
+    fn worker(&self, host: usize) -> Logged {
+        let mut command = self.lab.command(host, env!("CARGO_BIN_EXE_egdb"));
+        command
+            .args(["worker", "--coordinator", &self.url()])
+            .args(["--name", &format!("ws{host}"), "--threads", "1"])
+            .args(["--memory", "2GiB", "--patience", "120"])
+            .args(self.tls_args(host));
+        Logged::spawn(command)
+    }
+
+    /// A whole build on hosts 1.. with nothing done to it; its seconds.
+    fn build(&self, store: &Path) -> f64 {
+        let started = Instant::now();
+        let coordinator = self.coordinator(store);
+        let workers: Vec<Logged> = (1..self.hosts).map(|h| self.worker(h)).collect();
+        coordinator.finish("coordinator", Duration::from_secs(600));
+        for worker in workers {
+            worker.finish("worker", Duration::from_secs(60));
+        }
+        started.elapsed().as_secs_f64()
+    }
+
+    /// The store equals `egdb build`'s and passes `egdb verify`.
+    fn assert_same_as_single(&self, store: &Path, dir: &Path) {
+        let single = dir.join("single");
+        if !single.exists() {
+            build(self.game, &single, &[]);
+        }
+        assert_eq!(checksums(store), checksums(&single), "{}", self.game);
+        assert_verified(store);
+    }
+}
+
+/// A process whose standard error is kept, line by line, as it comes.
+struct Logged {
+    child: Child,
+    lines: Arc<Mutex<Vec<String>>>,
+}
+
+impl Logged {
+    fn spawn(mut command: std::process::Command) -> Logged {
+        let mut child = command
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("starts");
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        for stream in [
+            Box::new(child.stdout.take().expect("piped")) as Box<dyn std::io::Read + Send>,
+            Box::new(child.stderr.take().expect("piped")),
+        ] {
+            let lines = lines.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                    lines.lock().unwrap().push(line);
+                }
+            });
+        }
+        Logged { child, lines }
+    }
+
+    fn count(&self, needle: &str) -> usize {
+        let lines = self.lines.lock().unwrap();
+        lines.iter().filter(|l| l.contains(needle)).count()
+    }
+
+    /// Waits until `needle` has been written `times` times.
+    fn wait_for(&self, needle: &str, times: usize, limit: Duration) {
+        let started = Instant::now();
+        while self.count(needle) < times {
+            assert!(
+                started.elapsed() < limit,
+                "no {times} × {needle:?} within {limit:?}: {}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn log(&self) -> String {
+        self.lines.lock().unwrap().join("\n")
+    }
+
+    /// Waits for a successful end, killing the process after `limit`.
+    fn finish(mut self, what: &str, limit: Duration) {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                std::thread::sleep(Duration::from_millis(200));
+                assert!(status.success(), "{what}: {status}: {}", self.log());
+                return;
+            }
+            if started.elapsed() > limit {
+                let _ = self.child.kill();
+                panic!("{what} did not finish in {limit:?}: {}", self.log());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_tls_cluster_survives_a_cut_link_a_dead_worker_host_and_a_coordinator_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(cluster) = Cluster::start("f", 4, "morris:taiwan:5", dir.path()) else {
+        return;
+    };
+    let store = dir.path().join("cluster");
+    let mut coordinator = cluster.coordinator(&store);
+    let workers: Vec<Logged> = (1..4).map(|h| cluster.worker(h)).collect();
+    let minute = Duration::from_secs(60);
+    let done = "slice done";
+
+    // Host 1's link goes for long enough that its lease expires, then
+    // comes back: its transfer in progress breaks and is made again.
+    coordinator.wait_for(done, 10, 3 * minute);
+    cluster.lab.cut(1, true);
+    std::thread::sleep(Duration::from_secs(6));
+    cluster.lab.cut(1, false);
+
+    // Host 2 dies whole; the others take its slices once its lease expires.
+    let before = coordinator.count(done);
+    coordinator.wait_for(done, before + 10, 3 * minute);
+    cluster.lab.kill_host(2);
+
+    // The coordinator's host dies and comes back: the build goes on from
+    // what the store holds; the workers wait for it.
+    let before = coordinator.count(done);
+    coordinator.wait_for(done, before + 10, 3 * minute);
+    coordinator.kill();
+    std::thread::sleep(Duration::from_secs(3));
+    let coordinator = cluster.coordinator(&store);
+    coordinator.finish("restarted coordinator", 10 * minute);
+    for (i, worker) in workers.into_iter().enumerate() {
+        if i + 1 != 2 {
+            worker.finish("worker", minute);
+        }
+    }
+    cluster.assert_same_as_single(&store, dir.path());
+}
+
+#[test]
+fn a_tls_cluster_builds_the_same_tables_through_loss_and_latency() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(cluster) = Cluster::start("l", 4, "morris:taiwan:4", dir.path()) else {
+        return;
+    };
+    let clean = cluster.build(&dir.path().join("clean"));
+    cluster.assert_same_as_single(&dir.path().join("clean"), dir.path());
+    cluster.lab.set(Conditions {
+        delay: Duration::from_millis(50),
+        loss: 0.02,
+        cut: Vec::new(),
+    });
+    let lossy = cluster.build(&dir.path().join("lossy"));
+    cluster.lab.set(Conditions::default());
+    cluster.assert_same_as_single(&dir.path().join("lossy"), dir.path());
+    eprintln!(
+        "netlab {}: clean network {clean:.1} s, 2% loss and 50 ms each way {lossy:.1} s ({:.2}×)",
+        cluster.game,
+        lossy / clean
+    );
+}
+
+/// `ssh-keygen` a key pair without a passphrase at `path`.
+fn ssh_key(path: &Path) {
+    let out = std::process::Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-f"])
+        .arg(path)
+        .output()
+        .expect("ssh-keygen runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// An sshd on each of `hosts` of the lab, admitting `client_key`.
+fn start_sshd(lab: &Lab, hosts: usize, dir: &Path, client_key: &Path) -> Result<(), String> {
+    let sshd = Path::new("/usr/sbin/sshd");
+    if !sshd.exists() {
+        return Err("no /usr/sbin/sshd (deploy/setup-lab.sh installs it)".into());
+    }
+    // Debian's sshd wants its privilege-separation directory.
+    std::fs::create_dir_all("/run/sshd").map_err(|e| e.to_string())?;
+    let host_key = dir.join("host_key");
+    ssh_key(&host_key);
+    let authorized = dir.join("authorized_keys");
+    std::fs::copy(client_key.with_extension("pub"), &authorized).map_err(|e| e.to_string())?;
+    for host in 0..hosts {
+        let mut command = lab.command(host, sshd.to_str().unwrap());
+        command
+            .args(["-f", "/dev/null", "-o"])
+            .arg(format!("HostKey={}", host_key.display()))
+            .args(["-o"])
+            .arg(format!("AuthorizedKeysFile={}", authorized.display()))
+            .args(["-o"])
+            .arg(format!("ListenAddress={}", lab.address(host)))
+            .args(["-o", "PasswordAuthentication=no", "-o", "UsePAM=no"])
+            .args(["-o", "StrictModes=no", "-o", "PidFile=none"])
+            .args(["-o", "PermitRootLogin=prohibit-password"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let status = command.status().map_err(|e| e.to_string())?;
+        if !status.success() {
+            return Err(format!("sshd did not start on host {host}: {status}"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn launch_sh_starts_a_tls_cluster_over_ssh_on_the_lab_hosts() {
+    let dir = tempfile::tempdir().unwrap();
+    let Some(cluster) = Cluster::start("s", 3, "morris:taiwan:4", dir.path()) else {
+        return;
+    };
+    let client_key = dir.path().join("id");
+    ssh_key(&client_key);
+    if let Err(reason) = start_sshd(&cluster.lab, 3, dir.path(), &client_key) {
+        skip(&reason);
+        return;
+    }
+    let hosts = dir.path().join("hosts");
+    let names: Vec<String> = (0..3).map(|h| cluster.lab.address(h)).collect();
+    std::fs::write(&hosts, format!("# the lab\n{}\n", names.join("\n"))).unwrap();
+    let token = dir.path().join("token");
+    std::fs::write(&token, "lab-token\n").unwrap();
+    let store = dir.path().join("cluster");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/cluster/launch.sh");
+    let ssh = format!(
+        "ssh -F /dev/null -i {} -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR",
+        client_key.display()
+    );
+    // launch.sh runs on host 0, like an admin's shell on the coordinator.
+    let out = cluster
+        .lab
+        .command(0, "bash")
+        .arg(&script)
+        .arg(&hosts)
+        .arg(cluster.game)
+        .arg(&store)
+        .arg(&token)
+        .env("EGDB", env!("CARGO_BIN_EXE_egdb"))
+        .env("TLS_DIR", &cluster.tls)
+        .env("WORKDIR", dir.path())
+        .env("SSH", &ssh)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+
+    let log = dir.path().join("egdb-coordinator.log");
+    let started = Instant::now();
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("built ")
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "the launched build did not end: {}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    // Every worker heard that the build is over and said what it did.
+    let started = Instant::now();
+    for name in &names {
+        let log = dir.path().join(format!("egdb-worker-{name}.log"));
+        while !std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .contains("slices,")
+        {
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "worker {name}: {}",
+                std::fs::read_to_string(&log).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+    cluster.assert_same_as_single(&store, dir.path());
+}
