@@ -44,7 +44,7 @@ fn coordinator(store: &Path) -> RunningCoordinator {
 }
 
 fn peer(url: &str, name: &str) -> RemoteCoordinator {
-    let link = RemoteCoordinator::new(url, String::new(), Duration::from_secs(20)).unwrap();
+    let link = RemoteCoordinator::new(url, String::new(), Duration::from_secs(20), None).unwrap();
     link.register(&WorkerInfo {
         name: name.to_string(),
         threads: 1,
@@ -176,7 +176,8 @@ fn names_and_slice_ids_are_checked_before_they_are_echoed() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("t4.egdb");
     let server = coordinator(&store);
-    let link = RemoteCoordinator::new(&server.url, String::new(), Duration::from_secs(20)).unwrap();
+    let link =
+        RemoteCoordinator::new(&server.url, String::new(), Duration::from_secs(20), None).unwrap();
     let escape = WorkerInfo {
         name: "evil\u{1b}[2J".to_string(),
         threads: 1,
