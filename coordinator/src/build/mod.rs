@@ -310,6 +310,14 @@ impl Build {
                 return Err(refuse("slice checksum mismatch".to_string()));
             }
         }
+        // Stored as JSON, where NaN would become a record that never
+        // reads back: the store would no longer open.
+        if !(result.solve_seconds.is_finite() && result.solve_seconds >= 0.0) {
+            return Err(refuse(format!(
+                "a solve time of {} is not a number of seconds",
+                result.solve_seconds
+            )));
+        }
         let record = SliceRecord {
             stones: info.stones,
             seconds: result.solve_seconds,

@@ -1,0 +1,499 @@
+//! Fuzzing the coordinator's side: results a worker hands to a build
+//! (headers and shards, damaged or lying about their slice), and queries
+//! of positions against stores whose tables hold anything (tables pass
+//! their checksums whatever a buggy build put in them). Each must answer
+//! Ok or Err, never panic; valid results must be stored and read back.
+//!
+//! `PROPTEST_CASES` sets the cases per target: 256 unless set,
+//! `deploy/fuzz.sh` runs a million.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use egdb_coordinator::{Build, BuildOptions, Tablebase};
+use egdb_db_format::{encode_block, CellEncoding};
+use egdb_games::morris::Position;
+use egdb_games::{Game, GameSpec, SliceInfo};
+use egdb_proto::v1::{self, Shard, ShardBlock, SliceResult};
+use egdb_proto::{Coordinator, WorkerInfo};
+use proptest::prelude::*;
+use proptest::sample::{select, Index};
+use proptest::test_runner::TestRunner;
+
+fn config() -> ProptestConfig {
+    // No regression files written into the tree: a failure prints its
+    // shrunk input, to be kept here as a test of its own.
+    ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+/// Runs `test` over `strategy` with state set up once (a build, a store),
+/// failing with the shrunk input as `proptest!` does.
+fn run<S: Strategy>(strategy: S, test: impl Fn(S::Value) -> Result<(), TestCaseError>) {
+    let mut runner = TestRunner::new(config());
+    if let Err(e) = runner.run(&strategy, test) {
+        panic!("{e}");
+    }
+}
+
+#[derive(Debug, Clone)]
+enum ByteEdit {
+    Flip(Index, u8),
+    Set(Index, u8),
+    Insert(Index, u8),
+    Delete(Index),
+    Truncate(Index),
+}
+
+fn byte_edits() -> impl Strategy<Value = Vec<ByteEdit>> {
+    let edit = prop_oneof![
+        4 => (any::<Index>(), 0u8..8).prop_map(|(i, b)| ByteEdit::Flip(i, b)),
+        2 => (any::<Index>(), any::<u8>()).prop_map(|(i, b)| ByteEdit::Set(i, b)),
+        1 => (any::<Index>(), any::<u8>()).prop_map(|(i, b)| ByteEdit::Insert(i, b)),
+        1 => any::<Index>().prop_map(ByteEdit::Delete),
+        1 => any::<Index>().prop_map(ByteEdit::Truncate),
+    ];
+    prop::collection::vec(edit, 1..4)
+}
+
+fn edited(bytes: &[u8], edits: &[ByteEdit]) -> Vec<u8> {
+    let mut bytes = bytes.to_vec();
+    for edit in edits {
+        let n = bytes.len();
+        match *edit {
+            ByteEdit::Flip(i, bit) if n > 0 => bytes[i.index(n)] ^= 1 << bit,
+            ByteEdit::Set(i, b) if n > 0 => bytes[i.index(n)] = b,
+            ByteEdit::Insert(i, b) => bytes.insert(i.index(n + 1), b),
+            ByteEdit::Delete(i) if n > 0 => {
+                bytes.remove(i.index(n));
+            }
+            ByteEdit::Truncate(i) => bytes.truncate(i.index(n + 1)),
+            _ => {}
+        }
+    }
+    bytes
+}
+
+/// The record with its trailing CRC-32 made to hold again.
+fn with_crc(mut record: Vec<u8>) -> Vec<u8> {
+    if let Some(body) = record.len().checked_sub(4) {
+        let crc = crc32fast::hash(&record[..body]);
+        record[body..].copy_from_slice(&crc.to_le_bytes());
+    }
+    record
+}
+
+/// Noise from a seed, cheap enough for a large slice.
+fn noise(seed: u64, len: usize) -> Vec<u8> {
+    let mut state = seed | 1;
+    (0..len)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect()
+}
+
+/// A result for `info` whose table holds `raw`, cut into `block_bytes`.
+fn result_of(
+    info: &SliceInfo,
+    encoding: CellEncoding,
+    raw: &[u8],
+    block_bytes: usize,
+) -> SliceResult {
+    let blocks = raw
+        .chunks(block_bytes)
+        .enumerate()
+        .map(|(i, chunk)| ShardBlock {
+            index: i as u32,
+            record: encode_block(i as u32, encoding, chunk, 1).expect("encodes"),
+        })
+        .collect();
+    SliceResult {
+        shard: Some(Shard {
+            slice_id: info.id.to_string(),
+            encoding: u32::from(encoding.tag()),
+            raw_len: raw.len() as u64,
+            raw_crc32: crc32fast::hash(raw),
+            block_bytes: block_bytes as u64,
+            blocks,
+        }),
+        counts: Some(v1::SliceCounts {
+            positions: info.positions,
+            ..v1::SliceCounts::default()
+        }),
+        solve_seconds: 0.5,
+    }
+}
+
+fn options(deep_verify: bool) -> BuildOptions {
+    BuildOptions {
+        depth: true,
+        memory_budget: 1 << 40,
+        max_slices: None,
+        deep_verify,
+        lease_seconds: 3600.0,
+    }
+}
+
+fn worker() -> WorkerInfo {
+    WorkerInfo {
+        name: "w-1".to_string(),
+        threads: 1,
+        memory: 1 << 40,
+        game: None,
+    }
+}
+
+fn encoding_of(game: &Game) -> CellEncoding {
+    match game {
+        Game::Morris(_) => CellEncoding::ValueDepth16,
+        Game::Nim(_) => CellEncoding::ValueDepth8,
+    }
+}
+
+// ---- Results handed to a build ----
+
+#[derive(Debug, Clone)]
+enum Damage {
+    NoShard,
+    NoCounts,
+    Positions(u64),
+    SliceId(String),
+    Encoding(u32),
+    RawLen(u64),
+    BlockBytes(u64),
+    Crc(u32),
+    Block(Index, Vec<ByteEdit>, bool),
+    BlockIndex(Index, u32),
+    DropBlock(Index),
+    RepeatBlock(Index),
+    ExtraBlock(Vec<u8>),
+}
+
+fn damage() -> impl Strategy<Value = Damage> {
+    prop_oneof![
+        1 => Just(Damage::NoShard),
+        1 => Just(Damage::NoCounts),
+        1 => prop_oneof![0u64..100, any::<u64>()].prop_map(Damage::Positions),
+        1 => prop_oneof![
+            select(&["outer-00", "outer-09", "move-03-03", "place-00-00-00", ""][..]).prop_map(String::from),
+            "[a-z0-9-]{0,12}",
+        ]
+        .prop_map(Damage::SliceId),
+        1 => prop_oneof![0u32..=4, any::<u32>()].prop_map(Damage::Encoding),
+        1 => prop_oneof![0u64..100_000, any::<u64>()].prop_map(Damage::RawLen),
+        1 => prop_oneof![0u64..=70_000, Just(16 << 20), any::<u64>()].prop_map(Damage::BlockBytes),
+        1 => any::<u32>().prop_map(Damage::Crc),
+        3 => (any::<Index>(), byte_edits(), prop::bool::weighted(0.7))
+            .prop_map(|(i, e, f)| Damage::Block(i, e, f)),
+        1 => (any::<Index>(), prop_oneof![0u32..8, any::<u32>()])
+            .prop_map(|(i, v)| Damage::BlockIndex(i, v)),
+        1 => any::<Index>().prop_map(Damage::DropBlock),
+        1 => any::<Index>().prop_map(Damage::RepeatBlock),
+        1 => prop::collection::vec(any::<u8>(), 0..64).prop_map(Damage::ExtraBlock),
+    ]
+}
+
+fn damaged(mut result: SliceResult, damage: &[Damage]) -> SliceResult {
+    for d in damage {
+        match d {
+            Damage::NoShard => result.shard = None,
+            Damage::NoCounts => result.counts = None,
+            Damage::Positions(p) => {
+                if let Some(c) = result.counts.as_mut() {
+                    c.positions = *p;
+                }
+            }
+            _ => {}
+        }
+        let Some(shard) = result.shard.as_mut() else {
+            continue;
+        };
+        let n = shard.blocks.len();
+        match d {
+            Damage::SliceId(id) => shard.slice_id = id.clone(),
+            Damage::Encoding(e) => shard.encoding = *e,
+            Damage::RawLen(v) => shard.raw_len = *v,
+            Damage::BlockBytes(v) => shard.block_bytes = *v,
+            Damage::Crc(v) => shard.raw_crc32 = *v,
+            Damage::Block(i, edits, fix) if n > 0 => {
+                let block = &mut shard.blocks[i.index(n)];
+                let record = edited(&block.record, edits);
+                block.record = if *fix { with_crc(record) } else { record };
+            }
+            Damage::BlockIndex(i, v) if n > 0 => shard.blocks[i.index(n)].index = *v,
+            Damage::DropBlock(i) if n > 0 => {
+                shard.blocks.remove(i.index(n));
+            }
+            Damage::RepeatBlock(i) if n > 0 => {
+                let i = i.index(n);
+                let block = shard.blocks[i].clone();
+                shard.blocks.insert(i, block);
+            }
+            Damage::ExtraBlock(record) => shard.blocks.push(ShardBlock {
+                index: n as u32,
+                record: record.clone(),
+            }),
+            _ => {}
+        }
+    }
+    result
+}
+
+/// Hands fuzzed results to a build of `spec` over a fresh store.
+fn results_to_a_build(spec: &str, deep_verify: bool) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let game = Game::from_spec(&spec.parse::<GameSpec>().expect("a spec")).expect("a game");
+    let encoding = encoding_of(&game);
+    let build = Build::open(&dir.path().join("s"), &game, options(deep_verify)).expect("opens");
+    build.register(&worker()).expect("registers");
+    let plan = build.plan().to_vec();
+    let stored = AtomicUsize::new(0);
+    let strategy = (
+        prop::bool::weighted(0.7),
+        any::<Index>(),
+        any::<u64>(),
+        prop_oneof![Just(65_536usize), 1usize..=5000],
+        prop::option::weighted(0.75, prop::collection::vec(damage(), 1..3)),
+    );
+    run(strategy, |(leased, pick, seed, block_bytes, damage)| {
+        // The slice leased to the worker, if one is ready, else any.
+        let task = build.lease("w-1").expect("leases").task;
+        let held_lease = task.filter(|_| leased);
+        let info = match &held_lease {
+            Some(task) => plan
+                .iter()
+                .find(|s| s.id.as_str() == task.slice_id)
+                .expect("planned"),
+            None => pick.get(&plan),
+        };
+        let raw = noise(seed, encoding.table_bytes(info.entries) as usize);
+        let valid = result_of(info, encoding, &raw, block_bytes);
+        let result = damaged(valid.clone(), damage.as_deref().unwrap_or_default());
+        if let Some(shard) = &result.shard {
+            let header = Shard {
+                blocks: Vec::new(),
+                ..shard.clone()
+            };
+            let _ = build.admit_result("w-1", &header);
+        }
+        let was_done = build
+            .store()
+            .slice(info.id.as_str())
+            .expect("reads")
+            .is_some();
+        let answer = build.complete("w-1", result);
+        let held = build.store().slice(info.id.as_str()).expect("reads");
+        // A valid result from the lease holder, or for a slice done, is taken.
+        if damage.is_none() && (held_lease.is_some() || was_done) {
+            prop_assert!(answer.is_ok(), "{}: {:?}", info.id, answer.err());
+        }
+        if answer.is_ok() && !was_done && held.is_some() {
+            // Stored: whole and checked where the build decompresses.
+            stored.fetch_add(1, Ordering::SeqCst);
+            if deep_verify {
+                let read = build.store().read_slice(info.id.as_str());
+                prop_assert!(read.is_ok(), "{:?}", read.err());
+            }
+        }
+        Ok(())
+    });
+    assert!(stored.load(Ordering::SeqCst) > 0, "no result was stored");
+    drop(build);
+    // Whatever was stored, the store opens again.
+    Build::open(&dir.path().join("s"), &game, options(deep_verify)).expect("opens again");
+}
+
+#[test]
+fn results_to_a_nim_build() {
+    results_to_a_build("nim:triangle:5:normal", true);
+}
+
+#[test]
+fn results_to_a_morris_build() {
+    results_to_a_build("morris:standard:3", false);
+}
+
+// ---- Queries against stores of noise ----
+
+/// A finished store of `spec` whose tables are noise (a fifth all
+/// "don't care").
+fn noise_store(path: &Path, spec: &str) -> Game {
+    let game = Game::from_spec(&spec.parse::<GameSpec>().expect("a spec")).expect("a game");
+    let encoding = encoding_of(&game);
+    let build = Build::open(path, &game, options(false)).expect("opens");
+    build.register(&worker()).expect("registers");
+    let mut seed = 1;
+    while let Some(task) = build.lease("w-1").expect("leases").task {
+        let info = build
+            .plan()
+            .iter()
+            .find(|s| s.id.as_str() == task.slice_id)
+            .expect("planned");
+        seed += 1;
+        let len = encoding.table_bytes(info.entries) as usize;
+        let raw = if seed % 5 == 0 {
+            vec![0; len]
+        } else {
+            noise(seed, len)
+        };
+        build
+            .complete("w-1", result_of(info, encoding, &raw, 4096))
+            .expect("takes a valid result");
+    }
+    assert!(build.is_complete().expect("reads"));
+    game
+}
+
+/// Position text of `game`: printed positions and moves' texts, edited.
+fn position_text(game: &Game, seed: u64, edits: &[ByteEdit]) -> String {
+    let text = match game {
+        Game::Nim(nim) => nim.format_position(seed & ((1u64 << nim.cells()) - 1)),
+        Game::Morris(morris) => {
+            let rules = morris.rules();
+            let mut position = Position::start(rules);
+            // A short random game from the start.
+            let mut state = seed | 1;
+            for _ in 0..(seed % 16) {
+                let moves = egdb_games::morris::moves::legal_moves(rules, &position);
+                if moves.is_empty() {
+                    break;
+                }
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                position = moves[(state % moves.len() as u64) as usize].1;
+            }
+            position.to_string()
+        }
+    };
+    String::from_utf8_lossy(&edited(text.as_bytes(), edits)).into_owned()
+}
+
+fn queries(spec: &str) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("s");
+    let game = noise_store(&path, spec);
+    let tablebase = Tablebase::open(&path).expect("opens");
+    let _ = tablebase.start();
+    let answered = AtomicUsize::new(0);
+    let strategy = (
+        any::<u64>(),
+        prop::option::weighted(0.5, byte_edits()),
+        prop::option::weighted(0.1, any::<String>()),
+    );
+    run(strategy, |(seed, edits, arbitrary)| {
+        let text = arbitrary
+            .unwrap_or_else(|| position_text(&game, seed, edits.as_deref().unwrap_or_default()));
+        let answer = tablebase.answer(&text);
+        let _ = tablebase.probe(&text);
+        let _ = tablebase.line(&text, 12);
+        answered.fetch_add(usize::from(answer.is_ok()), Ordering::SeqCst);
+        Ok(())
+    });
+    // Noise holds values too: some queries must have been answered.
+    assert!(answered.load(Ordering::SeqCst) > 0);
+}
+
+#[test]
+fn queries_against_a_nim_store_of_noise() {
+    queries("nim:hexagram");
+}
+
+#[test]
+fn queries_against_a_morris_store_of_noise() {
+    queries("morris:taiwan:3");
+}
+
+// ---- The verify journal kept beside a store ----
+
+#[test]
+fn verify_journals() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let game = Game::from_spec(&"nim:triangle:3:normal".parse::<GameSpec>().expect("a spec"))
+        .expect("a game");
+    let header = format!("egdb-verify 1 {} {:016x}", game.spec(), game.fingerprint());
+    let record = (
+        prop_oneof![
+            select(&["outer-00", "move-03-03", "", "a b", "é"][..]).prop_map(String::from),
+            any::<String>()
+        ],
+        any::<u32>(),
+    );
+    let strategy = (
+        prop::bool::weighted(0.9),
+        prop::collection::vec(record, 0..8),
+        prop::option::weighted(0.5, byte_edits()),
+    );
+    let kept = AtomicUsize::new(0);
+    run(strategy, |(headed, records, edits)| {
+        let mut text = if headed {
+            format!("{header}\n")
+        } else {
+            String::new()
+        };
+        for (slice, crc) in &records {
+            text += &format!("{slice} {crc:08x}\n");
+        }
+        let bytes = edits
+            .as_deref()
+            .map_or(text.clone().into_bytes(), |e| edited(text.as_bytes(), e));
+        std::fs::write(dir.path().join("verify.journal"), bytes).expect("writes");
+        let journal = egdb_coordinator::verify::Journal::open(dir.path(), &game, false);
+        // Unedited, with names of one line: each slice's last line holds.
+        if headed && edits.is_none() && records.iter().all(|(s, _)| !s.contains('\n')) {
+            let last: std::collections::HashMap<&String, u32> =
+                records.iter().map(|(s, c)| (s, *c)).collect();
+            for (slice, crc) in last {
+                if !slice.contains(' ') {
+                    prop_assert!(journal.passed(slice, crc), "{:?} {:08x}", slice, crc);
+                    kept.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+        }
+        Ok(())
+    });
+    assert!(kept.load(Ordering::SeqCst) > 0);
+}
+
+/// Found by `stored_slices_read_back_or_fail_cleanly` (db-format): JSON
+/// has no number for NaN or infinity, serde_json writes `null`, and the
+/// manifest record no longer reads. A solve time that is NaN (a clock gone
+/// wrong, or a hostile peer) is refused: taken, it left a store that opened
+/// neither for the build nor for queries.
+#[test]
+fn a_result_with_a_nan_solve_time_leaves_a_store_that_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s");
+    let game = Game::from_spec(&"nim:triangle:4:normal".parse::<GameSpec>().unwrap()).unwrap();
+    let build = Build::open(&path, &game, options(false)).unwrap();
+    build.register(&worker()).unwrap();
+    let task = build.lease("w-1").unwrap().task.unwrap();
+    let info = build
+        .plan()
+        .iter()
+        .find(|s| s.id.as_str() == task.slice_id)
+        .unwrap()
+        .clone();
+    let raw = noise(
+        1,
+        CellEncoding::ValueDepth8.table_bytes(info.entries) as usize,
+    );
+    let result = SliceResult {
+        solve_seconds: f64::NAN,
+        ..result_of(&info, CellEncoding::ValueDepth8, &raw, 4096)
+    };
+    let taken = build.complete("w-1", result);
+    drop(build);
+    let reopened = Build::open(&path, &game, options(false));
+    assert!(
+        taken.is_err() || reopened.is_ok(),
+        "taken, then: {:?}",
+        reopened.err()
+    );
+}

@@ -1,0 +1,821 @@
+//! Fuzzing the decoders of stored bytes: block records, slice layouts,
+//! manifest records and store identities, as bytes and in a store. Each is
+//! fed arbitrary bytes and valid encodings with edits (with their CRC made
+//! to hold again, so the checks past it are reached); it must answer Ok or
+//! Err, never panic, and what it accepts must be what was written.
+//!
+//! `PROPTEST_CASES` sets the cases per target: 256 unless set,
+//! `deploy/fuzz.sh` runs a million.
+
+use egdb_db_format::block::checksum_holds;
+use egdb_db_format::{
+    block_len, check_block, decode_block, encode_block, layout_fault, CellEncoding, FormatError,
+    SliceCounts, SliceRecord, StoreIdentity, FORMAT_VERSION, MAX_BLOCK_BYTES,
+};
+use proptest::prelude::*;
+use proptest::sample::{select, Index};
+use proptest::strategy::ValueTree;
+use proptest::test_runner::TestRunner;
+
+fn config() -> ProptestConfig {
+    // No regression files written into the tree: a failure prints its
+    // shrunk input, to be kept here as a test of its own.
+    ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+/// Runs `test` over `strategy` with state set up once (a store), failing
+/// with the shrunk input as `proptest!` does.
+fn run<S: Strategy>(cases: u32, strategy: S, test: impl Fn(S::Value) -> Result<(), TestCaseError>) {
+    let mut runner = TestRunner::new(ProptestConfig { cases, ..config() });
+    if let Err(e) = runner.run(&strategy, test) {
+        panic!("{e}");
+    }
+}
+
+// ---- Bytes and edits ----
+
+#[derive(Debug, Clone)]
+enum ByteEdit {
+    Flip(Index, u8),
+    Set(Index, u8),
+    Insert(Index, u8),
+    Delete(Index),
+    Truncate(Index),
+    Append(Vec<u8>),
+}
+
+fn byte_edits() -> impl Strategy<Value = Vec<ByteEdit>> {
+    let edit = prop_oneof![
+        4 => (any::<Index>(), 0u8..8).prop_map(|(i, b)| ByteEdit::Flip(i, b)),
+        2 => (any::<Index>(), any::<u8>()).prop_map(|(i, b)| ByteEdit::Set(i, b)),
+        1 => (any::<Index>(), any::<u8>()).prop_map(|(i, b)| ByteEdit::Insert(i, b)),
+        1 => any::<Index>().prop_map(ByteEdit::Delete),
+        1 => any::<Index>().prop_map(ByteEdit::Truncate),
+        1 => prop::collection::vec(any::<u8>(), 1..16).prop_map(ByteEdit::Append),
+    ];
+    prop::collection::vec(edit, 1..4)
+}
+
+fn edited(bytes: &[u8], edits: &[ByteEdit]) -> Vec<u8> {
+    let mut bytes = bytes.to_vec();
+    for edit in edits {
+        let n = bytes.len();
+        match edit {
+            ByteEdit::Flip(i, bit) if n > 0 => bytes[i.index(n)] ^= 1 << bit,
+            ByteEdit::Set(i, b) if n > 0 => bytes[i.index(n)] = *b,
+            ByteEdit::Insert(i, b) => bytes.insert(i.index(n + 1), *b),
+            ByteEdit::Delete(i) if n > 0 => {
+                bytes.remove(i.index(n));
+            }
+            ByteEdit::Truncate(i) => bytes.truncate(i.index(n + 1)),
+            ByteEdit::Append(more) => bytes.extend_from_slice(more),
+            _ => {}
+        }
+    }
+    bytes
+}
+
+/// The record with its trailing CRC-32 made to hold again.
+fn with_crc(mut record: Vec<u8>) -> Vec<u8> {
+    if let Some(body) = record.len().checked_sub(4) {
+        let crc = crc32fast::hash(&record[..body]);
+        record[body..].copy_from_slice(&crc.to_le_bytes());
+    }
+    record
+}
+
+fn encoding() -> impl Strategy<Value = CellEncoding> {
+    select(
+        &[
+            CellEncoding::WinBits,
+            CellEncoding::ValueDepth8,
+            CellEncoding::ValueDepth16,
+        ][..],
+    )
+}
+
+/// Raw table bytes: runs compress, noise does not.
+fn raw_bytes(most: usize) -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..most),
+        (any::<u8>(), 0..most).prop_map(|(b, n)| vec![b; n]),
+        prop::collection::vec(select(&[0u8, 0, 0, 0x41, 0xc3][..]), 0..most),
+    ]
+}
+
+// ---- Block records ----
+
+/// Decodes `record` as block `index` of `len` bytes by both checks; what
+/// decodes holds exactly `len` bytes.
+fn decode_both(index: u32, len: u64, record: &[u8]) -> Result<Option<Vec<u8>>, TestCaseError> {
+    let checked = check_block("fuzz", index, len, record);
+    let decoded = decode_block("fuzz", index, len, record);
+    if let Ok(block) = &decoded {
+        prop_assert!(checked.is_ok(), "decodes but fails check_block");
+        prop_assert_eq!(block.raw.len() as u64, len);
+        prop_assert_eq!(block.index, index);
+        prop_assert!(checksum_holds(record));
+    }
+    Ok(decoded.ok().map(|b| b.raw))
+}
+
+/// A record built field by field, each near what the decoder wants, with
+/// a payload that is a real zstd frame, an edited one, or noise.
+#[derive(Debug, Clone)]
+struct Forged {
+    magic: [u8; 4],
+    version: u16,
+    tag: u8,
+    index: u32,
+    raw_len: u32,
+    payload: Vec<u8>,
+    /// The payload length field, when not the payload's.
+    payload_len: Option<u32>,
+    crc_holds: bool,
+}
+
+impl Forged {
+    fn bytes(&self) -> Vec<u8> {
+        let mut record = Vec::new();
+        record.extend_from_slice(&self.magic);
+        record.extend_from_slice(&self.version.to_le_bytes());
+        record.push(self.tag);
+        record.push(3);
+        record.extend_from_slice(&self.index.to_le_bytes());
+        record.extend_from_slice(&self.raw_len.to_le_bytes());
+        let payload_len = self.payload_len.unwrap_or(self.payload.len() as u32);
+        record.extend_from_slice(&payload_len.to_le_bytes());
+        record.extend_from_slice(&self.payload);
+        let crc = crc32fast::hash(&record) ^ u32::from(!self.crc_holds);
+        record.extend_from_slice(&crc.to_le_bytes());
+        record
+    }
+}
+
+fn forged() -> impl Strategy<Value = Forged> {
+    let payload = prop_oneof![
+        (raw_bytes(3000), -3i32..=5)
+            .prop_map(|(raw, level)| zstd::bulk::compress(&raw, level).expect("zstd compresses")),
+        (raw_bytes(3000), byte_edits()).prop_map(|(raw, edits)| edited(
+            &zstd::bulk::compress(&raw, 3).expect("zstd compresses"),
+            &edits
+        )),
+        prop::collection::vec(any::<u8>(), 0..64),
+    ];
+    (
+        prop_oneof![8 => Just(*b"EGBK"), 1 => any::<[u8; 4]>()],
+        prop_oneof![8 => Just(FORMAT_VERSION), 1 => any::<u16>()],
+        0u8..=4,
+        prop_oneof![Just(0u32), any::<u32>()],
+        prop_oneof![
+            0u32..=4000,
+            Just(u32::MAX),
+            Just(MAX_BLOCK_BYTES as u32 + 1)
+        ],
+        payload,
+        prop::option::weighted(0.1, any::<u32>()),
+        prop::bool::weighted(0.9),
+    )
+        .prop_map(
+            |(magic, version, tag, index, raw_len, payload, payload_len, crc_holds)| Forged {
+                magic,
+                version,
+                tag,
+                index,
+                raw_len,
+                payload,
+                payload_len,
+                crc_holds,
+            },
+        )
+}
+
+#[test]
+fn block_seeds_decode() {
+    for encoding in [CellEncoding::WinBits, CellEncoding::ValueDepth16] {
+        let raw: Vec<u8> = (0..5000u32).map(|i| (i % 7) as u8).collect();
+        let record = encode_block(9, encoding, &raw, 3).unwrap();
+        assert_eq!(decode_block("s", 9, 5000, &record).unwrap().raw, raw);
+        let forged = Forged {
+            magic: *b"EGBK",
+            version: FORMAT_VERSION,
+            tag: encoding.tag(),
+            index: 9,
+            raw_len: 5000,
+            payload: zstd::bulk::compress(&raw, 1).unwrap(),
+            payload_len: None,
+            crc_holds: true,
+        };
+        assert_eq!(
+            decode_block("s", 9, 5000, &forged.bytes()).unwrap().raw,
+            raw
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn blocks_arbitrary(
+        bytes in prop::collection::vec(any::<u8>(), 0..256),
+        crc in any::<bool>(),
+        index in prop_oneof![0u32..4, any::<u32>()],
+        len in prop_oneof![0u64..=64, any::<u64>()],
+    ) {
+        let record = if crc { with_crc(bytes) } else { bytes };
+        decode_both(index, len, &record)?;
+    }
+
+    #[test]
+    fn blocks_forged(
+        forged in forged(),
+        other_index in any::<u32>(),
+        other_len in prop::option::weighted(0.1, any::<u64>()),
+    ) {
+        let record = forged.bytes();
+        decode_both(forged.index, other_len.unwrap_or(u64::from(forged.raw_len)), &record)?;
+        decode_both(other_index, u64::from(forged.raw_len), &record)?;
+    }
+
+    #[test]
+    fn blocks_edited(
+        raw in raw_bytes(5000),
+        encoding in encoding(),
+        index in any::<u32>(),
+        level in -3i32..=5,
+        edits in prop::option::weighted(0.9, byte_edits()),
+        fix_crc in any::<bool>(),
+        len_delta in prop_oneof![8 => Just(0i64), 1 => -3i64..=3],
+    ) {
+        let record = encode_block(index, encoding, &raw, level).expect("encodes");
+        let len = (raw.len() as u64).saturating_add_signed(len_delta);
+        let Some(edits) = edits else {
+            let decoded = decode_both(index, raw.len() as u64, &record)?;
+            prop_assert_eq!(decoded, Some(raw));
+            return Ok(());
+        };
+        let damaged = edited(&record, &edits);
+        let damaged = if fix_crc { with_crc(damaged) } else { damaged };
+        decode_both(index, len, &damaged)?;
+    }
+}
+
+// ---- Slice layouts ----
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn layouts(
+        raw_len in prop_oneof![0u64..100_000, any::<u64>()],
+        block_bytes in prop_oneof![
+            0u64..=70_000,
+            Just(MAX_BLOCK_BYTES),
+            Just(MAX_BLOCK_BYTES + 1),
+            any::<u64>(),
+        ],
+        blocks in prop_oneof![0u64..=100, any::<u64>()],
+        near in any::<bool>(),
+    ) {
+        // Half the cases with the block count the layout needs.
+        let blocks = if near && block_bytes > 0 { raw_len.div_ceil(block_bytes) } else { blocks };
+        if layout_fault(raw_len, block_bytes, blocks).is_some() {
+            return Ok(());
+        }
+        prop_assert!((1..=MAX_BLOCK_BYTES).contains(&block_bytes));
+        if blocks <= 4096 {
+            let total: u64 = (0..blocks as u32).map(|i| block_len(raw_len, block_bytes, i)).sum();
+            prop_assert_eq!(total, raw_len);
+            for i in 0..blocks as u32 {
+                let len = block_len(raw_len, block_bytes, i);
+                prop_assert!(len > 0 && len <= block_bytes);
+            }
+        }
+        if let Ok(past) = u32::try_from(blocks) {
+            prop_assert_eq!(block_len(raw_len, block_bytes, past), 0);
+        }
+    }
+}
+
+// ---- Manifest records and identities as JSON ----
+
+fn counts() -> impl Strategy<Value = SliceCounts> {
+    (
+        any::<[u64; 4]>(),
+        any::<[Option<u64>; 4]>(),
+        any::<Option<u32>>(),
+    )
+        .prop_map(
+            |([positions, win, loss, draw], canonical, max_depth)| SliceCounts {
+                positions,
+                win,
+                loss,
+                draw,
+                canonical_positions: canonical[0],
+                canonical_win: canonical[1],
+                canonical_loss: canonical[2],
+                canonical_draw: canonical[3],
+                max_depth,
+            },
+        )
+}
+
+fn slice_name() -> impl Strategy<Value = String> {
+    prop_oneof![
+        select(
+            &[
+                "outer-00",
+                "outer-17",
+                "move-03-03-p1",
+                "place-00-00-00",
+                "",
+                "a/b",
+                "é\u{0}"
+            ][..]
+        )
+        .prop_map(String::from),
+        any::<String>(),
+    ]
+}
+
+fn record() -> impl Strategy<Value = SliceRecord> {
+    (
+        slice_name(),
+        encoding(),
+        prop_oneof![0u64..200_000, any::<u64>()],
+        any::<u32>(),
+        prop_oneof![1u64..=65_536, any::<u64>()],
+        prop_oneof![0u32..=8, any::<u32>()],
+        any::<u64>(),
+        counts(),
+        any::<Option<u32>>(),
+        prop_oneof![0.0..1e9f64, Just(0.0)],
+    )
+        .prop_map(
+            |(
+                slice,
+                encoding,
+                raw_len,
+                raw_crc32,
+                block_bytes,
+                blocks,
+                stored_bytes,
+                counts,
+                stones,
+                seconds,
+            )| {
+                SliceRecord {
+                    slice,
+                    encoding,
+                    raw_len,
+                    raw_crc32,
+                    block_bytes,
+                    blocks,
+                    stored_bytes,
+                    counts,
+                    stones,
+                    seconds,
+                }
+            },
+        )
+}
+
+fn identity() -> impl Strategy<Value = StoreIdentity> {
+    (
+        prop_oneof![
+            select(
+                &[
+                    "nim:triangle:5:normal",
+                    "nim:file:g.toml",
+                    "morris:taiwan:3"
+                ][..]
+            )
+            .prop_map(String::from),
+            any::<String>(),
+        ],
+        any::<u64>(),
+        prop::option::of(any::<String>()),
+        any::<bool>(),
+    )
+        .prop_map(|(game, fingerprint, definition, depth)| StoreIdentity {
+            game,
+            fingerprint,
+            definition,
+            depth,
+        })
+}
+
+/// JSON values a field may be given in place of its own.
+const FOREIGN: &[&str] = &[
+    "-1",
+    "0",
+    "-0",
+    "1.5",
+    "1e400",
+    "-1e400",
+    "1e-400",
+    "4294967296",
+    "18446744073709551615",
+    "18446744073709551616",
+    "null",
+    "true",
+    "\"x\"",
+    "\"win_bits\"",
+    "\"value_depth16\"",
+    "[]",
+    "{}",
+    "[1, 2]",
+    "{\"positions\": 1}",
+];
+
+/// `value`'s JSON with one field (of it or of an object inside it)
+/// replaced by foreign text, removed, or a field added.
+fn json_edited<T: serde::Serialize>(value: &T, field: Index, foreign: &str, how: u8) -> Vec<u8> {
+    const MARK: &str = "\u{1}fuzz\u{1}";
+    let mut json = serde_json::to_value(value).expect("serializes");
+    let mut paths: Vec<(String, Option<String>)> = Vec::new();
+    if let Some(object) = json.as_object() {
+        for (key, inner) in object {
+            paths.push((key.clone(), None));
+            if let Some(inner) = inner.as_object() {
+                paths.extend(inner.keys().map(|k| (key.clone(), Some(k.clone()))));
+            }
+        }
+    }
+    if paths.is_empty() {
+        return serde_json::to_vec(&json).expect("serializes");
+    }
+    let (key, inner) = &paths[field.index(paths.len())];
+    let object = match inner {
+        None => json.as_object_mut(),
+        Some(_) => json.get_mut(key).and_then(|v| v.as_object_mut()),
+    }
+    .expect("an object");
+    let name = inner.as_ref().unwrap_or(key).clone();
+    match how % 3 {
+        0 => {
+            object.insert(name, serde_json::Value::String(MARK.to_string()));
+        }
+        1 => {
+            object.remove(&name);
+        }
+        _ => {
+            object.insert(
+                "unknown".to_string(),
+                serde_json::Value::String(MARK.to_string()),
+            );
+        }
+    }
+    let text = serde_json::to_string(&json).expect("serializes");
+    text.replace(&format!("\"{MARK}\""), foreign).into_bytes()
+}
+
+fn json_bytes<T: serde::Serialize + std::fmt::Debug>(
+    value: impl Strategy<Value = T>,
+) -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        3 => (value, any::<Index>(), select(FOREIGN), any::<u8>(), prop::option::weighted(0.3, byte_edits()))
+            .prop_map(|(v, field, foreign, how, edits)| {
+                let json = json_edited(&v, field, foreign, how);
+                edits.map_or(json.clone(), |e| edited(&json, &e))
+            }),
+        1 => prop::collection::vec(any::<u8>(), 0..128),
+    ]
+}
+
+/// A record as a store gives it back: the same but for the solve time,
+/// whose decimal form may round.
+fn comparable(record: &SliceRecord) -> SliceRecord {
+    SliceRecord {
+        seconds: 0.0,
+        ..record.clone()
+    }
+}
+
+fn check_record(record: &SliceRecord) -> Result<(), TestCaseError> {
+    let again: SliceRecord =
+        serde_json::from_slice(&serde_json::to_vec(record).expect("serializes"))
+            .expect("reads back");
+    prop_assert_eq!(comparable(&again), comparable(record));
+    if record.check_layout().is_err() {
+        return Ok(());
+    }
+    if record.blocks <= 4096 {
+        let total: u64 = (0..record.blocks).map(|i| record.block_len(i)).sum();
+        prop_assert_eq!(total, record.raw_len);
+    }
+    prop_assert_eq!(record.block_len(record.blocks), 0);
+    Ok(())
+}
+
+#[test]
+fn json_seeds_decode() {
+    let mut runner = TestRunner::deterministic();
+    let record = record().new_tree(&mut runner).unwrap().current();
+    let bytes = serde_json::to_vec(&record).unwrap();
+    let back: SliceRecord = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(comparable(&back), comparable(&record));
+    let identity = identity().new_tree(&mut runner).unwrap().current();
+    let bytes = serde_json::to_vec(&identity).unwrap();
+    assert_eq!(
+        serde_json::from_slice::<StoreIdentity>(&bytes).unwrap(),
+        identity
+    );
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn manifest_records(bytes in json_bytes(record())) {
+        if let Ok(record) = serde_json::from_slice::<SliceRecord>(&bytes) {
+            check_record(&record)?;
+        }
+    }
+
+    #[test]
+    fn manifest_records_valid(record in record()) {
+        check_record(&record)?;
+    }
+
+    #[test]
+    fn store_identities(bytes in json_bytes(identity())) {
+        if let Ok(identity) = serde_json::from_slice::<StoreIdentity>(&bytes) {
+            let again = serde_json::to_vec(&identity).expect("serializes");
+            prop_assert_eq!(serde_json::from_slice::<StoreIdentity>(&again).ok(), Some(identity));
+        }
+    }
+}
+
+// ---- The same in a store ----
+
+#[cfg(feature = "store")]
+mod stored {
+    use super::*;
+    use egdb_db_format::Store;
+    use rocksdb::{ColumnFamilyDescriptor, Options, DB};
+
+    /// A slice written whole, then damaged in its record or its blocks.
+    #[derive(Debug, Clone)]
+    struct Written {
+        slice: &'static str,
+        encoding: CellEncoding,
+        raw: Vec<u8>,
+        block_bytes: u64,
+        damage: Vec<Damage>,
+    }
+
+    #[derive(Debug, Clone)]
+    enum Damage {
+        RawLen(u64),
+        BlockBytes(u64),
+        Blocks(u32),
+        Crc(u32),
+        Encoding(CellEncoding),
+        Seconds(f64),
+        Block(Index, Vec<ByteEdit>, bool),
+        DropBlock(Index),
+        RepeatBlock(Index),
+        SwapBlocks(Index, Index),
+    }
+
+    fn damage() -> impl Strategy<Value = Damage> {
+        prop_oneof![
+            prop_oneof![0u64..5000, any::<u64>()].prop_map(Damage::RawLen),
+            prop_oneof![0u64..2000, any::<u64>()].prop_map(Damage::BlockBytes),
+            prop_oneof![0u32..10, any::<u32>()].prop_map(Damage::Blocks),
+            any::<u32>().prop_map(Damage::Crc),
+            encoding().prop_map(Damage::Encoding),
+            select(&[f64::NAN, f64::INFINITY, -1.0, 1e300][..]).prop_map(Damage::Seconds),
+            (any::<Index>(), byte_edits(), any::<bool>())
+                .prop_map(|(i, e, c)| Damage::Block(i, e, c)),
+            any::<Index>().prop_map(Damage::DropBlock),
+            any::<Index>().prop_map(Damage::RepeatBlock),
+            (any::<Index>(), any::<Index>()).prop_map(|(a, b)| Damage::SwapBlocks(a, b)),
+        ]
+    }
+
+    fn written() -> impl Strategy<Value = Written> {
+        (
+            // A few names, so that the store stays small over a long run.
+            select(
+                &[
+                    "outer-00",
+                    "outer-01",
+                    "move-03-03",
+                    "",
+                    "a/b",
+                    "é\u{0}/\u{0}",
+                ][..],
+            ),
+            encoding(),
+            raw_bytes(4000),
+            prop_oneof![1u64..=64, 65u64..=1500],
+            prop::collection::vec(damage(), 0..3),
+        )
+            .prop_map(|(slice, encoding, raw, block_bytes, damage)| Written {
+                slice,
+                encoding,
+                raw,
+                block_bytes,
+                damage,
+            })
+    }
+
+    /// The record and blocks of `w` as a build writes them, damaged.
+    fn slice_of(w: &Written) -> (SliceRecord, Vec<Vec<u8>>) {
+        let mut blocks: Vec<Vec<u8>> = w
+            .raw
+            .chunks(w.block_bytes as usize)
+            .enumerate()
+            .map(|(i, raw)| encode_block(i as u32, w.encoding, raw, 1).expect("encodes"))
+            .collect();
+        let mut record = SliceRecord {
+            slice: w.slice.to_string(),
+            encoding: w.encoding,
+            raw_len: w.raw.len() as u64,
+            raw_crc32: crc32fast::hash(&w.raw),
+            block_bytes: w.block_bytes,
+            blocks: blocks.len() as u32,
+            stored_bytes: blocks.iter().map(|b| b.len() as u64).sum(),
+            counts: SliceCounts::default(),
+            stones: Some(3),
+            seconds: 0.25,
+        };
+        for d in &w.damage {
+            let n = blocks.len();
+            match d {
+                Damage::RawLen(v) => record.raw_len = *v,
+                Damage::BlockBytes(v) => record.block_bytes = *v,
+                Damage::Blocks(v) => record.blocks = *v,
+                Damage::Crc(v) => record.raw_crc32 = *v,
+                Damage::Encoding(e) => record.encoding = *e,
+                Damage::Seconds(s) => record.seconds = *s,
+                Damage::Block(i, edits, fix) if n > 0 => {
+                    let i = i.index(n);
+                    let damaged = edited(&blocks[i], edits);
+                    blocks[i] = if *fix { with_crc(damaged) } else { damaged };
+                }
+                Damage::DropBlock(i) if n > 0 => {
+                    blocks.remove(i.index(n));
+                }
+                Damage::RepeatBlock(i) if n > 0 => {
+                    let i = i.index(n);
+                    blocks.insert(i, blocks[i].clone());
+                }
+                Damage::SwapBlocks(a, b) if n > 0 => blocks.swap(a.index(n), b.index(n)),
+                _ => {}
+            }
+        }
+        (record, blocks)
+    }
+
+    #[test]
+    fn stored_slices_read_back_or_fail_cleanly() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let identity = StoreIdentity {
+            game: "fuzz".to_string(),
+            fingerprint: 1,
+            definition: None,
+            depth: false,
+        };
+        let store = Store::create_or_open(&dir.path().join("s"), &identity).expect("a store");
+        run(config().cases, written(), |w| {
+            let (record, blocks) = slice_of(&w);
+            store.put_slice(&record, &blocks).expect("writes");
+            let back = store.slice(w.slice);
+            match &back {
+                Ok(Some(found)) => prop_assert_eq!(comparable(found), comparable(&record)),
+                // A solve time JSON has no number for reads back as `null`:
+                // the bug kept in coordinator/tests/fuzz.rs, ignored.
+                Err(FormatError::Corrupt { .. }) => prop_assert!(!record.seconds.is_finite()),
+                other => prop_assert!(false, "{:?}", other),
+            }
+            let read = store.read_slice(w.slice);
+            if w.damage.is_empty() {
+                let (found, raw) = read.map_err(|e| TestCaseError::fail(e.to_string()))?;
+                prop_assert_eq!(comparable(&found), comparable(&record));
+                prop_assert_eq!(raw, w.raw.clone());
+            } else if let Ok((found, raw)) = read {
+                prop_assert_eq!(raw.len() as u64, found.raw_len);
+                prop_assert_eq!(crc32fast::hash(&raw), found.raw_crc32);
+            }
+            for index in [
+                0,
+                record.blocks / 2,
+                record.blocks.saturating_sub(1),
+                record.blocks,
+                u32::MAX,
+            ] {
+                if let Ok(block) = store.read_block(&record, index) {
+                    prop_assert_eq!(block.raw.len() as u64, record.block_len(index));
+                }
+            }
+            Ok(())
+        });
+        // The runs above must have read slices back, not only failed.
+        for slice in ["outer-00", "a/b"] {
+            let raw = vec![7u8; 3000];
+            let w = Written {
+                slice,
+                encoding: CellEncoding::WinBits,
+                raw: raw.clone(),
+                block_bytes: 1000,
+                damage: Vec::new(),
+            };
+            let (record, blocks) = slice_of(&w);
+            store.put_slice(&record, &blocks).unwrap();
+            assert_eq!(store.read_slice(slice).unwrap().1, raw);
+        }
+        let _ = store.slices();
+    }
+
+    /// What the store's `meta` column holds, written past `Store`.
+    #[derive(Debug, Clone)]
+    struct Meta {
+        version: Option<Vec<u8>>,
+        identity: Option<Vec<u8>>,
+    }
+
+    fn meta() -> impl Strategy<Value = Meta> {
+        let version = prop_oneof![
+            8 => Just(Some(FORMAT_VERSION.to_le_bytes().to_vec())),
+            1 => Just(None),
+            1 => prop::option::of(prop::collection::vec(any::<u8>(), 0..4)),
+        ];
+        let identity = prop_oneof![
+            8 => json_bytes(identity()).prop_map(Some),
+            1 => Just(None),
+        ];
+        (version, identity).prop_map(|(version, identity)| Meta { version, identity })
+    }
+
+    fn write_meta(path: &std::path::Path, meta: &Meta) {
+        let cfs = ["meta", "manifest", "blocks"]
+            .map(|name| ColumnFamilyDescriptor::new(name, Options::default()));
+        let db = DB::open_cf_descriptors(&Options::default(), path, cfs).expect("opens");
+        let cf = db.cf_handle("meta").expect("meta");
+        for (key, value) in [
+            (&b"format_version"[..], &meta.version),
+            (b"identity", &meta.identity),
+        ] {
+            match value {
+                Some(bytes) => db.put_cf(cf, key, bytes).expect("writes"),
+                None => db.delete_cf(cf, key).expect("deletes"),
+            }
+        }
+    }
+
+    #[test]
+    fn stored_identities_open_or_fail_cleanly() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("s");
+        let mine = StoreIdentity {
+            game: "nim:hexagram".to_string(),
+            fingerprint: 7,
+            definition: None,
+            depth: true,
+        };
+        drop(Store::create_or_open(&path, &mine).expect("a store"));
+        // Three RocksDB opens a case: a fiftieth of the cases.
+        let cases = config().cases.div_ceil(50).max(16);
+        run(cases, meta(), |meta| {
+            write_meta(&path, &meta);
+            let expected = meta
+                .identity
+                .as_ref()
+                .and_then(|b| serde_json::from_slice::<StoreIdentity>(b).ok());
+            let version_holds = meta.version.as_deref() == Some(&FORMAT_VERSION.to_le_bytes()[..]);
+            match Store::open_read_only(&path) {
+                Ok(store) => {
+                    prop_assert!(version_holds);
+                    prop_assert_eq!(Some(store.identity()), expected.as_ref());
+                }
+                Err(FormatError::Version { .. }) => {
+                    prop_assert!(meta.version.as_ref().is_some_and(|v| v.len() == 2))
+                }
+                Err(FormatError::NotAStore { .. }) => {
+                    prop_assert!(!version_holds || expected.is_none())
+                }
+                Err(other) => prop_assert!(false, "{}", other),
+            }
+            // Opened for a build: the same, or (half created) made again.
+            if let Ok(store) = Store::create_or_open(&path, &mine) {
+                prop_assert_eq!(store.identity(), &mine);
+            }
+            Ok(())
+        });
+        write_meta(
+            &path,
+            &Meta {
+                version: Some(FORMAT_VERSION.to_le_bytes().to_vec()),
+                identity: Some(serde_json::to_vec(&mine).unwrap()),
+            },
+        );
+        assert_eq!(Store::open_read_only(&path).unwrap().identity(), &mine);
+    }
+}

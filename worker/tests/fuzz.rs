@@ -1,0 +1,800 @@
+//! Fuzzing what a worker takes from its coordinator: shards (as messages,
+//! as bytes off the wire, damaged in transfer), the tables inside shards
+//! that passed their checksums (a peer's bug, not transport damage), and
+//! tasks naming slices and dependencies. Each must answer Ok or Err, never
+//! panic; what is undamaged must decode, and solve to the same bytes.
+//!
+//! `PROPTEST_CASES` sets the cases per target: 256 unless set,
+//! `deploy/fuzz.sh` runs a million.
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::OnceLock;
+
+use egdb_db_format::CellEncoding;
+use egdb_games::morris::{MorrisGame, MorrisSlice, Variant};
+use egdb_games::nim::{slice_id, NimGame};
+use egdb_games::{GameSpec, Rule, SliceInfo};
+use egdb_proto::v1::{
+    CheckReport, LeaseReply, Shard, ShardBlock, SliceResult, SliceTask, StatusReply,
+};
+use egdb_proto::{Coordinator, LinkError, LinkKind, Registration, WorkerInfo};
+use egdb_worker::morris::task::{from_stored, stored_bytes, MorrisTasks};
+use egdb_worker::morris::MorrisEngine;
+use egdb_worker::nim::task::NimTasks;
+use egdb_worker::nim::{solve_all, NimEngine};
+use egdb_worker::shard::{decode_shard, encode_shard};
+use egdb_worker::solver::{ShardOptions, SliceSolver};
+use egdb_worker::source::ShardSource;
+use proptest::prelude::*;
+use proptest::sample::{select, Index};
+use proptest::strategy::ValueTree;
+use prost::Message;
+
+fn config() -> ProptestConfig {
+    // No regression files written into the tree: a failure prints its
+    // shrunk input, to be kept here as a test of its own.
+    ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+// ---- Bytes and edits ----
+
+#[derive(Debug, Clone)]
+enum ByteEdit {
+    Flip(Index, u8),
+    Set(Index, u8),
+    Insert(Index, u8),
+    Delete(Index),
+    Truncate(Index),
+}
+
+/// Edits; `keep_length` only changes bytes in place.
+fn byte_edits(keep_length: bool) -> impl Strategy<Value = Vec<ByteEdit>> {
+    let in_place = prop_oneof![
+        2 => (any::<Index>(), 0u8..8).prop_map(|(i, b)| ByteEdit::Flip(i, b)),
+        1 => (any::<Index>(), any::<u8>()).prop_map(|(i, b)| ByteEdit::Set(i, b)),
+    ];
+    let edit = if keep_length {
+        in_place.boxed()
+    } else {
+        prop_oneof![
+            6 => in_place,
+            1 => (any::<Index>(), any::<u8>()).prop_map(|(i, b)| ByteEdit::Insert(i, b)),
+            1 => any::<Index>().prop_map(ByteEdit::Delete),
+            1 => any::<Index>().prop_map(ByteEdit::Truncate),
+        ]
+        .boxed()
+    };
+    prop::collection::vec(edit, 1..6)
+}
+
+fn edited(bytes: &[u8], edits: &[ByteEdit]) -> Vec<u8> {
+    let mut bytes = bytes.to_vec();
+    for edit in edits {
+        let n = bytes.len();
+        match *edit {
+            ByteEdit::Flip(i, bit) if n > 0 => bytes[i.index(n)] ^= 1 << bit,
+            ByteEdit::Set(i, b) if n > 0 => bytes[i.index(n)] = b,
+            ByteEdit::Insert(i, b) => bytes.insert(i.index(n + 1), b),
+            ByteEdit::Delete(i) if n > 0 => {
+                bytes.remove(i.index(n));
+            }
+            ByteEdit::Truncate(i) => bytes.truncate(i.index(n + 1)),
+            _ => {}
+        }
+    }
+    bytes
+}
+
+/// The record with its trailing CRC-32 made to hold again.
+fn with_crc(mut record: Vec<u8>) -> Vec<u8> {
+    if let Some(body) = record.len().checked_sub(4) {
+        let crc = crc32fast::hash(&record[..body]);
+        record[body..].copy_from_slice(&crc.to_le_bytes());
+    }
+    record
+}
+
+fn encoding() -> impl Strategy<Value = CellEncoding> {
+    select(
+        &[
+            CellEncoding::WinBits,
+            CellEncoding::ValueDepth8,
+            CellEncoding::ValueDepth16,
+        ][..],
+    )
+}
+
+const OPTIONS: ShardOptions = ShardOptions {
+    block_bytes: 1024,
+    zstd_level: 1,
+};
+
+// ---- Shards ----
+
+/// How a shard may arrive damaged.
+#[derive(Debug, Clone)]
+enum ShardDamage {
+    SliceId(String),
+    Encoding(u32),
+    RawLen(u64),
+    Crc(u32),
+    BlockBytes(u64),
+    /// One block's record edited, its CRC made to hold or not.
+    Block(Index, Vec<ByteEdit>, bool),
+    BlockIndex(Index, u32),
+    DropBlock(Index),
+    RepeatBlock(Index),
+    SwapBlocks(Index, Index),
+    ExtraBlock(Vec<u8>),
+}
+
+fn shard_damage() -> impl Strategy<Value = ShardDamage> {
+    prop_oneof![
+        1 => prop_oneof![Just(String::new()), "[a-z0-9-]{0,10}"].prop_map(ShardDamage::SliceId),
+        1 => prop_oneof![0u32..=4, any::<u32>()].prop_map(ShardDamage::Encoding),
+        1 => prop_oneof![0u64..10_000, any::<u64>()].prop_map(ShardDamage::RawLen),
+        1 => any::<u32>().prop_map(ShardDamage::Crc),
+        1 => prop_oneof![0u64..=2048, Just(16 << 20), any::<u64>()].prop_map(ShardDamage::BlockBytes),
+        3 => (any::<Index>(), byte_edits(false), prop::bool::weighted(0.7))
+            .prop_map(|(i, e, fix)| ShardDamage::Block(i, e, fix)),
+        1 => (any::<Index>(), prop_oneof![0u32..8, any::<u32>()])
+            .prop_map(|(i, v)| ShardDamage::BlockIndex(i, v)),
+        1 => any::<Index>().prop_map(ShardDamage::DropBlock),
+        1 => any::<Index>().prop_map(ShardDamage::RepeatBlock),
+        1 => (any::<Index>(), any::<Index>()).prop_map(|(a, b)| ShardDamage::SwapBlocks(a, b)),
+        1 => prop::collection::vec(any::<u8>(), 0..64).prop_map(ShardDamage::ExtraBlock),
+    ]
+}
+
+fn damaged(shard: &Shard, damage: &[ShardDamage]) -> Shard {
+    let mut shard = shard.clone();
+    for d in damage {
+        let n = shard.blocks.len();
+        match d {
+            ShardDamage::SliceId(id) => shard.slice_id = id.clone(),
+            ShardDamage::Encoding(e) => shard.encoding = *e,
+            ShardDamage::RawLen(v) => shard.raw_len = *v,
+            ShardDamage::Crc(v) => shard.raw_crc32 = *v,
+            ShardDamage::BlockBytes(v) => shard.block_bytes = *v,
+            ShardDamage::Block(i, edits, fix) if n > 0 => {
+                let block = &mut shard.blocks[i.index(n)];
+                let record = edited(&block.record, edits);
+                block.record = if *fix { with_crc(record) } else { record };
+            }
+            ShardDamage::BlockIndex(i, v) if n > 0 => shard.blocks[i.index(n)].index = *v,
+            ShardDamage::DropBlock(i) if n > 0 => {
+                shard.blocks.remove(i.index(n));
+            }
+            ShardDamage::RepeatBlock(i) if n > 0 => {
+                let i = i.index(n);
+                let block = shard.blocks[i].clone();
+                shard.blocks.insert(i, block);
+            }
+            ShardDamage::SwapBlocks(a, b) if n > 0 => shard.blocks.swap(a.index(n), b.index(n)),
+            ShardDamage::ExtraBlock(record) => shard.blocks.push(ShardBlock {
+                index: n as u32,
+                record: record.clone(),
+            }),
+            _ => {}
+        }
+    }
+    shard
+}
+
+/// Decodes a shard; what decodes is its announced length and checksum.
+fn check_decode(shard: &Shard) -> Result<Option<Vec<u8>>, TestCaseError> {
+    let Ok((encoding, raw)) = decode_shard(shard) else {
+        return Ok(None);
+    };
+    prop_assert_eq!(u32::from(encoding.tag()), shard.encoding);
+    prop_assert_eq!(raw.len() as u64, shard.raw_len);
+    prop_assert_eq!(crc32fast::hash(&raw), shard.raw_crc32);
+    Ok(Some(raw))
+}
+
+fn raw_bytes() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..6000),
+        (any::<u8>(), 0usize..6000).prop_map(|(b, n)| vec![b; n]),
+    ]
+}
+
+fn valid_shard() -> impl Strategy<Value = (Shard, Vec<u8>)> {
+    (
+        "[a-z0-9-]{0,10}",
+        encoding(),
+        raw_bytes(),
+        prop_oneof![1usize..=64, 65usize..=4096],
+        -1i32..=3,
+    )
+        .prop_map(|(id, encoding, raw, block_bytes, level)| {
+            let shard = encode_shard(&id, encoding, &raw, block_bytes, level).expect("encodes");
+            (shard, raw)
+        })
+}
+
+fn arbitrary_shard() -> impl Strategy<Value = Shard> {
+    let block = (
+        prop_oneof![0u32..4, any::<u32>()],
+        prop::collection::vec(any::<u8>(), 0..64),
+    )
+        .prop_map(|(index, record)| ShardBlock { index, record });
+    (
+        "[a-z0-9-]{0,10}",
+        prop_oneof![1u32..=3, any::<u32>()],
+        prop_oneof![0u64..256, any::<u64>()],
+        any::<u32>(),
+        prop_oneof![0u64..=256, any::<u64>()],
+        prop::collection::vec(block, 0..5),
+    )
+        .prop_map(
+            |(slice_id, encoding, raw_len, raw_crc32, block_bytes, blocks)| Shard {
+                slice_id,
+                encoding,
+                raw_len,
+                raw_crc32,
+                block_bytes,
+                blocks,
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn shards_arbitrary(shard in arbitrary_shard()) {
+        check_decode(&shard)?;
+    }
+
+    #[test]
+    fn shards_damaged(
+        (shard, raw) in valid_shard(),
+        damage in prop::collection::vec(shard_damage(), 0..3),
+    ) {
+        let decoded = check_decode(&damaged(&shard, &damage))?;
+        if damage.is_empty() {
+            prop_assert_eq!(decoded, Some(raw));
+        }
+    }
+
+    #[test]
+    fn shards_from_wire_bytes(
+        (shard, _) in valid_shard(),
+        edits in prop::option::weighted(0.8, byte_edits(false)),
+        arbitrary in prop::option::weighted(0.2, prop::collection::vec(any::<u8>(), 0..256)),
+    ) {
+        let bytes = match (arbitrary, edits) {
+            (Some(bytes), _) => bytes,
+            (None, Some(edits)) => edited(&shard.encode_to_vec(), &edits),
+            (None, None) => shard.encode_to_vec(),
+        };
+        if let Ok(received) = Shard::decode(bytes.as_slice()) {
+            check_decode(&received)?;
+        }
+    }
+}
+
+// ---- Tables inside checked shards, and tasks ----
+
+/// A coordinator that serves fixed shards and nothing else.
+struct Served(HashMap<String, Shard>);
+
+fn not_served() -> LinkError {
+    LinkError::internal("not served here")
+}
+
+impl Coordinator for Served {
+    fn register(&self, _: &WorkerInfo) -> Result<Registration, LinkError> {
+        Err(not_served())
+    }
+    fn lease(&self, _: &str) -> Result<LeaseReply, LinkError> {
+        Err(not_served())
+    }
+    fn heartbeat(&self, _: &str, _: &str) -> Result<bool, LinkError> {
+        Err(not_served())
+    }
+    fn fetch_shard(&self, _: &str, slice_id: &str) -> Result<Shard, LinkError> {
+        self.0
+            .get(slice_id)
+            .cloned()
+            .ok_or_else(|| LinkError::new(LinkKind::NotFound, format!("{slice_id} is not done")))
+    }
+    fn complete(&self, _: &str, _: SliceResult) -> Result<(), LinkError> {
+        Err(not_served())
+    }
+    fn fail(&self, _: &str, _: &str, _: &str) -> Result<(), LinkError> {
+        Err(not_served())
+    }
+    fn status(&self) -> Result<StatusReply, LinkError> {
+        Err(not_served())
+    }
+    fn checked(&self, _: &str, _: CheckReport) -> Result<(), LinkError> {
+        Err(not_served())
+    }
+}
+
+/// A small game solved whole: every slice's stored bytes and shard.
+struct Solved {
+    spec: GameSpec,
+    /// Take-away games' engine (tables are loaded through it).
+    engine: Option<NimEngine>,
+    depth: bool,
+    slices: Vec<SliceInfo>,
+    raw: HashMap<String, (CellEncoding, Vec<u8>)>,
+    shards: HashMap<String, Shard>,
+}
+
+impl Solved {
+    fn add(&mut self, id: String, encoding: CellEncoding, raw: Vec<u8>) {
+        let shard = encode_shard(&id, encoding, &raw, OPTIONS.block_bytes, 1).expect("encodes");
+        self.shards.insert(id.clone(), shard);
+        self.raw.insert(id, (encoding, raw));
+    }
+}
+
+fn nim(spec: &GameSpec) -> NimGame {
+    NimGame::from_spec(spec).expect("builds")
+}
+
+/// Triangles of 4 and 5 layers and the hexagram, values and depths; Morris
+/// with 3 pieces under both rules.
+fn solved() -> &'static [Solved] {
+    static SOLVED: OnceLock<Vec<Solved>> = OnceLock::new();
+    SOLVED.get_or_init(|| {
+        let mut all = Vec::new();
+        let never = AtomicBool::new(false);
+        for spec in [
+            GameSpec::NimTriangle {
+                layers: 4,
+                rule: Rule::Normal,
+            },
+            GameSpec::NimTriangle {
+                layers: 5,
+                rule: Rule::Misere,
+            },
+            GameSpec::NimHexagram,
+        ] {
+            for depth in [false, true] {
+                let engine = NimEngine::new(nim(&spec));
+                let mut solved = Solved {
+                    spec: spec.clone(),
+                    engine: None,
+                    depth,
+                    slices: engine.game().slices(),
+                    raw: HashMap::new(),
+                    shards: HashMap::new(),
+                };
+                for (h, table) in solve_all(&engine, depth, &never)
+                    .expect("solves")
+                    .iter()
+                    .enumerate()
+                {
+                    let (encoding, raw) = engine.stored_bytes(h as u32, table);
+                    solved.add(slice_id(h as u32).to_string(), encoding, raw.into_owned());
+                }
+                solved.engine = Some(engine);
+                all.push(solved);
+            }
+        }
+        for variant in [Variant::Taiwan, Variant::Standard] {
+            let game = MorrisGame::new(variant, 3);
+            let mut solved = Solved {
+                spec: game.spec(),
+                engine: None,
+                depth: true,
+                slices: game.slices(),
+                raw: HashMap::new(),
+                shards: HashMap::new(),
+            };
+            for (slice, table) in MorrisEngine::new(game).solve_all() {
+                solved.add(
+                    slice.to_string(),
+                    CellEncoding::ValueDepth16,
+                    stored_bytes(&table),
+                );
+            }
+            all.push(solved);
+        }
+        all
+    })
+}
+
+/// What goes into a table decoder: the stored bytes, edited in place, of
+/// the wrong length, or noise of the right length.
+#[derive(Debug, Clone)]
+enum Content {
+    Stored,
+    Edited(Vec<ByteEdit>),
+    Resized(Vec<ByteEdit>),
+    Noise(u64),
+    /// Each cell holding a value given another value and depth (deep ones
+    /// often): a table that passes every check on load, and is wrong.
+    Revalued(u64),
+    Encoding(CellEncoding),
+}
+
+fn content() -> impl Strategy<Value = Content> {
+    prop_oneof![
+        1 => Just(Content::Stored),
+        4 => byte_edits(true).prop_map(Content::Edited),
+        1 => byte_edits(false).prop_map(Content::Resized),
+        2 => any::<u64>().prop_map(Content::Noise),
+        2 => any::<u64>().prop_map(Content::Revalued),
+        1 => encoding().prop_map(Content::Encoding),
+    ]
+}
+
+fn filled(encoding: CellEncoding, raw: &[u8], content: &Content) -> (CellEncoding, Vec<u8>) {
+    match content {
+        Content::Stored => (encoding, raw.to_vec()),
+        Content::Edited(edits) | Content::Resized(edits) => (encoding, edited(raw, edits)),
+        Content::Noise(seed) => {
+            let mut state = seed | 1;
+            let noise = (0..raw.len())
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    state as u8
+                })
+                .collect();
+            (encoding, noise)
+        }
+        Content::Revalued(seed) => {
+            let mut state = seed | 1;
+            let mut next = move || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state
+            };
+            let mut out = raw.to_vec();
+            match encoding {
+                CellEncoding::WinBits => out.iter_mut().for_each(|b| *b = next() as u8),
+                CellEncoding::ValueDepth8 => {
+                    for b in out.iter_mut().filter(|b| **b != 0) {
+                        let r = next();
+                        // 63 itself is the bug kept in
+                        // `dependencies_at_the_deepest_depth_do_not_wrap`.
+                        let depth = if r & 1 == 0 { 62 } else { (r >> 8) as u8 % 63 };
+                        *b = (1 + (r >> 1) as u8 % 3) << 6 | depth;
+                    }
+                }
+                CellEncoding::ValueDepth16 => {
+                    for cell in out.chunks_exact_mut(2).filter(|c| c != &[0, 0]) {
+                        let r = next();
+                        let depth = if r & 1 == 0 {
+                            0x3ffe
+                        } else {
+                            (r >> 8) as u16 % 0x3fff
+                        };
+                        let code = 1 + (r >> 1) as u16 % 3;
+                        cell.copy_from_slice(&(code << 14 | depth).to_le_bytes());
+                    }
+                }
+            }
+            (encoding, out)
+        }
+        Content::Encoding(other) => (*other, raw.to_vec()),
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn tables_from_stored(game in any::<Index>(), slice in any::<Index>(), content in content()) {
+        let solved = &solved()[game.index(solved().len())];
+        let info = &solved.slices[slice.index(solved.slices.len())];
+        let (encoding, raw) = &solved.raw[info.id.as_str()];
+        let (encoding, bytes) = filled(*encoding, raw, &content);
+        let loaded = match &solved.engine {
+            None => {
+                let slice = MorrisSlice::parse(info.id.as_str()).expect("a plan's slice parses");
+                from_stored(slice, encoding, &bytes).map(drop)
+            }
+            Some(engine) => {
+                let h = engine.game().slice_number(&info.id).expect("a plan's slice");
+                engine.table_from_stored(h, encoding, bytes).map(drop)
+            }
+        };
+        if matches!(content, Content::Stored) {
+            prop_assert!(loaded.is_ok(), "{}: {:?}", info.id, loaded.err());
+        }
+    }
+}
+
+/// A task for a slice of a solved game, with its slice id or dependency
+/// list changed, and dependency shards damaged in transfer or in content.
+#[derive(Debug, Clone)]
+struct TaskCase {
+    game: Index,
+    slice: Index,
+    ids: Vec<IdChange>,
+    shards: Vec<(Index, DepChange)>,
+}
+
+#[derive(Debug, Clone)]
+enum IdChange {
+    Slice(String),
+    DropDependency(Index),
+    AddDependency(String),
+    RepeatDependency(Index),
+    OtherDepth,
+}
+
+#[derive(Debug, Clone)]
+enum DepChange {
+    /// Wrong contents, whose shard passes every check.
+    Content(Content),
+    Transfer(Vec<ShardDamage>),
+    Missing,
+}
+
+fn an_id() -> impl Strategy<Value = String> {
+    prop_oneof![
+        select(
+            &[
+                "outer-00",
+                "outer-01",
+                "outer-99",
+                "outer-",
+                "move-03-03",
+                "move-03-03-p0",
+                "move-03-03-p7",
+                "place-00-00-00",
+                "place-05-03-02",
+                "place-99-99-99",
+                ""
+            ][..]
+        )
+        .prop_map(String::from),
+        "[a-z0-9-]{0,12}",
+    ]
+}
+
+fn task_case() -> impl Strategy<Value = TaskCase> {
+    let id_change = prop_oneof![
+        an_id().prop_map(IdChange::Slice),
+        any::<Index>().prop_map(IdChange::DropDependency),
+        an_id().prop_map(IdChange::AddDependency),
+        any::<Index>().prop_map(IdChange::RepeatDependency),
+        Just(IdChange::OtherDepth),
+    ];
+    let dep_change = prop_oneof![
+        3 => content().prop_map(DepChange::Content),
+        2 => prop::collection::vec(shard_damage(), 1..3).prop_map(DepChange::Transfer),
+        1 => Just(DepChange::Missing),
+    ];
+    (
+        any::<Index>(),
+        any::<Index>(),
+        prop::collection::vec(id_change, 0..2),
+        prop::collection::vec((any::<Index>(), dep_change), 0..3),
+    )
+        .prop_map(|(game, slice, ids, shards)| TaskCase {
+            game,
+            slice,
+            ids,
+            shards,
+        })
+}
+
+/// Slices of at most this many entries are solved here (Morris 3 v 3
+/// movement slices take a second).
+const MOST_ENTRIES: u64 = 40_000;
+
+fn small_slices(solved: &Solved) -> Vec<&SliceInfo> {
+    solved
+        .slices
+        .iter()
+        .filter(|s| s.entries <= MOST_ENTRIES)
+        .collect()
+}
+
+fn check_case(case: &TaskCase) -> Result<(), TestCaseError> {
+    let solved = case.game.get(solved());
+    let small = small_slices(solved);
+    check_task(solved, small[case.slice.index(small.len())], case)
+}
+
+fn check_task(solved: &Solved, info: &SliceInfo, case: &TaskCase) -> Result<(), TestCaseError> {
+    let mut task = SliceTask {
+        game: solved.spec.to_string(),
+        game_definition: String::new(),
+        slice_id: info.id.to_string(),
+        depth: solved.depth,
+        dependencies: info.dependencies.iter().map(|d| d.to_string()).collect(),
+        verify: false,
+    };
+    for change in &case.ids {
+        let deps = &mut task.dependencies;
+        match change {
+            IdChange::Slice(id) => task.slice_id = id.clone(),
+            IdChange::DropDependency(i) if !deps.is_empty() => {
+                deps.remove(i.index(deps.len()));
+            }
+            IdChange::AddDependency(id) => deps.push(id.clone()),
+            IdChange::RepeatDependency(i) if !deps.is_empty() => {
+                let id = deps[i.index(deps.len())].clone();
+                deps.push(id);
+            }
+            IdChange::OtherDepth => task.depth = !task.depth,
+            _ => {}
+        }
+    }
+    let mut shards = solved.shards.clone();
+    let dependencies: Vec<String> = info.dependencies.iter().map(|d| d.to_string()).collect();
+    for (which, change) in &case.shards {
+        if dependencies.is_empty() {
+            break;
+        }
+        let id = &dependencies[which.index(dependencies.len())];
+        match change {
+            DepChange::Content(content) => {
+                let (encoding, raw) = &solved.raw[id];
+                let (encoding, raw) = filled(*encoding, raw, content);
+                let shard =
+                    encode_shard(id, encoding, &raw, OPTIONS.block_bytes, 1).expect("encodes");
+                shards.insert(id.clone(), shard);
+            }
+            DepChange::Transfer(damage) => {
+                if let Some(shard) = shards.get(id) {
+                    let shard = damaged(shard, damage);
+                    shards.insert(id.clone(), shard);
+                }
+            }
+            DepChange::Missing => {
+                shards.remove(id);
+            }
+        }
+    }
+    let link = Served(shards);
+    let source = ShardSource::new(&link, "fuzz", &task, None);
+    let never = AtomicBool::new(false);
+    let result = match (&solved.spec, &solved.engine) {
+        (GameSpec::Morris { variant, pieces }, _) => {
+            MorrisTasks::new(MorrisGame::new(*variant, *pieces))
+                .solve(&task, &source, OPTIONS, &never)
+        }
+        (_, Some(engine)) => {
+            NimTasks::new(engine.game().clone()).solve(&task, &source, OPTIONS, &never)
+        }
+        (spec, None) => return Err(TestCaseError::fail(format!("{spec} has no engine"))),
+    };
+    if case.ids.is_empty() && case.shards.is_empty() {
+        let done = result.map_err(|e| TestCaseError::fail(format!("{}: {e}", info.id)))?;
+        let (_, raw) = decode_shard(&done.shard).map_err(|e| TestCaseError::fail(e.to_string()))?;
+        prop_assert_eq!(
+            &raw,
+            &solved.raw[info.id.as_str()].1,
+            "{} solves otherwise",
+            info.id
+        );
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn tasks(case in task_case()) {
+        check_case(&case)?;
+    }
+}
+
+#[test]
+fn task_seeds_solve() {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let mut case = task_case().new_tree(&mut runner).unwrap().current();
+    case.ids.clear();
+    case.shards.clear();
+    for solved in solved() {
+        let small = small_slices(solved);
+        assert!(small.len() > 1, "{}", solved.spec);
+        for info in small {
+            check_task(solved, info, &case).unwrap();
+        }
+    }
+}
+
+/// Solves every slice of `solved` (of at most [`MOST_ENTRIES`]) from
+/// dependencies whose cells holding a value all become `cell(raw)`; the
+/// solved slices' stored bytes, where a solve succeeds.
+fn solve_over(solved: &Solved, cell: impl Fn(&[u8]) -> Vec<u8>) -> Vec<(String, Vec<u8>)> {
+    let mut shards = solved.shards.clone();
+    for (id, (encoding, raw)) in &solved.raw {
+        let shard =
+            encode_shard(id, *encoding, &cell(raw), OPTIONS.block_bytes, 1).expect("encodes");
+        shards.insert(id.clone(), shard);
+    }
+    let link = Served(shards);
+    let never = AtomicBool::new(false);
+    let mut done = Vec::new();
+    for info in small_slices(solved) {
+        let task = SliceTask {
+            game: solved.spec.to_string(),
+            slice_id: info.id.to_string(),
+            depth: solved.depth,
+            dependencies: info.dependencies.iter().map(|d| d.to_string()).collect(),
+            ..SliceTask::default()
+        };
+        let source = ShardSource::new(&link, "fuzz", &task, None);
+        let result = match (&solved.spec, &solved.engine) {
+            (GameSpec::Morris { variant, pieces }, _) => {
+                MorrisTasks::new(MorrisGame::new(*variant, *pieces))
+                    .solve(&task, &source, OPTIONS, &never)
+            }
+            (_, Some(engine)) => {
+                NimTasks::new(engine.game().clone()).solve(&task, &source, OPTIONS, &never)
+            }
+            (_, None) => continue,
+        };
+        if let Ok(solved) = result {
+            let (_, raw) = decode_shard(&solved.shard).expect("decodes");
+            done.push((info.id.to_string(), raw));
+        }
+    }
+    done
+}
+
+/// Found by `tasks` (`Revalued` dependencies of a Taiwan 3-piece placement
+/// slice): a dependency cell at the deepest depth a cell holds (16383 in
+/// 16 bits, 63 in 8) makes a position one ply deeper than a cell can hold,
+/// and the worker hands over a wrong table. Dependencies come from the
+/// coordinator, checked for damage in transfer, not for their depths.
+/// Under debug assertions: `assertion failed: depth <= MAX_DEPTH16` at
+/// db-format/src/encoding.rs:91, from worker/src/morris/placement.rs:133.
+#[test]
+#[ignore = "panics: depth <= MAX_DEPTH16 in pack_value_depth16 (debug assertions); release keeps wrong cells"]
+fn dependencies_at_the_deepest_depth_do_not_wrap() {
+    let find = |spec: &str, depth: bool| {
+        solved()
+            .iter()
+            .find(|s| s.spec.to_string() == spec && s.depth == depth)
+            .expect("solved")
+    };
+    // Every value a loss at the deepest depth: positions moving into
+    // them are won, one ply deeper.
+    let morris = solve_over(find("morris:taiwan:3", true), |raw| {
+        raw.chunks_exact(2)
+            .flat_map(|c| {
+                if c == [0, 0] {
+                    [0, 0]
+                } else {
+                    (1u16 << 14 | 0x3fff).to_le_bytes()
+                }
+            })
+            .collect()
+    });
+    for (id, raw) in morris.iter().filter(|(id, _)| id.starts_with("place")) {
+        for cell in raw
+            .chunks_exact(2)
+            .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        {
+            // A placement is never over: a win or loss is at least a ply.
+            assert!(
+                !matches!(cell >> 14, 1 | 3) || cell & 0x3fff > 0,
+                "{id}: cell {cell:#06x}"
+            );
+        }
+    }
+    let nim = solve_over(find("nim:triangle:4:normal", true), |raw| {
+        raw.iter()
+            .map(|&b| if b == 0 { 0 } else { 1 << 6 | 63 })
+            .collect()
+    });
+    for (id, raw) in &nim {
+        // Under the normal rule only a lost position is over at once.
+        assert!(
+            raw.iter().all(|&b| b >> 6 != 3 || b & 63 > 0),
+            "{id}: a win in 0 plies"
+        );
+    }
+}
