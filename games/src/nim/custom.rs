@@ -174,14 +174,31 @@ pub fn to_toml(def: &NimDefinition) -> String {
         })
         .collect();
     format!(
-        "name = {:?}\ncells = {}\nrule = \"{}\"\nstart = {}\nmoves = [{}]\nsymmetries = [{}]\n",
-        def.name,
+        "name = {}\ncells = {}\nrule = \"{}\"\nstart = {}\nmoves = [{}]\nsymmetries = [{}]\n",
+        toml_string(&def.name),
         def.cells,
         def.rule.as_str(),
         cells_of(def.start),
         moves.join(", "),
         symmetries.join(", ")
     )
+}
+
+/// `text` as a TOML basic string. Rust's `{:?}` is not TOML: it writes
+/// `\0` and `\u{11d3c}`, which TOML does not read back.
+fn toml_string(text: &str) -> String {
+    let mut quoted = String::with_capacity(text.len() + 2);
+    quoted.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => quoted.push_str("\\\""),
+            '\\' => quoted.push_str("\\\\"),
+            c if c.is_control() => quoted.push_str(&format!("\\U{:08X}", u32::from(c))),
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('"');
+    quoted
 }
 
 #[cfg(test)]
