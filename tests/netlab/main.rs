@@ -248,17 +248,20 @@ fn a_tls_cluster_builds_the_same_tables_through_loss_and_latency() {
 }
 
 /// `ssh-keygen` a key pair without a passphrase at `path`.
-fn ssh_key(path: &Path) {
+fn ssh_key(path: &Path) -> Result<(), String> {
     let out = std::process::Command::new("ssh-keygen")
         .args(["-q", "-t", "ed25519", "-N", "", "-f"])
         .arg(path)
         .output()
-        .expect("ssh-keygen runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .map_err(|e| format!("no ssh-keygen (deploy/setup-lab.sh installs it): {e}"))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "ssh-keygen: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ))
+    }
 }
 
 /// An sshd on each of `hosts` of the lab, admitting `client_key`.
@@ -270,7 +273,7 @@ fn start_sshd(lab: &Lab, hosts: usize, dir: &Path, client_key: &Path) -> Result<
     // Debian's sshd wants its privilege-separation directory.
     std::fs::create_dir_all("/run/sshd").map_err(|e| e.to_string())?;
     let host_key = dir.join("host_key");
-    ssh_key(&host_key);
+    ssh_key(&host_key)?;
     let authorized = dir.join("authorized_keys");
     std::fs::copy(client_key.with_extension("pub"), &authorized).map_err(|e| e.to_string())?;
     for host in 0..hosts {
@@ -302,8 +305,9 @@ fn launch_sh_starts_a_tls_cluster_over_ssh_on_the_lab_hosts() {
         return;
     };
     let client_key = dir.path().join("id");
-    ssh_key(&client_key);
-    if let Err(reason) = start_sshd(&cluster.lab, 3, dir.path(), &client_key) {
+    let sshd =
+        ssh_key(&client_key).and_then(|()| start_sshd(&cluster.lab, 3, dir.path(), &client_key));
+    if let Err(reason) = sshd {
         skip(&reason);
         return;
     }
