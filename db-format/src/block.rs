@@ -90,6 +90,19 @@ pub fn block_len(raw_len: u64, block_bytes: u64, index: u32) -> u64 {
         .min(block_bytes)
 }
 
+/// The longest record a block of `raw_len` raw bytes can make: the header,
+/// zstd's worst case for that input (`ZSTD_COMPRESSBOUND`) and the
+/// checksum. A longer record is refused before it is kept.
+pub fn max_record_len(raw_len: u64) -> u64 {
+    const SMALL: u64 = 128 << 10;
+    let margin = if raw_len < SMALL {
+        (SMALL - raw_len) >> 11
+    } else {
+        0
+    };
+    HEADER as u64 + raw_len + (raw_len >> 8) + margin + 4
+}
+
 /// Checks a block record without decompressing it: length, checksum,
 /// magic, version, index, and that it announces `expected_len` raw bytes
 /// (the caller knows the slice's layout). Returns its encoding and payload.
@@ -224,6 +237,28 @@ fn decompress(payload: &[u8], capacity: usize) -> std::io::Result<Vec<u8>> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn records_of_incompressible_blocks_stay_within_the_bound() {
+        let mut state = 0x2545_F491_4F6C_DD1D_u64;
+        for len in [0usize, 1, 100, 4096, 200_000] {
+            let raw: Vec<u8> = (0..len)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    state as u8
+                })
+                .collect();
+            for level in [1, 19] {
+                let record = super::encode_block(0, CellEncoding::WinBits, &raw, level).unwrap();
+                assert!(
+                    record.len() as u64 <= super::max_record_len(len as u64),
+                    "{len}"
+                );
+            }
+        }
+    }
+
     use super::*;
     use proptest::prelude::*;
 

@@ -15,7 +15,8 @@ pub mod error;
 pub mod store;
 
 pub use block::{
-    block_len, check_block, decode_block, encode_block, layout_fault, BlockRecord, MAX_BLOCK_BYTES,
+    block_len, check_block, decode_block, encode_block, layout_fault, max_record_len, BlockRecord,
+    MAX_BLOCK_BYTES,
 };
 pub use counts::SliceCounts;
 pub use encoding::{CellEncoding, ValueCode};

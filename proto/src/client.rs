@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use egdb_db_format::{block_len, max_record_len, MAX_BLOCK_BYTES};
 use tokio::runtime::Runtime;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Code, Status};
@@ -13,8 +14,8 @@ use crate::tls::{client_config, client_refusal, TlsFiles};
 use crate::v1::coordination_client::CoordinationClient;
 use crate::v1::{
     result_part, shard_part, Caller, CheckReport, FailRequest, FetchRequest, HeartbeatRequest,
-    LeaseReply, LeaseRequest, RegisterRequest, ResultHeader, ResultPart, Shard, SliceResult,
-    StatusReply, StatusRequest,
+    LeaseReply, LeaseRequest, RegisterRequest, ResultHeader, ResultPart, Shard, ShardBlock,
+    SliceResult, StatusReply, StatusRequest,
 };
 use crate::{Coordinator, LinkError, LinkKind, Registration, WorkerInfo, PROTOCOL_VERSION};
 
@@ -152,6 +153,27 @@ async fn within<T>(
         })
 }
 
+/// What is wrong with `block` as the next block of `shard`, if anything:
+/// one more than the header's layout gives, or longer than its raw bytes
+/// can compress to. Checked as each block arrives, so that a coordinator
+/// cannot make a worker hold more than the shard it announced.
+fn unexpected_block(shard: &Shard, block: &ShardBlock) -> Option<String> {
+    let index = shard.blocks.len() as u64;
+    if index >= shard.raw_len.div_ceil(shard.block_bytes) {
+        return Some(format!(
+            "block {index} is past the {} bytes the shard announced",
+            shard.raw_len
+        ));
+    }
+    let raw = block_len(shard.raw_len, shard.block_bytes, u32::try_from(index).ok()?);
+    (block.record.len() as u64 > max_record_len(raw)).then(|| {
+        format!(
+            "block {index} is {} bytes, more than {raw} raw bytes can compress to",
+            block.record.len()
+        )
+    })
+}
+
 /// Whether a call failed because the coordinator could not be reached, went
 /// away mid-call (a connection broken under a stream comes back as UNKNOWN
 /// with the transport's error as its source) or stalled past its deadline,
@@ -245,9 +267,20 @@ impl Coordinator for RemoteCoordinator {
                 let mut shard: Option<Shard> = None;
                 while let Some(part) = within(deadline, parts.message()).await? {
                     match (part.part, shard.as_mut()) {
-                        (Some(shard_part::Part::Header(header)), None) => shard = Some(header),
+                        (Some(shard_part::Part::Header(header)), None) => {
+                            if header.block_bytes == 0 || header.block_bytes > MAX_BLOCK_BYTES {
+                                return Err(Status::data_loss(format!(
+                                    "shard block size {} is not between 1 and {MAX_BLOCK_BYTES}",
+                                    header.block_bytes
+                                )));
+                            }
+                            shard = Some(header);
+                        }
                         (Some(shard_part::Part::Block(block)), Some(shard)) => {
-                            shard.blocks.push(block)
+                            if let Some(fault) = unexpected_block(shard, &block) {
+                                return Err(Status::data_loss(fault));
+                            }
+                            shard.blocks.push(block);
                         }
                         _ => return Err(Status::data_loss("shard stream out of order")),
                     }

@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 
+use egdb_db_format::{block_len, max_record_len, MAX_BLOCK_BYTES};
 use egdb_proto::checks::{report_of, MAX_TEXT};
 use egdb_proto::client::RemoteCoordinator;
 use egdb_proto::server::{bind, incoming, serve, Service};
@@ -122,9 +123,9 @@ fn shard() -> impl Strategy<Value = Shard> {
     (
         text(64),
         0u32..5,
-        any::<u64>(),
+        prop_oneof![3 => 0u64..200, 1 => any::<u64>()],
         any::<u32>(),
-        any::<u64>(),
+        prop_oneof![3 => 1u64..=64, 1 => any::<u64>()],
         prop::collection::vec(shard_block(), 0..3),
     )
         .prop_map(
@@ -704,13 +705,30 @@ fn shard_parts() -> impl Strategy<Value = Vec<Result<ShardPart, Status>>> {
         })
 }
 
-/// The shard `parts` make, if they are a header and blocks.
+/// The shard `parts` make, if they are a header of a possible layout and
+/// no more blocks than it gives, none longer than zstd can make of its
+/// raw bytes.
 fn assembled(parts: &[Result<ShardPart, Status>]) -> Option<Shard> {
     let mut shard: Option<Shard> = None;
     for part in parts {
         match (part.as_ref().ok()?.part.as_ref()?, shard.as_mut()) {
-            (shard_part::Part::Header(h), None) => shard = Some(h.clone()),
-            (shard_part::Part::Block(b), Some(s)) => s.blocks.push(b.clone()),
+            (shard_part::Part::Header(h), None) => {
+                if !(1..=MAX_BLOCK_BYTES).contains(&h.block_bytes) {
+                    return None;
+                }
+                shard = Some(h.clone());
+            }
+            (shard_part::Part::Block(b), Some(s)) => {
+                let index = s.blocks.len() as u64;
+                if index >= s.raw_len.div_ceil(s.block_bytes) {
+                    return None;
+                }
+                let raw = block_len(s.raw_len, s.block_bytes, u32::try_from(index).ok()?);
+                if b.record.len() as u64 > max_record_len(raw) {
+                    return None;
+                }
+                s.blocks.push(b.clone());
+            }
             _ => return None,
         }
     }
