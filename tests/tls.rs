@@ -27,13 +27,13 @@ fn strs(args: &[String]) -> Vec<&str> {
 }
 
 /// A TLS coordinator of `game` on loopback, and its https:// URL.
-fn tls_coordinator(game: &str, store: &Path, lab: &Path) -> (std::process::Child, String) {
+fn tls_coordinator(game: &str, store: &Path, lab: &Path) -> (Server, String) {
     let mut args = vec!["coordinator", game, "--store", store.to_str().unwrap()];
     args.extend(["--listen", "127.0.0.1:0"]);
     let tls = tls_args(lab, "127.0.0.1");
     args.extend(strs(&tls));
-    let (child, url) = spawn_listening(&args);
-    (child, https(&url))
+    let (server, url) = listening(&args);
+    (server, https(&url))
 }
 
 #[test]
@@ -83,7 +83,7 @@ fn a_tls_cluster_builds_what_egdb_build_builds() {
         .map(|host| start_worker(&url, host, &strs(&tls_args(&lab, host))))
         .collect();
     let limit = Duration::from_secs(300);
-    let out = finish(coordinator, "coordinator", limit);
+    let out = finish(coordinator.take(), "coordinator", limit);
     assert!(out.status.success(), "{}", stderr(&out));
     for worker in workers {
         let out = finish(worker, "worker", limit);
@@ -101,8 +101,35 @@ fn egdb_with(args: &[&str], extra: &[String]) -> std::process::Output {
     egdb(&all)
 }
 
+/// A server process, killed when dropped: a failing test leaves none
+/// behind.
+struct Server(Option<std::process::Child>);
+
+impl Server {
+    /// The child, to wait for: no longer killed when dropped.
+    fn take(mut self) -> std::process::Child {
+        self.0.take().expect("running")
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// `spawn_listening`, the child killed when the test ends.
+fn listening(args: &[&str]) -> (Server, String) {
+    let (child, url) = spawn_listening(args);
+    (Server(Some(child)), url)
+}
+
 /// Kills the coordinator and gives what it wrote to standard error.
-fn stop(mut coordinator: std::process::Child) -> String {
+fn stop(server: Server) -> String {
+    let mut coordinator = server.take();
     // What it logs of the last refused peer may come just after the peer.
     std::thread::sleep(Duration::from_millis(500));
     let _ = coordinator.kill();
@@ -166,7 +193,7 @@ fn peers_without_the_clusters_certificates_are_refused_on_both_sides() {
 
     // TLS spoken to a plaintext coordinator: the worker says so at once.
     let plaintext = dir.path().join("plain");
-    let (plain_coordinator, plain_url) = spawn_listening(&[
+    let (plain_coordinator, plain_url) = listening(&[
         "coordinator",
         "nim:triangle:4:normal",
         "--store",
@@ -225,7 +252,7 @@ fn serve_speaks_tls_to_any_client_that_trusts_its_ca() {
     build(game, &store, &[]);
     let cert: PathBuf = lab.join("127.0.0.1.pem");
     let key: PathBuf = lab.join("127.0.0.1.key");
-    let (server, url) = spawn_listening(&[
+    let (server, url) = listening(&[
         "serve",
         "--store",
         store.to_str().unwrap(),
@@ -261,7 +288,7 @@ fn serve_speaks_tls_to_any_client_that_trusts_its_ca() {
 fn a_coordinator_open_to_the_network_without_tls_warns() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("s");
-    let (coordinator, _) = spawn_listening(&[
+    let (coordinator, _) = listening(&[
         "coordinator",
         "nim:triangle:4:normal",
         "--store",
