@@ -121,6 +121,11 @@ pub fn status_of(e: CoordinatorError) -> Status {
         CoordinatorError::Game(_) => Status::invalid_argument(e.to_string()),
         CoordinatorError::SliceNotFound { .. } => Status::not_found(e.to_string()),
         CoordinatorError::Format(FormatError::Corrupt { .. }) => Status::data_loss(e.to_string()),
+        CoordinatorError::Format(FormatError::Damaged(detail)) => {
+            // The detail names the store's files: for the log, not clients.
+            tracing::error!(%detail, "the store is damaged");
+            Status::data_loss("the store is damaged (RocksDB found corrupt data); run egdb verify")
+        }
         other => Status::internal(other.to_string()),
     }
 }

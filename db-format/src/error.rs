@@ -33,11 +33,17 @@ pub enum FormatError {
     MissingSlice { slice: String },
     #[error("store I/O: {0}")]
     Io(String),
+    /// RocksDB found its own data damaged (a checksum of its files).
+    #[error("store damaged: {0}")]
+    Damaged(String),
 }
 
 #[cfg(feature = "store")]
 impl From<rocksdb::Error> for FormatError {
     fn from(e: rocksdb::Error) -> FormatError {
-        FormatError::Io(e.into_string())
+        match e.kind() {
+            rocksdb::ErrorKind::Corruption => FormatError::Damaged(e.into_string()),
+            _ => FormatError::Io(e.into_string()),
+        }
     }
 }

@@ -107,7 +107,8 @@ impl Coordinator for Build {
         // A block damaged on this disk is an error here, never sent as good.
         let shard = read_shard(&self.store, slice_id)
             .map_err(|e| match e {
-                egdb_db_format::FormatError::Corrupt { .. } => {
+                egdb_db_format::FormatError::Corrupt { .. }
+                | egdb_db_format::FormatError::Damaged(_) => {
                     LinkError::new(LinkKind::DataLoss, e.to_string())
                 }
                 e => LinkError::internal(e.to_string()),

@@ -54,7 +54,9 @@ fn fetch(store: &egdb_db_format::Store, slice: &str) -> Result<Fetched, Coordina
     }
     match store.read_slice(slice) {
         Ok((record, raw)) => Ok(Fetched::Slice(record.encoding, raw)),
-        Err(e @ FormatError::Corrupt { .. }) => Ok(Fetched::Corrupt(e.to_string())),
+        Err(e @ (FormatError::Corrupt { .. } | FormatError::Damaged(_))) => {
+            Ok(Fetched::Corrupt(e.to_string()))
+        }
         Err(e) => Err(e.into()),
     }
 }
