@@ -34,68 +34,15 @@ use egdb_tablebase::check::EXAMPLES;
 use egdb_tablebase::SliceCheck;
 use proptest::prelude::*;
 use proptest::sample::{select, Index};
-use proptest::test_runner::TestRunner;
 use prost::Message;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status, Streaming};
 
-fn config() -> ProptestConfig {
-    // No regression files written into the tree: a failure prints its
-    // shrunk input, to be kept here as a test of its own.
-    ProptestConfig {
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
-
-/// Runs `test` over `strategy` with state set up once (a server), failing
-/// with the shrunk input as `proptest!` does.
-fn run<S: Strategy>(strategy: S, test: impl Fn(S::Value) -> Result<(), TestCaseError>) {
-    let mut runner = TestRunner::new(config());
-    if let Err(e) = runner.run(&strategy, test) {
-        panic!("{e}");
-    }
-}
+#[path = "../../tests/common/fuzz_edits.rs"]
+mod fuzz_edits;
+use fuzz_edits::*;
 
 // ---- Bytes, text and edits ----
-
-#[derive(Debug, Clone)]
-enum ByteEdit {
-    Flip(Index, u8),
-    Set(Index, u8),
-    Insert(Index, u8),
-    Delete(Index),
-    Truncate(Index),
-}
-
-fn byte_edits() -> impl Strategy<Value = Vec<ByteEdit>> {
-    let edit = prop_oneof![
-        4 => (any::<Index>(), 0u8..8).prop_map(|(i, b)| ByteEdit::Flip(i, b)),
-        2 => (any::<Index>(), any::<u8>()).prop_map(|(i, b)| ByteEdit::Set(i, b)),
-        1 => (any::<Index>(), any::<u8>()).prop_map(|(i, b)| ByteEdit::Insert(i, b)),
-        1 => any::<Index>().prop_map(ByteEdit::Delete),
-        1 => any::<Index>().prop_map(ByteEdit::Truncate),
-    ];
-    prop::collection::vec(edit, 1..4)
-}
-
-fn edited(bytes: &[u8], edits: &[ByteEdit]) -> Vec<u8> {
-    let mut bytes = bytes.to_vec();
-    for edit in edits {
-        let n = bytes.len();
-        match *edit {
-            ByteEdit::Flip(i, bit) if n > 0 => bytes[i.index(n)] ^= 1 << bit,
-            ByteEdit::Set(i, b) if n > 0 => bytes[i.index(n)] = b,
-            ByteEdit::Insert(i, b) => bytes.insert(i.index(n + 1), b),
-            ByteEdit::Delete(i) if n > 0 => {
-                bytes.remove(i.index(n));
-            }
-            ByteEdit::Truncate(i) => bytes.truncate(i.index(n + 1)),
-            _ => {}
-        }
-    }
-    bytes
-}
 
 /// Text edited as bytes, read back lossily (the parsers take `&str`).
 fn edited_text(text: &str, edits: &[ByteEdit]) -> String {
