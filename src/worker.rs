@@ -25,6 +25,8 @@ pub fn run(args: WorkerArgs) -> Exit {
         args.tls.files().as_ref(),
     )
     .map_err(|e| Failure::bad_input(e.to_string()))?;
+    let memory = args.memory.unwrap_or_else(default_memory);
+    let link = link.with_max_shard_bytes(memory);
     let name = args
         .name
         .unwrap_or_else(|| format!("{}-{}", hostname(), std::process::id()));
@@ -34,7 +36,7 @@ pub fn run(args: WorkerArgs) -> Exit {
     let config = WorkerConfig {
         game: args.game,
         zstd_level: args.zstd_level,
-        ..WorkerConfig::named(name.clone(), args.memory.unwrap_or_else(default_memory))
+        ..WorkerConfig::named(name.clone(), memory)
     };
     let cancel = Arc::new(AtomicBool::new(false));
     let flag = cancel.clone();

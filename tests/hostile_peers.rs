@@ -50,6 +50,7 @@ fn peer(url: &str, name: &str) -> RemoteCoordinator {
         threads: 1,
         memory: 1 << 30,
         game: None,
+        instance: WorkerInfo::new_instance(),
     })
     .unwrap();
     link
@@ -183,6 +184,7 @@ fn names_and_slice_ids_are_checked_before_they_are_echoed() {
         threads: 1,
         memory: 1 << 30,
         game: None,
+        instance: 1,
     };
     let err = link.register(&escape).unwrap_err();
     assert_eq!(err.kind, LinkKind::Refused, "{err}");
@@ -201,4 +203,50 @@ fn names_and_slice_ids_are_checked_before_they_are_echoed() {
         .unwrap_err();
     assert!(err.message.contains("a slice id is"), "{err}");
     assert!(err.message.len() < 200, "{} bytes", err.message.len());
+}
+
+#[test]
+fn a_second_worker_process_under_a_taken_name_waits_until_the_first_falls_silent() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("t4.egdb");
+    let (child, url) = spawn_listening(&[
+        "coordinator",
+        GAME,
+        "--store",
+        store.to_str().unwrap(),
+        "--listen",
+        "127.0.0.1:0",
+        "--lease-seconds",
+        "2",
+    ]);
+    let server = RunningCoordinator { child, url };
+    let first = peer(&server.url, "w");
+    let held = first.lease("w").unwrap().task.expect("a ready slice");
+    let second = WorkerInfo {
+        name: "w".into(),
+        threads: 1,
+        memory: 1 << 30,
+        game: None,
+        instance: WorkerInfo::new_instance(),
+    };
+    // Impatient: refused at once, saying why.
+    let impatient =
+        RemoteCoordinator::new(&server.url, String::new(), Duration::ZERO, None).unwrap();
+    let err = impatient.register(&second).unwrap_err();
+    assert_eq!(err.kind, LinkKind::Duplicate, "{err}");
+    assert!(err.message.contains("another worker named w"), "{err}");
+    assert!(err.message.contains("--name"), "{err}");
+    // Patient: joins once the first has been silent for a lease length,
+    // and the slice the first held is ready again.
+    let patient =
+        RemoteCoordinator::new(&server.url, String::new(), Duration::from_secs(20), None).unwrap();
+    let started = std::time::Instant::now();
+    patient.register(&second).unwrap();
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    let task = patient.lease("w").unwrap().task.expect("a ready slice");
+    assert_eq!(task.slice_id, held.slice_id);
 }

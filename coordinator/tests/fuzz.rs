@@ -93,6 +93,7 @@ fn worker() -> WorkerInfo {
         threads: 1,
         memory: 1 << 40,
         game: None,
+        instance: 1,
     }
 }
 

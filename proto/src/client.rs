@@ -29,6 +29,10 @@ pub struct RemoteCoordinator {
     /// How long one attempt of a short call may go unanswered (and a
     /// transfer without progress): [`DEADLINE`] unless set.
     deadline: Duration,
+    /// The most raw bytes a fetched shard may announce: a shard larger
+    /// than the memory a worker has for a whole slice cannot be one it
+    /// needs, so its blocks are not received.
+    max_shard_bytes: u64,
 }
 
 impl RemoteCoordinator {
@@ -86,7 +90,16 @@ impl RemoteCoordinator {
             token,
             patience,
             deadline: DEADLINE,
+            max_shard_bytes: u64::MAX,
         })
+    }
+
+    /// The same client refusing shards that announce more than `bytes`.
+    pub fn with_max_shard_bytes(self, bytes: u64) -> RemoteCoordinator {
+        RemoteCoordinator {
+            max_shard_bytes: bytes,
+            ..self
+        }
     }
 
     /// The same client with another deadline per attempt (see [`DEADLINE`]).
@@ -193,6 +206,7 @@ fn link_error(status: Status) -> LinkError {
         Code::Unauthenticated => LinkKind::Unauthenticated,
         Code::Unavailable | Code::DeadlineExceeded => LinkKind::Unavailable,
         Code::DataLoss => LinkKind::DataLoss,
+        Code::AlreadyExists => LinkKind::Duplicate,
         _ => LinkKind::Internal,
     };
     let mut message = status.message().to_string();
@@ -217,19 +231,32 @@ impl Coordinator for RemoteCoordinator {
             memory: worker.memory,
             version: env!("CARGO_PKG_VERSION").to_string(),
             game: worker.game.clone().unwrap_or_default(),
+            instance: worker.instance,
         };
-        self.retrying(self.deadline, |mut c| {
-            let request = request.clone();
-            async move {
-                c.register(request).await.map(|r| {
-                    let r = r.into_inner();
-                    Registration {
-                        game: r.game,
-                        lease_seconds: r.lease_seconds,
-                    }
-                })
+        let started = Instant::now();
+        loop {
+            let answer = self.retrying(self.deadline, |mut c| {
+                let request = request.clone();
+                async move {
+                    c.register(request).await.map(|r| {
+                        let r = r.into_inner();
+                        Registration {
+                            game: r.game,
+                            lease_seconds: r.lease_seconds,
+                        }
+                    })
+                }
+            });
+            // Another process under this name may be this worker's earlier
+            // run, which the coordinator forgets once it falls silent.
+            match answer {
+                Err(e) if e.kind == LinkKind::Duplicate && started.elapsed() < self.patience => {
+                    tracing::warn!(worker = %worker.name, "{}; waiting", e.message);
+                    std::thread::sleep(Duration::from_secs(2));
+                }
+                answer => return answer,
             }
-        })
+        }
     }
 
     fn lease(&self, worker: &str) -> Result<LeaseReply, LinkError> {
@@ -260,6 +287,7 @@ impl Coordinator for RemoteCoordinator {
         };
         // The whole transfer may take long; each message may not.
         let deadline = self.deadline;
+        let max_shard_bytes = self.max_shard_bytes;
         self.retrying(Duration::MAX, |mut c| {
             let request = request.clone();
             async move {
@@ -272,6 +300,13 @@ impl Coordinator for RemoteCoordinator {
                                 return Err(Status::data_loss(format!(
                                     "shard block size {} is not between 1 and {MAX_BLOCK_BYTES}",
                                     header.block_bytes
+                                )));
+                            }
+                            if header.raw_len > max_shard_bytes {
+                                return Err(Status::data_loss(format!(
+                                    "the coordinator announced {} bytes for shard {slice_id}, \
+                                     more than this worker's memory for a slice ({max_shard_bytes})",
+                                    header.raw_len
                                 )));
                             }
                             shard = Some(header);

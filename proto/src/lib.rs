@@ -62,6 +62,9 @@ pub enum LinkKind {
     Internal,
     /// Stored data that fails its checksum: `DATA_LOSS`.
     DataLoss,
+    /// Another worker process under the same name is in the build:
+    /// `ALREADY_EXISTS`.
+    Duplicate,
 }
 
 /// An error reaching or answering the coordinator, with a message for people.
@@ -105,6 +108,19 @@ pub struct WorkerInfo {
     pub memory: u64,
     /// The game the worker was started for, if it was pinned to one.
     pub game: Option<String>,
+    /// Drawn by the worker process at start ([`WorkerInfo::new_instance`]):
+    /// tells a second process under the same name from this one.
+    pub instance: u64,
+}
+
+impl WorkerInfo {
+    /// A number for this worker process, different in every process.
+    pub fn new_instance() -> u64 {
+        use std::hash::BuildHasher;
+        // RandomState draws its keys from the operating system.
+        std::collections::hash_map::RandomState::new()
+            .hash_one((std::process::id(), std::time::SystemTime::now()))
+    }
 }
 
 /// What a coordinator tells a worker that joins.

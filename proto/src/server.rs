@@ -126,6 +126,7 @@ pub fn status_of(e: LinkError) -> Status {
         LinkKind::Unavailable => Status::unavailable(e.message),
         LinkKind::Internal => Status::internal(e.message),
         LinkKind::DataLoss => Status::data_loss(e.message),
+        LinkKind::Duplicate => Status::already_exists(e.message),
     }
 }
 
@@ -144,6 +145,7 @@ impl Coordination for Service {
             threads: r.threads,
             memory: r.memory,
             game: (!r.game.is_empty()).then_some(r.game),
+            instance: r.instance,
         };
         let registration = self.call(move |c| c.register(&info)).await?;
         Ok(Response::new(RegisterReply {

@@ -195,12 +195,13 @@ fn encoded() -> impl Strategy<Value = Vec<u8>> {
             }
             .encode_to_vec()
         }),
-        (caller(), any::<u64>()).prop_map(|(c, memory)| RegisterRequest {
+        (caller(), any::<u64>(), any::<u64>()).prop_map(|(c, memory, instance)| RegisterRequest {
             caller: Some(c),
             threads: 4,
             memory,
             version: "0.1.0".to_string(),
             game: String::new(),
+            instance,
         }
         .encode_to_vec()),
     ]
@@ -652,15 +653,19 @@ fn shard_parts() -> impl Strategy<Value = Vec<Result<ShardPart, Status>>> {
         })
 }
 
-/// The shard `parts` make, if they are a header of a possible layout and
-/// no more blocks than it gives, none longer than zstd can make of its
-/// raw bytes.
+/// The most raw bytes the client below takes in a shard (a worker's
+/// memory for one slice): less than some of the headers announce.
+const MAX_SHARD_BYTES: u64 = 100;
+
+/// The shard `parts` make, if they are a header of a possible layout, no
+/// larger than [`MAX_SHARD_BYTES`], and no more blocks than it gives, none
+/// longer than zstd can make of its raw bytes.
 fn assembled(parts: &[Result<ShardPart, Status>]) -> Option<Shard> {
     let mut shard: Option<Shard> = None;
     for part in parts {
         match (part.as_ref().ok()?.part.as_ref()?, shard.as_mut()) {
             (shard_part::Part::Header(h), None) => {
-                if !(1..=MAX_BLOCK_BYTES).contains(&h.block_bytes) {
+                if !(1..=MAX_BLOCK_BYTES).contains(&h.block_bytes) || h.raw_len > MAX_SHARD_BYTES {
                     return None;
                 }
                 shard = Some(h.clone());
@@ -697,7 +702,8 @@ fn shards_streamed_to_the_client() {
     });
     let link = RemoteCoordinator::new(&served.url, String::new(), Duration::ZERO, None)
         .expect("a client")
-        .with_deadline(Duration::from_secs(20));
+        .with_deadline(Duration::from_secs(20))
+        .with_max_shard_bytes(MAX_SHARD_BYTES);
     let fetched = AtomicUsize::new(0);
     run(shard_parts(), |sent| {
         let panics = PANICS.load(Ordering::SeqCst);

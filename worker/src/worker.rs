@@ -66,6 +66,8 @@ pub struct Worker<'a> {
     checker: Option<(String, Checker)>,
     /// Shards kept on disk across restarts, if the worker has a cache.
     cache: Option<ShardCache>,
+    /// Tells this process from another under the same name.
+    instance: u64,
 }
 
 impl<'a> Worker<'a> {
@@ -76,6 +78,7 @@ impl<'a> Worker<'a> {
             solver: None,
             checker: None,
             cache: None,
+            instance: WorkerInfo::new_instance(),
         }
     }
 
@@ -102,6 +105,7 @@ impl<'a> Worker<'a> {
             threads: self.config.threads,
             memory: self.config.memory,
             game: self.config.game.clone(),
+            instance: self.instance,
         };
         let registration = self.link.register(&info)?;
         // From the coordinator: bounded before a duration is made of it

@@ -21,18 +21,41 @@ impl Coordinator for Build {
                 ),
             ));
         }
-        let mut state = self.lock();
-        // A worker joining again (restarted, or after a network cut) keeps
-        // its tallies.
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let lease_length = self.lease_length();
+        // A worker joining again (after a network cut, or restarted) keeps
+        // its tallies; another process under a name still heard from is
+        // refused, so that two workers are never taken for one.
         let record = state
             .workers
             .entry(worker.name.clone())
-            .or_insert_with(|| WorkerState::new(worker.threads, worker.memory));
+            .or_insert_with(|| WorkerState::new(worker.instance, worker.threads, worker.memory));
+        if record.instance != worker.instance {
+            let silent = record.last_seen.elapsed();
+            if silent < lease_length {
+                tracing::warn!(worker = %worker.name, "a second worker process under this name refused");
+                return Err(LinkError::new(
+                    LinkKind::Duplicate,
+                    format!(
+                        "another worker named {} is in this build (heard from {:.0} s ago): \
+                         give each worker its own --name; if it was this worker's earlier run, \
+                         it is forgotten after {:.0} s of silence",
+                        worker.name,
+                        silent.as_secs_f64(),
+                        lease_length.as_secs_f64()
+                    ),
+                ));
+            }
+            // The earlier process is gone: so is the work it held.
+            record.instance = worker.instance;
+            state.leased.retain(|_, lease| lease.worker != worker.name);
+        }
         record.threads = worker.threads;
         record.memory = worker.memory;
         record.told_stop = false;
         record.last_seen = Instant::now();
-        drop(state);
+        drop(guard);
         tracing::info!(worker = %worker.name, threads = worker.threads, memory = worker.memory, "worker registered");
         Ok(Registration {
             game: game.clone(),

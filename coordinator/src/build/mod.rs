@@ -87,6 +87,8 @@ struct Lease {
 
 /// A registered worker, as the coordinator last saw it.
 struct WorkerState {
+    /// The process registered under this name (`WorkerInfo::instance`).
+    instance: u64,
     threads: u32,
     /// Bytes it may use for one slice.
     memory: u64,
@@ -100,8 +102,9 @@ struct WorkerState {
 }
 
 impl WorkerState {
-    fn new(threads: u32, memory: u64) -> WorkerState {
+    fn new(instance: u64, threads: u32, memory: u64) -> WorkerState {
         WorkerState {
+            instance,
             threads,
             memory,
             last_seen: Instant::now(),
