@@ -32,14 +32,20 @@ impl Drop for RunningCoordinator {
 }
 
 fn coordinator(store: &Path) -> RunningCoordinator {
-    let (child, url) = spawn_listening(&[
+    coordinator_with(store, &[])
+}
+
+fn coordinator_with(store: &Path, extra: &[&str]) -> RunningCoordinator {
+    let mut args = vec![
         "coordinator",
         GAME,
         "--store",
         store.to_str().unwrap(),
         "--listen",
         "127.0.0.1:0",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let (child, url) = spawn_listening(&args);
     RunningCoordinator { child, url }
 }
 
@@ -209,17 +215,7 @@ fn names_and_slice_ids_are_checked_before_they_are_echoed() {
 fn a_second_worker_process_under_a_taken_name_waits_until_the_first_falls_silent() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("t4.egdb");
-    let (child, url) = spawn_listening(&[
-        "coordinator",
-        GAME,
-        "--store",
-        store.to_str().unwrap(),
-        "--listen",
-        "127.0.0.1:0",
-        "--lease-seconds",
-        "2",
-    ]);
-    let server = RunningCoordinator { child, url };
+    let server = coordinator_with(&store, &["--lease-seconds", "2"]);
     let first = peer(&server.url, "w");
     let held = first.lease("w").unwrap().task.expect("a ready slice");
     let second = WorkerInfo {

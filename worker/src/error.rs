@@ -12,6 +12,10 @@ pub enum WorkerError {
     SymmetryInconsistent { slice: String, detail: String },
     #[error("shard of slice {slice} is unusable: {reason}")]
     BadShard { slice: String, reason: String },
+    /// A solve that would store a depth its cells cannot hold: no game
+    /// goes that deep, so its dependencies cannot be right.
+    #[error("slice {slice} reaches depth {depth}, the deepest its cells hold: its dependencies cannot be right")]
+    TooDeep { slice: String, depth: u32 },
     #[error("task refused: {0}")]
     BadTask(String),
     #[error("shard cache {dir}: {reason}")]

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use egdb_db_format::CellEncoding;
 use egdb_games::morris::{MorrisGame, MorrisSlice, Variant};
@@ -20,12 +20,13 @@ use egdb_proto::v1::{
 };
 use egdb_proto::{Coordinator, LinkError, LinkKind, Registration, WorkerInfo};
 use egdb_worker::morris::task::{from_stored, stored_bytes, MorrisTasks};
-use egdb_worker::morris::MorrisEngine;
+use egdb_worker::morris::{Dependencies, MorrisEngine, SolvedSlice, SolvedTable};
 use egdb_worker::nim::task::NimTasks;
 use egdb_worker::nim::{solve_all, NimEngine};
 use egdb_worker::shard::{decode_shard, encode_shard};
 use egdb_worker::solver::{ShardOptions, SliceSolver};
 use egdb_worker::source::ShardSource;
+use egdb_worker::WorkerError;
 use proptest::prelude::*;
 use proptest::sample::{select, Index};
 use proptest::strategy::ValueTree;
@@ -459,9 +460,13 @@ fn filled(encoding: CellEncoding, raw: &[u8], content: &Content) -> (CellEncodin
                 CellEncoding::ValueDepth8 => {
                     for b in out.iter_mut().filter(|b| **b != 0) {
                         let r = next();
-                        // 63 itself is the bug kept in
-                        // `dependencies_at_the_deepest_depth_do_not_wrap`.
-                        let depth = if r & 1 == 0 { 62 } else { (r >> 8) as u8 % 63 };
+                        // Often the deepest depths: 63 is refused, 62 is
+                        // one ply short of it.
+                        let depth = if r & 1 == 0 {
+                            62 + (r >> 8) as u8 % 2
+                        } else {
+                            (r >> 8) as u8 % 64
+                        };
                         *b = (1 + (r >> 1) as u8 % 3) << 6 | depth;
                     }
                 }
@@ -469,9 +474,9 @@ fn filled(encoding: CellEncoding, raw: &[u8], content: &Content) -> (CellEncodin
                     for cell in out.chunks_exact_mut(2).filter(|c| c != &[0, 0]) {
                         let r = next();
                         let depth = if r & 1 == 0 {
-                            0x3ffe
+                            0x3ffe + (r >> 8) as u16 % 2
                         } else {
-                            (r >> 8) as u16 % 0x3fff
+                            (r >> 8) as u16 % 0x4000
                         };
                         let code = 1 + (r >> 1) as u16 % 3;
                         cell.copy_from_slice(&(code << 14 | depth).to_le_bytes());
@@ -705,9 +710,12 @@ fn task_seeds_solve() {
 }
 
 /// Solves every slice of `solved` (of at most [`MOST_ENTRIES`]) from
-/// dependencies whose cells holding a value all become `cell(raw)`; the
-/// solved slices' stored bytes, where a solve succeeds.
-fn solve_over(solved: &Solved, cell: impl Fn(&[u8]) -> Vec<u8>) -> Vec<(String, Vec<u8>)> {
+/// dependencies whose cells holding a value all become `cell(raw)`; each
+/// slice's stored bytes, or why its solve failed.
+fn solve_over(
+    solved: &Solved,
+    cell: impl Fn(&[u8]) -> Vec<u8>,
+) -> Vec<(String, Result<Vec<u8>, String>)> {
     let mut shards = solved.shards.clone();
     for (id, (encoding, raw)) in &solved.raw {
         let shard =
@@ -736,65 +744,123 @@ fn solve_over(solved: &Solved, cell: impl Fn(&[u8]) -> Vec<u8>) -> Vec<(String, 
             }
             (_, None) => continue,
         };
-        if let Ok(solved) = result {
-            let (_, raw) = decode_shard(&solved.shard).expect("decodes");
-            done.push((info.id.to_string(), raw));
-        }
+        let raw = result
+            .map(|solved| decode_shard(&solved.shard).expect("decodes").1)
+            .map_err(|e| e.to_string());
+        done.push((info.id.to_string(), raw));
     }
     done
 }
 
-/// Found by `tasks` (`Revalued` dependencies of a Taiwan 3-piece placement
-/// slice): a dependency cell at the deepest depth a cell holds (16383 in
-/// 16 bits, 63 in 8) makes a position one ply deeper than a cell can hold,
-/// and the worker hands over a wrong table. Dependencies come from the
-/// coordinator, checked for damage in transfer, not for their depths.
-/// Under debug assertions: `assertion failed: depth <= MAX_DEPTH16` at
-/// db-format/src/encoding.rs:91, from worker/src/morris/placement.rs:133.
-#[test]
-#[ignore = "panics: depth <= MAX_DEPTH16 in pack_value_depth16 (debug assertions); release keeps wrong cells"]
-fn dependencies_at_the_deepest_depth_do_not_wrap() {
-    let find = |spec: &str, depth: bool| {
-        solved()
-            .iter()
-            .find(|s| s.spec.to_string() == spec && s.depth == depth)
-            .expect("solved")
-    };
-    // Every value a loss at the deepest depth: positions moving into
-    // them are won, one ply deeper.
-    let morris = solve_over(find("morris:taiwan:3", true), |raw| {
+fn solved_game(spec: &str) -> &'static Solved {
+    solved()
+        .iter()
+        .find(|s| s.spec.to_string() == spec && s.depth)
+        .expect("solved")
+}
+
+/// Every Morris cell holding a value becomes a loss in `depth` plies.
+fn morris_losses(depth: u16) -> impl Fn(&[u8]) -> Vec<u8> {
+    move |raw: &[u8]| {
         raw.chunks_exact(2)
             .flat_map(|c| {
                 if c == [0, 0] {
                     [0, 0]
                 } else {
-                    (1u16 << 14 | 0x3fff).to_le_bytes()
+                    (1u16 << 14 | depth).to_le_bytes()
                 }
             })
             .collect()
-    });
-    for (id, raw) in morris.iter().filter(|(id, _)| id.starts_with("place")) {
-        for cell in raw
-            .chunks_exact(2)
-            .map(|c| u16::from_le_bytes([c[0], c[1]]))
-        {
-            // A placement is never over: a win or loss is at least a ply.
-            assert!(
-                !matches!(cell >> 14, 1 | 3) || cell & 0x3fff > 0,
-                "{id}: cell {cell:#06x}"
-            );
+    }
+}
+
+/// Errors of `outcomes` that contain `needle`; panics on a stored win or
+/// loss in 0 plies where `over_at_once` says none can be.
+fn refusals(
+    outcomes: &[(String, Result<Vec<u8>, String>)],
+    needle: &str,
+    wrapped: impl Fn(&str, &[u8]) -> bool,
+) -> usize {
+    for (id, raw) in outcomes {
+        if let Ok(raw) = raw {
+            assert!(!wrapped(id, raw), "{id}: a depth wrapped to 0");
         }
     }
-    let nim = solve_over(find("nim:triangle:4:normal", true), |raw| {
-        raw.iter()
-            .map(|&b| if b == 0 { 0 } else { 1 << 6 | 63 })
-            .collect()
-    });
-    for (id, raw) in &nim {
-        // Under the normal rule only a lost position is over at once.
-        assert!(
-            raw.iter().all(|&b| b >> 6 != 3 || b & 63 > 0),
-            "{id}: a win in 0 plies"
-        );
-    }
+    outcomes
+        .iter()
+        .filter(|(_, r)| r.as_ref().is_err_and(|e| e.contains(needle)))
+        .count()
+}
+
+/// Found by `tasks` (`Revalued` dependencies of a Taiwan 3-piece placement
+/// slice): a dependency cell at the deepest depth a cell holds (16383 in
+/// 16 bits, 63 in 8) made a position one ply deeper than a cell can hold,
+/// and the worker handed over a wrong table (under debug assertions, a
+/// panic in `pack_value_depth16`). Such dependencies are now refused, and
+/// a movement slice whose levels would pass the deepest depth stops.
+#[test]
+fn dependencies_at_the_deepest_depth_are_refused_and_nothing_wraps() {
+    // A placement is never over: a win or loss is at least a ply.
+    let placement_wrapped = |id: &str, raw: &[u8]| {
+        id.starts_with("place")
+            && raw.chunks_exact(2).any(|c| {
+                let cell = u16::from_le_bytes([c[0], c[1]]);
+                matches!(cell >> 14, 1 | 3) && cell & 0x3fff == 0
+            })
+    };
+    let taiwan = solved_game("morris:taiwan:3");
+    let deepest = solve_over(taiwan, morris_losses(0x3fff));
+    assert!(refusals(&deepest, "at depth 16383", placement_wrapped) > 0);
+    // One ply less is taken, and placements reach the deepest depth.
+    let below = solve_over(taiwan, morris_losses(0x3ffe));
+    assert_eq!(refusals(&below, "depth", placement_wrapped), 0);
+
+    // Under the normal rule only a lost position is over at once.
+    let nim_wrapped = |_: &str, raw: &[u8]| raw.iter().any(|&b| b >> 6 == 3 && b & 63 == 0);
+    let nim = solved_game("nim:triangle:4:normal");
+    let nim_losses = |depth: u8| {
+        move |raw: &[u8]| -> Vec<u8> {
+            raw.iter()
+                .map(|&b| if b == 0 { 0 } else { 1 << 6 | depth })
+                .collect()
+        }
+    };
+    let deepest = solve_over(nim, nim_losses(63));
+    assert!(refusals(&deepest, "at depth 63", nim_wrapped) > 0);
+    let below = solve_over(nim, nim_losses(62));
+    assert_eq!(refusals(&below, "depth", nim_wrapped), 0);
+}
+
+/// A movement slice's levels go deeper than its dependencies: from
+/// captures into a slice whose positions are all lost one ply short of the
+/// deepest depth, the level loop would store a depth no cell holds.
+#[test]
+fn a_movement_slice_whose_levels_would_pass_the_deepest_depth_stops() {
+    let engine = MorrisEngine::new(MorrisGame::new(Variant::Taiwan, 4));
+    let never = AtomicBool::new(false);
+    let three = MorrisSlice::parse("move-03-03").unwrap();
+    let solved = engine.solve(three, &Dependencies::new(), &never).unwrap();
+    let deep = SolvedSlice {
+        slice: three,
+        tables: solved
+            .tables
+            .into_iter()
+            .map(|t| SolvedTable {
+                index: t.index,
+                cells: t
+                    .cells
+                    .iter()
+                    .map(|&c| if c == 0 { 0 } else { 1 << 14 | 0x3ffe })
+                    .collect(),
+            })
+            .collect(),
+    };
+    let deps = Dependencies::from([(three, Arc::new(deep))]);
+    let four = MorrisSlice::parse("move-04-03-p0").unwrap();
+    let err = engine.solve(four, &deps, &never).unwrap_err();
+    assert!(
+        matches!(err, WorkerError::TooDeep { depth: 16383, .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("move-04-03-p0"), "{err}");
 }

@@ -60,7 +60,8 @@ impl MorrisEngine {
     /// Solves `slice`; `deps` must hold every slice it reads.
     ///
     /// # Errors
-    /// [`WorkerError::Cancelled`] soon after `cancel` is set.
+    /// [`WorkerError::Cancelled`] soon after `cancel` is set;
+    /// [`WorkerError::TooDeep`] for dependencies deeper than a game goes.
     pub fn solve(
         &self,
         slice: MorrisSlice,
@@ -69,13 +70,12 @@ impl MorrisEngine {
     ) -> Result<SolvedSlice, WorkerError> {
         let rules = self.game.rules();
         let tables = match slice {
-            MorrisSlice::Movement { .. } => movement::solve(rules, slice, deps, cancel),
-            MorrisSlice::Placement { .. } => placement::solve(rules, slice, deps, cancel),
+            MorrisSlice::Movement { .. } => movement::solve(rules, slice, deps, cancel)?,
+            MorrisSlice::Placement { .. } => {
+                placement::solve(rules, slice, deps, cancel).ok_or(WorkerError::Cancelled)?
+            }
         };
-        match tables {
-            Some(tables) => Ok(SolvedSlice { slice, tables }),
-            None => Err(WorkerError::Cancelled),
-        }
+        Ok(SolvedSlice { slice, tables })
     }
 
     /// Every slice of the game in plan order, all kept in memory (small

@@ -20,6 +20,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU8, Ordering};
 
+use egdb_db_format::encoding::MAX_DEPTH16;
 use rayon::prelude::*;
 
 use egdb_games::morris::index::{TableIndex, TableKey};
@@ -30,6 +31,7 @@ use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 use super::state::{Settled, State, States};
 use super::{prefetch, Best, Dependencies, Located, SolvedTable, Successors};
 use crate::table::{zeroed_atomics, zeroed_table};
+use crate::WorkerError;
 
 /// Entries per rayon task in the level scans and the final layout.
 const SCAN_CHUNK: usize = 1 << 14;
@@ -111,14 +113,18 @@ impl Table {
     }
 }
 
-/// The slice's tables, or `None` when `cancel` was set (checked per
-/// representative's run and between levels).
+/// The slice's tables.
+///
+/// # Errors
+/// [`WorkerError::Cancelled`] when `cancel` was set (checked per
+/// representative's run and between levels); [`WorkerError::TooDeep`]
+/// when a level would pass the deepest depth a cell holds.
 pub fn solve(
     rules: &MorrisRules,
     slice: MorrisSlice,
     deps: &Dependencies,
     cancel: &AtomicBool,
-) -> Option<Vec<SolvedTable>> {
+) -> Result<Vec<SolvedTable>, WorkerError> {
     let tables: Vec<Table> = slice.tables().into_iter().map(Table::new).collect();
     // Steps swap the orientation of the side to move.
     let other = |t: usize| if tables.len() == 1 { 0 } else { 1 - t };
@@ -132,7 +138,14 @@ pub fn solve(
     let mut level = 0u16;
     while level <= deepest.load(Ordering::Relaxed) {
         if cancel.load(Ordering::Relaxed) {
-            return None;
+            return Err(WorkerError::Cancelled);
+        }
+        // Settling this level would store the next one, which no cell holds.
+        if level == MAX_DEPTH16 {
+            return Err(WorkerError::TooDeep {
+                slice: slice.to_string(),
+                depth: u32::from(level),
+            });
         }
         for (t, table) in tables.iter().enumerate() {
             let before = &tables[other(t)];
@@ -150,7 +163,7 @@ pub fn solve(
         layout_seconds = started.elapsed().as_secs_f64() - t2,
         "movement slice solved"
     );
-    Some(solved)
+    Ok(solved)
 }
 
 /// Step 1: counts of successors in the slice, captures folded in.

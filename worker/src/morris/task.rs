@@ -6,7 +6,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
-use egdb_db_format::encoding::unpack_value_depth16;
+use egdb_db_format::encoding::{unpack_value_depth16, MAX_DEPTH16};
 use egdb_db_format::{CellEncoding, SliceCounts, ValueCode};
 use egdb_games::morris::burnside::class_count;
 use egdb_games::morris::index::TableIndex;
@@ -137,7 +137,14 @@ pub fn from_stored(
     // The engines read class entries only and take them to hold a value:
     // a shard that passed its checksums but breaks that (a peer's bug) is
     // refused here rather than misread.
-    counts(&solved).map_err(|e| bad(e.to_string()))?;
+    let counts = counts(&solved).map_err(|e| bad(e.to_string()))?;
+    // A position one ply before the deepest depth a cell holds could not
+    // be stored: no game goes that deep.
+    if counts.max_depth == Some(u32::from(MAX_DEPTH16)) {
+        return Err(bad(format!(
+            "a position at depth {MAX_DEPTH16}, the deepest a cell holds"
+        )));
+    }
     Ok(solved)
 }
 

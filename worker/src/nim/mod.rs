@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use egdb_db_format::encoding::unpack_value_depth8;
+use egdb_db_format::encoding::{unpack_value_depth8, MAX_DEPTH8};
 use egdb_db_format::{CellEncoding, SliceCounts, ValueCode};
 use egdb_games::nim::{slice_id, NimGame};
 
@@ -257,6 +257,18 @@ impl NimEngine {
             CellEncoding::ValueDepth8 => {
                 if raw.len() != words * planes::BYTES_PER_WORD {
                     return Err(bad(format!("{} bytes for {words} words", raw.len())));
+                }
+                // A position one move before the deepest depth a cell holds
+                // could not be stored: no game of at most 63 cells goes
+                // that deep.
+                let deepest = |&b: &u8| {
+                    let (code, depth) = unpack_value_depth8(b);
+                    matches!(code, ValueCode::Win | ValueCode::Loss) && depth == MAX_DEPTH8
+                };
+                if raw.iter().any(deepest) {
+                    return Err(bad(format!(
+                        "a position at depth {MAX_DEPTH8}, the deepest a cell holds"
+                    )));
                 }
                 let (table, unfilled) =
                     symmetric::restore_symmetric(&self.game, h, &raw, self.kept.as_ref());
