@@ -1,9 +1,11 @@
 //! The coordinator side of egdb: the build manifest and scheduler, and the
 //! reader that answers queries from a finished store.
 //!
-//! * [`build`] — a build over a store: which slices are done, which are
-//!   ready, leases, verified completion. It implements the worker-facing
+//! * [`build`] — a build over a store: which slices are done, verified
+//!   completion. It implements the worker-facing
 //!   [`egdb_proto::Coordinator`] contract.
+//! * [`schedule`] — readiness, leases, expiry, memory fit, registration:
+//!   pure, with the time passed in.
 //! * [`tablebase`] — probing positions of a store, block by block, with a cache.
 //! * [`served`] — a tablebase as the `egdb.v1.Query` gRPC service.
 //! * [`verify`] — a finished store checked: checksums, then every position
@@ -13,6 +15,7 @@
 pub mod build;
 pub mod error;
 pub mod game;
+pub mod schedule;
 pub mod served;
 pub mod tablebase;
 pub mod verify;

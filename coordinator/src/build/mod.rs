@@ -1,13 +1,11 @@
 //! A build over a store: the manifest (which slices are done) lives in the
 //! store itself, so a build reopened on the same store resumes.
 //!
-//! A slice is ready when every slice it depends on is done; it is leased to
-//! one worker at a time, with enough memory, until its lease runs out
-//! without a heartbeat; its result is checked (every block's checksum, the
-//! announced sizes) and written, its manifest record last. The worker-facing
-//! side is in [`link`].
+//! Which slice goes to which worker is [`crate::schedule`]'s; a build adds
+//! the store: a result is checked (every block's checksum, the announced
+//! sizes) and written, its manifest record last, before its slice is
+//! finished in the schedule. The worker-facing side is in [`link`].
 
-use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -21,6 +19,7 @@ use egdb_proto::stored::record_of;
 use egdb_proto::v1::{Shard, SliceResult, SliceTask};
 
 use crate::game::{cell_encoding, identity};
+use crate::schedule::{Job, Scheduler};
 use crate::CoordinatorError;
 
 mod link;
@@ -54,8 +53,6 @@ pub trait BuildProgress: Send + Sync {
 pub struct Build {
     store: Store,
     plan: Vec<SliceInfo>,
-    /// Memory need of each slice of the plan, in plan order.
-    needs: Vec<u64>,
     /// How the game's cells are stored under these options.
     encoding: CellEncoding,
     options: BuildOptions,
@@ -67,63 +64,34 @@ pub struct Build {
     verifying: Option<verifying::Verifying>,
 }
 
-#[derive(Default)]
+/// What changes while a build runs, under one lock.
 struct State {
-    done: HashSet<String>,
-    /// Slice id → who holds it, until when.
-    leased: HashMap<String, Lease>,
-    workers: HashMap<String, WorkerState>,
+    schedule: Scheduler,
     newly_done: u64,
     /// Entries of the slices solved in this run.
     entries_done_now: u64,
-    halted: bool,
 }
 
-struct Lease {
-    worker: String,
-    since: Instant,
-    until: Instant,
-}
-
-/// A registered worker, as the coordinator last saw it.
-struct WorkerState {
-    /// The process registered under this name (`WorkerInfo::instance`).
-    instance: u64,
-    threads: u32,
-    /// Bytes it may use for one slice.
-    memory: u64,
-    last_seen: Instant,
-    slices_done: u64,
-    positions_done: u64,
-    bytes_sent: u64,
-    bytes_received: u64,
-    /// It was told that no more work will come.
-    told_stop: bool,
-}
-
-impl WorkerState {
-    fn new(instance: u64, threads: u32, memory: u64) -> WorkerState {
-        WorkerState {
-            instance,
-            threads,
-            memory,
-            last_seen: Instant::now(),
-            slices_done: 0,
-            positions_done: 0,
-            bytes_sent: 0,
-            bytes_received: 0,
-            told_stop: false,
+impl State {
+    fn new(schedule: Scheduler) -> State {
+        State {
+            schedule,
+            newly_done: 0,
+            entries_done_now: 0,
         }
     }
 }
 
-impl State {
-    /// The worker's record, marked as seen now.
-    fn seen(&mut self, worker: &str) -> Option<&mut WorkerState> {
-        let state = self.workers.get_mut(worker)?;
-        state.last_seen = Instant::now();
-        Some(state)
-    }
+/// The scheduler's view of a plan: each slice with the memory it needs.
+fn jobs(plan: &[SliceInfo], needs: &[u64]) -> Vec<Job> {
+    plan.iter()
+        .zip(needs)
+        .map(|(slice, &memory)| Job {
+            id: slice.id.to_string(),
+            dependencies: slice.dependencies.iter().map(|d| d.to_string()).collect(),
+            memory,
+        })
+        .collect()
 }
 
 impl Build {
@@ -155,17 +123,19 @@ impl Build {
             }
         }
         let store = Store::create_or_open(path, &identity(game, options.depth))?;
-        let done = store.slices()?.into_iter().map(|r| r.slice).collect();
+        let done: Vec<String> = store.slices()?.into_iter().map(|r| r.slice).collect();
+        let schedule = Scheduler::new(
+            jobs(&plan, &needs),
+            done.iter().map(String::as_str),
+            lease_length(&options),
+            false,
+        );
         Ok(Build {
             store,
             plan,
-            needs,
             encoding,
             options,
-            state: Mutex::new(State {
-                done,
-                ..State::default()
-            }),
+            state: Mutex::new(State::new(schedule)),
             progress: None,
             started: Instant::now(),
             verifying: None,
@@ -187,13 +157,13 @@ impl Build {
 
     /// Slices done so far.
     pub fn done(&self) -> usize {
-        self.lock().done.len()
+        self.lock().schedule.done_count()
     }
 
     /// Whether every worker that registered has been told to stop (a build
     /// without workers counts as told).
     pub fn workers_told_to_stop(&self) -> bool {
-        self.lock().workers.values().all(|w| w.told_stop)
+        self.lock().schedule.workers_told_to_stop()
     }
 
     /// Whether every slice is in the store; marks the store complete if so.
@@ -201,7 +171,7 @@ impl Build {
     /// # Errors
     /// Store I/O errors.
     pub fn is_complete(&self) -> Result<bool, CoordinatorError> {
-        let complete = self.lock().done.len() == self.plan.len();
+        let complete = self.lock().schedule.is_complete();
         if complete && self.verifying.is_none() && !self.store.is_complete()? {
             self.store.set_complete()?;
         }
@@ -365,8 +335,7 @@ pub fn memory_need(plan: &[SliceInfo], slice: &SliceInfo, encoding: CellEncoding
     dependencies + own
 }
 
-impl Build {
-    fn lease_length(&self) -> Duration {
-        Duration::from_secs_f64(self.options.lease_seconds.max(0.1))
-    }
+/// How long a lease lives without a heartbeat.
+fn lease_length(options: &BuildOptions) -> Duration {
+    Duration::from_secs_f64(options.lease_seconds.max(0.1))
 }

@@ -21,41 +21,31 @@ impl Build {
     pub fn status_now(&self) -> StatusReply {
         let now = Instant::now();
         let state = self.lock();
-        let (mut ready, mut waiting) = (0, 0);
+        let schedule = &state.schedule;
+        let (running, ready, waiting) = schedule.counts();
         let (mut positions_done, mut entries_left) = (0, 0);
         for slice in &self.plan {
-            let id = slice.id.as_str();
-            if state.done.contains(id) {
+            if schedule.is_done(slice.id.as_str()) {
                 positions_done += slice.positions;
-                continue;
-            }
-            entries_left += slice.entries;
-            if state.leased.contains_key(id) {
-                continue;
-            }
-            if slice
-                .dependencies
-                .iter()
-                .all(|d| state.done.contains(d.as_str()))
-            {
-                ready += 1;
             } else {
-                waiting += 1;
+                entries_left += slice.entries;
             }
         }
         let elapsed = now.duration_since(self.started).as_secs_f64();
         let eta_seconds = (state.entries_done_now > 0)
             .then(|| entries_left as f64 * elapsed / state.entries_done_now as f64);
-        let mut workers: Vec<WorkerStatus> = state
-            .workers
+        let mut workers: Vec<WorkerStatus> = schedule
+            .workers()
             .iter()
             .map(|(name, w)| {
-                let held = state.leased.iter().find(|(_, l)| l.worker == *name);
+                let held = schedule.leases().find(|(_, l)| l.worker == *name);
                 WorkerStatus {
                     name: name.clone(),
                     threads: w.threads,
                     memory: w.memory,
-                    slice_id: held.map(|(id, _)| id.clone()).unwrap_or_default(),
+                    slice_id: held
+                        .map(|(i, _)| self.plan[i].id.to_string())
+                        .unwrap_or_default(),
                     held_seconds: held
                         .map_or(0.0, |(_, l)| now.duration_since(l.since).as_secs_f64()),
                     slices_done: w.slices_done,
@@ -70,17 +60,17 @@ impl Build {
         StatusReply {
             game: self.store.identity().game.clone(),
             slices_total: self.plan.len() as u32,
-            slices_done: state.done.len() as u32,
-            slices_running: state.leased.len() as u32,
-            slices_ready: ready,
-            slices_waiting: waiting,
+            slices_done: schedule.done_count() as u32,
+            slices_running: running as u32,
+            slices_ready: ready as u32,
+            slices_waiting: waiting as u32,
             positions_total: self.plan.iter().map(|s| s.positions).sum(),
             positions_done,
             bytes_sent: workers.iter().map(|w| w.bytes_sent).sum(),
             bytes_received: workers.iter().map(|w| w.bytes_received).sum(),
             elapsed_seconds: elapsed,
             eta_seconds,
-            complete: state.done.len() == self.plan.len(),
+            complete: schedule.is_complete(),
             workers,
         }
     }

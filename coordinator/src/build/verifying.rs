@@ -16,8 +16,9 @@ use egdb_proto::v1::CheckReport;
 use egdb_proto::LinkError;
 use egdb_tablebase::SliceCheck;
 
-use super::{Build, BuildOptions, State};
+use super::{jobs, lease_length, Build, BuildOptions, State};
 use crate::game::{cell_encoding, from_identity};
+use crate::schedule::Scheduler;
 use crate::verify::Journal;
 use crate::CoordinatorError;
 
@@ -64,7 +65,7 @@ impl Build {
         let encoding = cell_encoding(&stored, store.identity().depth);
         // A worker holds the slice and every slice it reads, decoded.
         let raw = |s: &SliceInfo| encoding.table_bytes(s.entries);
-        let needs = plan
+        let needs: Vec<u64> = plan
             .iter()
             .map(|slice| {
                 let reads: u64 = plan
@@ -81,14 +82,12 @@ impl Build {
             .map(|r| (r.slice, r.raw_crc32))
             .collect();
         let journal = Journal::open(path, &stored, false);
-        let mut done = std::collections::HashSet::new();
+        let mut done = Vec::new();
         let mut failures = Vec::new();
         for slice in &plan {
             let id = slice.id.as_str();
             match crcs.get(id) {
-                Some(&crc) if journal.passed(id, crc) => {
-                    done.insert(id.to_string());
-                }
+                Some(&crc) if journal.passed(id, crc) => done.push(id),
                 Some(_) => {}
                 None => {
                     failures.push(SliceCheck {
@@ -98,20 +97,17 @@ impl Build {
                         ),
                         ..SliceCheck::default()
                     });
-                    done.insert(id.to_string());
+                    done.push(id);
                 }
             }
         }
+        let schedule = Scheduler::new(jobs(&plan, &needs), done, lease_length(&options), true);
         Ok(Build {
             store,
             plan,
-            needs,
             encoding,
             options,
-            state: Mutex::new(State {
-                done,
-                ..State::default()
-            }),
+            state: Mutex::new(State::new(schedule)),
             progress: None,
             started: Instant::now(),
             verifying: Some(Verifying {
@@ -157,18 +153,13 @@ impl Build {
         let slice = check.slice.clone();
         {
             let mut state = self.lock();
-            let holds = state
-                .leased
-                .get(&slice)
-                .is_some_and(|lease| lease.worker == worker);
-            if !holds {
+            if !state.schedule.holds(worker, &slice) {
                 return Err(LinkError::refused(format!(
                     "worker {worker} does not hold the lease of slice {slice}"
                 )));
             }
-            state.leased.remove(&slice);
-            state.done.insert(slice.clone());
-            if let Some(me) = state.seen(worker) {
+            state.schedule.finish(&slice);
+            if let Some(me) = state.schedule.seen(worker, Instant::now()) {
                 me.slices_done += 1;
                 me.positions_done += check.positions;
             }

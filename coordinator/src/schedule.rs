@@ -1,0 +1,376 @@
+//! Which slice goes to which worker, and when: slices become ready when
+//! their count of unfinished dependencies reaches zero; a ready slice is
+//! leased to one worker with the memory for it, in plan order, until the
+//! lease runs out without a heartbeat; finishing is idempotent. Also who is
+//! registered, and the tallies `egdb status` shows.
+//!
+//! Pure: no store and no clock of its own (every call that needs the time
+//! is given it), so every rule is unit-tested in milliseconds. `Build`
+//! wraps it with persistence and the checks of results.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::time::{Duration, Instant};
+
+/// A slice as the scheduler sees it.
+#[derive(Debug, Clone)]
+pub struct Job {
+    pub id: String,
+    pub dependencies: Vec<String>,
+    /// Bytes a worker needs to take it.
+    pub memory: u64,
+}
+
+/// Who holds a slice, since when and until when.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lease {
+    pub worker: String,
+    pub since: Instant,
+    pub until: Instant,
+}
+
+/// A registered worker, as the scheduler last saw it.
+#[derive(Debug, Clone)]
+pub struct WorkerRecord {
+    /// The process registered under this name.
+    pub instance: u64,
+    pub threads: u32,
+    /// Bytes it may use for one slice.
+    pub memory: u64,
+    pub last_seen: Instant,
+    pub slices_done: u64,
+    pub positions_done: u64,
+    pub bytes_sent: u64,
+    pub bytes_received: u64,
+    /// It was told that no more work will come.
+    pub told_stop: bool,
+}
+
+/// What a worker asking for work gets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Offer {
+    /// The slice at this index of the plan, now leased to it.
+    Slice(usize),
+    /// Nothing ready that fits it yet: ask again later.
+    Wait,
+    /// No more work will come.
+    Stop,
+}
+
+/// Why a call was refused.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Refusal {
+    /// The worker has not registered (since the coordinator started).
+    Unregistered,
+    /// Another process under this name was heard from this long ago.
+    Duplicate { silent: Duration },
+}
+
+/// The slice ids a worker lost when its leases expired.
+pub type Expired = Vec<(String, String)>;
+
+pub struct Scheduler {
+    jobs: Vec<Job>,
+    index: HashMap<String, usize>,
+    /// For each slice, the slices that read it.
+    dependents: Vec<Vec<usize>>,
+    /// For each slice, how many of its dependencies are not done.
+    unfinished: Vec<usize>,
+    done: Vec<bool>,
+    done_count: usize,
+    /// Not done, not leased, nothing left to wait for; in plan order.
+    ready: BTreeSet<usize>,
+    leases: BTreeMap<usize, Lease>,
+    workers: BTreeMap<String, WorkerRecord>,
+    lease_length: Duration,
+    halted: bool,
+}
+
+impl Scheduler {
+    /// A schedule of `jobs` (dependencies first) of which `done` are done.
+    /// With `any_order`, no slice waits for another (checking a finished
+    /// store reads finished slices only). Dependencies outside the plan
+    /// count as done.
+    pub fn new<'a>(
+        jobs: Vec<Job>,
+        done: impl IntoIterator<Item = &'a str>,
+        lease_length: Duration,
+        any_order: bool,
+    ) -> Scheduler {
+        let index: HashMap<String, usize> = jobs
+            .iter()
+            .enumerate()
+            .map(|(i, j)| (j.id.clone(), i))
+            .collect();
+        let mut done_flags = vec![false; jobs.len()];
+        for id in done {
+            if let Some(&i) = index.get(id) {
+                done_flags[i] = true;
+            }
+        }
+        let mut dependents = vec![Vec::new(); jobs.len()];
+        let mut unfinished = vec![0; jobs.len()];
+        for (i, job) in jobs.iter().enumerate() {
+            for dependency in &job.dependencies {
+                if let Some(&d) = index.get(dependency) {
+                    dependents[d].push(i);
+                    if !done_flags[d] && !any_order {
+                        unfinished[i] += 1;
+                    }
+                }
+            }
+        }
+        let ready = (0..jobs.len())
+            .filter(|&i| !done_flags[i] && unfinished[i] == 0)
+            .collect();
+        Scheduler {
+            done_count: done_flags.iter().filter(|&&d| d).count(),
+            jobs,
+            index,
+            dependents,
+            unfinished,
+            done: done_flags,
+            ready,
+            leases: BTreeMap::new(),
+            workers: BTreeMap::new(),
+            lease_length,
+            halted: false,
+        }
+    }
+
+    pub fn jobs(&self) -> &[Job] {
+        &self.jobs
+    }
+
+    /// The plan index of a slice id.
+    pub fn position(&self, id: &str) -> Option<usize> {
+        self.index.get(id).copied()
+    }
+
+    pub fn lease_length(&self) -> Duration {
+        self.lease_length
+    }
+
+    /// Joins a worker: a new name, or the same process again (after a cut,
+    /// or a coordinator restart), keeps its tallies. Another process under
+    /// a name still heard from within a lease length is refused; after
+    /// that silence it takes the name over, and the slices the earlier
+    /// process held are ready again at once.
+    ///
+    /// # Errors
+    /// [`Refusal::Duplicate`].
+    pub fn register(
+        &mut self,
+        name: &str,
+        instance: u64,
+        threads: u32,
+        memory: u64,
+        now: Instant,
+    ) -> Result<(), Refusal> {
+        let record = self
+            .workers
+            .entry(name.to_string())
+            .or_insert_with(|| WorkerRecord {
+                instance,
+                threads,
+                memory,
+                last_seen: now,
+                slices_done: 0,
+                positions_done: 0,
+                bytes_sent: 0,
+                bytes_received: 0,
+                told_stop: false,
+            });
+        if record.instance != instance {
+            let silent = now.saturating_duration_since(record.last_seen);
+            if silent < self.lease_length {
+                return Err(Refusal::Duplicate { silent });
+            }
+            record.instance = instance;
+            let ready = &mut self.ready;
+            self.leases.retain(|&i, lease| {
+                let earlier = lease.worker == name;
+                if earlier {
+                    ready.insert(i);
+                }
+                !earlier
+            });
+        }
+        record.threads = threads;
+        record.memory = memory;
+        record.told_stop = false;
+        record.last_seen = now;
+        Ok(())
+    }
+
+    /// The worker's record, marked as seen now.
+    pub fn seen(&mut self, name: &str, now: Instant) -> Option<&mut WorkerRecord> {
+        let record = self.workers.get_mut(name)?;
+        record.last_seen = now;
+        Some(record)
+    }
+
+    pub fn workers(&self) -> &BTreeMap<String, WorkerRecord> {
+        &self.workers
+    }
+
+    /// Whether every worker that registered was told to stop (none counts).
+    pub fn workers_told_to_stop(&self) -> bool {
+        self.workers.values().all(|w| w.told_stop)
+    }
+
+    /// Ends leases not renewed in time: their slices are ready again.
+    /// Returns each (slice, worker) that lost one.
+    pub fn expire(&mut self, now: Instant) -> Expired {
+        let gone: Vec<usize> = self
+            .leases
+            .iter()
+            .filter(|(_, l)| l.until <= now)
+            .map(|(&i, _)| i)
+            .collect();
+        gone.into_iter()
+            .filter_map(|i| {
+                let lease = self.leases.remove(&i)?;
+                self.ready.insert(i);
+                Some((self.jobs[i].id.clone(), lease.worker))
+            })
+            .collect()
+    }
+
+    /// The next slice for `name`: the first ready one, in plan order, that
+    /// fits its memory. Expired leases are ended first.
+    ///
+    /// # Errors
+    /// [`Refusal::Unregistered`].
+    pub fn lease(&mut self, name: &str, now: Instant) -> Result<(Offer, Expired), Refusal> {
+        let finished = self.is_finished();
+        let record = self.seen(name, now).ok_or(Refusal::Unregistered)?;
+        if finished {
+            record.told_stop = true;
+            return Ok((Offer::Stop, Vec::new()));
+        }
+        let memory = record.memory;
+        let expired = self.expire(now);
+        let Some(i) = self
+            .ready
+            .iter()
+            .copied()
+            .find(|&i| self.jobs[i].memory <= memory)
+        else {
+            return Ok((Offer::Wait, expired));
+        };
+        self.ready.remove(&i);
+        self.leases.insert(
+            i,
+            Lease {
+                worker: name.to_string(),
+                since: now,
+                until: now + self.lease_length,
+            },
+        );
+        Ok((Offer::Slice(i), expired))
+    }
+
+    /// Keeps `name`'s lease of `slice` alive; false when it does not hold
+    /// it (expired and leased again, finished, or never its).
+    pub fn heartbeat(&mut self, name: &str, slice: &str, now: Instant) -> bool {
+        self.seen(name, now);
+        let until = now + self.lease_length;
+        match self.position(slice).and_then(|i| self.leases.get_mut(&i)) {
+            Some(lease) if lease.worker == name => {
+                lease.until = until;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `name` holds the lease of `slice`.
+    pub fn holds(&self, name: &str, slice: &str) -> bool {
+        self.position(slice)
+            .and_then(|i| self.leases.get(&i))
+            .is_some_and(|l| l.worker == name)
+    }
+
+    /// The lease of the slice at `i`, if it is held.
+    pub fn lease_of(&self, i: usize) -> Option<&Lease> {
+        self.leases.get(&i)
+    }
+
+    /// Gives `name`'s lease of `slice` back (a failed solve, a refused
+    /// result): the slice is ready again. Nothing if it does not hold it.
+    pub fn release(&mut self, name: &str, slice: &str) {
+        if let Some(i) = self.position(slice) {
+            if self.leases.get(&i).is_some_and(|l| l.worker == name) {
+                self.leases.remove(&i);
+                self.ready.insert(i);
+            }
+        }
+    }
+
+    pub fn is_done(&self, slice: &str) -> bool {
+        self.position(slice).is_some_and(|i| self.done[i])
+    }
+
+    /// Marks `slice` done (its table stored, or its check taken): its lease
+    /// ends, and slices whose last unfinished dependency it was become
+    /// ready. True the first time; marking it again changes nothing.
+    pub fn finish(&mut self, slice: &str) -> bool {
+        let Some(i) = self.position(slice) else {
+            return false;
+        };
+        self.leases.remove(&i);
+        if self.done[i] {
+            return false;
+        }
+        self.done[i] = true;
+        self.done_count += 1;
+        self.ready.remove(&i);
+        for &d in &self.dependents[i] {
+            if self.unfinished[d] > 0 {
+                self.unfinished[d] -= 1;
+                if self.unfinished[d] == 0 && !self.done[d] && !self.leases.contains_key(&d) {
+                    self.ready.insert(d);
+                }
+            }
+        }
+        true
+    }
+
+    /// No more leases: the build stops after the slices in flight.
+    pub fn halt(&mut self) {
+        self.halted = true;
+    }
+
+    pub fn is_halted(&self) -> bool {
+        self.halted
+    }
+
+    pub fn done_count(&self) -> usize {
+        self.done_count
+    }
+
+    pub fn is_complete(&self) -> bool {
+        self.done_count == self.jobs.len()
+    }
+
+    /// Complete or halted: workers are told to stop.
+    pub fn is_finished(&self) -> bool {
+        self.halted || self.is_complete()
+    }
+
+    /// Slices leased now, ready to lease, and waiting for dependencies.
+    pub fn counts(&self) -> (usize, usize, usize) {
+        let running = self.leases.len();
+        let ready = self.ready.len();
+        let waiting = self.jobs.len() - self.done_count - running - ready;
+        (running, ready, waiting)
+    }
+
+    /// Every lease, by plan index.
+    pub fn leases(&self) -> impl Iterator<Item = (usize, &Lease)> {
+        self.leases.iter().map(|(&i, l)| (i, l))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,314 @@
+use std::time::{Duration, Instant};
+
+use proptest::prelude::*;
+
+use super::*;
+
+const LEASE: Duration = Duration::from_secs(10);
+
+fn job(id: &str, dependencies: &[&str], memory: u64) -> Job {
+    Job {
+        id: id.to_string(),
+        dependencies: dependencies.iter().map(|d| d.to_string()).collect(),
+        memory,
+    }
+}
+
+/// a ← b ← c, and d on its own; b needs more memory than the others.
+fn chain(done: &[&str]) -> Scheduler {
+    let jobs = vec![
+        job("a", &[], 1),
+        job("b", &["a"], 100),
+        job("c", &["b", "a"], 1),
+        job("d", &[], 1),
+    ];
+    Scheduler::new(jobs, done.iter().copied(), LEASE, false)
+}
+
+fn leased(s: &mut Scheduler, worker: &str, now: Instant) -> Option<String> {
+    match s.lease(worker, now).unwrap().0 {
+        Offer::Slice(i) => Some(s.jobs()[i].id.clone()),
+        Offer::Wait | Offer::Stop => None,
+    }
+}
+
+#[test]
+fn slices_are_ready_when_their_dependencies_are_done() {
+    let t = Instant::now();
+    let mut s = chain(&[]);
+    assert_eq!(s.counts(), (0, 2, 2));
+    s.register("w", 1, 1, 1000, t).unwrap();
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("a"));
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("d"));
+    assert_eq!(leased(&mut s, "w", t), None);
+    assert!(s.finish("a"));
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("b"));
+    assert!(s.finish("b"));
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("c"));
+}
+
+#[test]
+fn a_resumed_schedule_starts_from_what_is_done() {
+    let t = Instant::now();
+    let mut s = chain(&["a", "b"]);
+    assert_eq!(s.done_count(), 2);
+    s.register("w", 1, 1, 1000, t).unwrap();
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("c"));
+}
+
+#[test]
+fn a_slice_goes_only_to_a_worker_with_the_memory_for_it() {
+    let t = Instant::now();
+    let mut s = chain(&["a"]);
+    s.register("small", 1, 1, 10, t).unwrap();
+    s.register("big", 2, 1, 1000, t).unwrap();
+    assert_eq!(leased(&mut s, "small", t).as_deref(), Some("d"));
+    assert_eq!(leased(&mut s, "small", t), None);
+    assert_eq!(leased(&mut s, "big", t).as_deref(), Some("b"));
+}
+
+#[test]
+fn a_lease_without_heartbeats_expires_and_a_heartbeat_keeps_it() {
+    let t = Instant::now();
+    let mut s = chain(&[]);
+    s.register("w1", 1, 1, 1000, t).unwrap();
+    s.register("w2", 2, 1, 1000, t).unwrap();
+    assert_eq!(leased(&mut s, "w1", t).as_deref(), Some("a"));
+    assert!(s.heartbeat("w1", "a", t + LEASE / 2));
+    // Renewed: still w1's a lease length after the first.
+    assert_eq!(s.expire(t + LEASE), Vec::new());
+    assert!(s.holds("w1", "a"));
+    let (offer, expired) = s.lease("w2", t + LEASE * 2).unwrap();
+    assert_eq!(expired, vec![("a".to_string(), "w1".to_string())]);
+    assert_eq!(offer, Offer::Slice(0));
+    assert!(!s.heartbeat("w1", "a", t + LEASE * 2));
+    assert!(!s.holds("w1", "a"));
+}
+
+#[test]
+fn finishing_twice_changes_nothing() {
+    let t = Instant::now();
+    let mut s = chain(&[]);
+    assert!(s.finish("a"));
+    assert!(!s.finish("a"));
+    assert!(!s.finish("not-a-slice"));
+    assert_eq!(s.done_count(), 1);
+    // b has one dependency left (a counted once): it is ready, c is not.
+    s.register("w", 1, 1, 1000, t).unwrap();
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("b"));
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("d"));
+    assert_eq!(leased(&mut s, "w", t), None);
+}
+
+#[test]
+fn a_released_slice_is_ready_again_and_only_its_holder_releases_it() {
+    let t = Instant::now();
+    let mut s = chain(&[]);
+    s.register("w1", 1, 1, 1000, t).unwrap();
+    s.register("w2", 2, 1, 1000, t).unwrap();
+    assert_eq!(leased(&mut s, "w1", t).as_deref(), Some("a"));
+    s.release("w2", "a");
+    assert!(s.holds("w1", "a"));
+    s.release("w1", "a");
+    assert_eq!(leased(&mut s, "w2", t).as_deref(), Some("a"));
+}
+
+#[test]
+fn a_second_process_under_a_name_waits_for_the_first_to_fall_silent() {
+    let t = Instant::now();
+    let mut s = chain(&[]);
+    s.register("w", 1, 1, 1000, t).unwrap();
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("a"));
+    // The same process again (after a cut) keeps its lease.
+    s.register("w", 1, 1, 1000, t).unwrap();
+    assert!(s.holds("w", "a"));
+    let refused = s.register("w", 2, 1, 1000, t + LEASE / 2);
+    assert_eq!(refused, Err(Refusal::Duplicate { silent: LEASE / 2 }));
+    // Silent for a lease length: the newcomer takes the name over, and
+    // the slice the first held is ready again at once.
+    s.register("w", 2, 1, 1000, t + LEASE).unwrap();
+    assert!(!s.holds("w", "a"));
+    assert_eq!(leased(&mut s, "w", t + LEASE).as_deref(), Some("a"));
+}
+
+#[test]
+fn workers_are_told_to_stop_when_the_build_is_complete_or_halted() {
+    let t = Instant::now();
+    let mut s = chain(&["a", "b", "c"]);
+    assert!(s
+        .lease("nobody", t)
+        .is_err_and(|r| r == Refusal::Unregistered));
+    s.register("w", 1, 1, 1000, t).unwrap();
+    assert!(!s.workers_told_to_stop());
+    s.halt();
+    assert_eq!(s.lease("w", t).unwrap().0, Offer::Stop);
+    assert!(s.workers_told_to_stop());
+    let mut s = chain(&["a", "b", "c", "d"]);
+    assert!(s.is_complete());
+    s.register("w", 1, 1, 1000, t).unwrap();
+    assert_eq!(s.lease("w", t).unwrap().0, Offer::Stop);
+}
+
+#[test]
+fn checking_a_finished_store_waits_for_nothing() {
+    let t = Instant::now();
+    let jobs = vec![job("a", &[], 1), job("b", &["a"], 1)];
+    let mut s = Scheduler::new(jobs, [], LEASE, true);
+    s.register("w", 1, 1, 1000, t).unwrap();
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("a"));
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("b"));
+}
+
+/// What happens next, in a random run.
+#[derive(Debug, Clone)]
+enum Event {
+    /// Worker `w` (a new process when `restart`) registers.
+    Register {
+        w: usize,
+        restart: bool,
+    },
+    Lease {
+        w: usize,
+    },
+    Heartbeat {
+        w: usize,
+        slice: usize,
+    },
+    /// Worker `w` hands over `slice`: stored only if it holds the lease
+    /// and the slice is not done, as `Build::complete` does.
+    Complete {
+        w: usize,
+        slice: usize,
+    },
+    Release {
+        w: usize,
+        slice: usize,
+    },
+    /// The clock moves on by this many tenths of a lease.
+    Wait {
+        tenths: u32,
+    },
+}
+
+fn event(workers: usize, slices: usize) -> impl Strategy<Value = Event> {
+    prop_oneof![
+        1 => (0..workers, any::<bool>()).prop_map(|(w, restart)| Event::Register { w, restart }),
+        3 => (0..workers).prop_map(|w| Event::Lease { w }),
+        1 => (0..workers, 0..slices).prop_map(|(w, slice)| Event::Heartbeat { w, slice }),
+        3 => (0..workers, 0..slices).prop_map(|(w, slice)| Event::Complete { w, slice }),
+        1 => (0..workers, 0..slices).prop_map(|(w, slice)| Event::Release { w, slice }),
+        1 => (0u32..15).prop_map(|tenths| Event::Wait { tenths }),
+    ]
+}
+
+/// A random plan: each slice depends on some earlier ones.
+fn plan() -> impl Strategy<Value = Vec<Job>> {
+    prop::collection::vec(
+        (
+            prop::collection::vec(any::<prop::sample::Index>(), 0..3),
+            1u64..4,
+        ),
+        1..10,
+    )
+    .prop_map(|slices| {
+        slices
+            .iter()
+            .enumerate()
+            .map(|(i, (deps, memory))| {
+                let mut dependencies: Vec<String> = if i == 0 {
+                    Vec::new()
+                } else {
+                    deps.iter().map(|d| format!("s{}", d.index(i))).collect()
+                };
+                dependencies.sort();
+                dependencies.dedup();
+                Job {
+                    id: format!("s{i}"),
+                    dependencies,
+                    memory: *memory,
+                }
+            })
+            .collect()
+    })
+}
+
+/// What must hold after every event.
+fn check_invariants(s: &Scheduler) -> Result<(), TestCaseError> {
+    let (running, ready, waiting) = s.counts();
+    prop_assert_eq!(running + ready + waiting + s.done_count(), s.jobs().len());
+    for (i, job) in s.jobs().iter().enumerate() {
+        let leased = s.lease_of(i).is_some();
+        let done = s.is_done(&job.id);
+        prop_assert!(!(leased && done), "{} leased and done", job.id);
+        if leased {
+            for d in &job.dependencies {
+                prop_assert!(s.is_done(d), "{} leased before {d} is done", job.id);
+            }
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn random_event_orders(
+        jobs in plan(),
+        events in prop::collection::vec(event(3, 10), 0..120),
+    ) {
+        let count = jobs.len();
+        let mut s = Scheduler::new(jobs, [], LEASE, false);
+        let mut now = Instant::now();
+        let name = |w: usize| format!("w{w}");
+        let mut instances = [1u64, 2, 3];
+        let mut stored = vec![0u32; count];
+        for event in events {
+            match event {
+                Event::Register { w, restart } => {
+                    if restart {
+                        instances[w] += 10;
+                    }
+                    let _ = s.register(&name(w), instances[w], 1, 2 + w as u64, now);
+                }
+                Event::Lease { w } => {
+                    if let Ok((Offer::Slice(i), _)) = s.lease(&name(w), now) {
+                        prop_assert!(s.holds(&name(w), &s.jobs()[i].id.clone()));
+                    }
+                }
+                Event::Heartbeat { w, slice } => {
+                    let id = format!("s{}", slice % count);
+                    let held = s.holds(&name(w), &id);
+                    prop_assert_eq!(s.heartbeat(&name(w), &id, now), held);
+                }
+                Event::Complete { w, slice } => {
+                    let id = format!("s{}", slice % count);
+                    if !s.is_done(&id) && s.holds(&name(w), &id) {
+                        stored[slice % count] += 1;
+                        prop_assert!(s.finish(&id));
+                    }
+                }
+                Event::Release { w, slice } => s.release(&name(w), &format!("s{}", slice % count)),
+                Event::Wait { tenths } => now += LEASE * tenths / 10,
+            }
+            check_invariants(&s)?;
+        }
+        // No slice is solved twice.
+        prop_assert!(stored.iter().all(|&n| n <= 1), "{:?}", stored);
+        // Every lease expires without heartbeats.
+        now += LEASE;
+        s.expire(now);
+        prop_assert_eq!(s.leases().count(), 0);
+        // None is lost: a worker with memory for all finishes the rest.
+        s.register("last", 99, 1, u64::MAX, now).unwrap();
+        for _ in s.done_count()..count {
+            match s.lease("last", now).unwrap().0 {
+                Offer::Slice(i) => {
+                    let id = s.jobs()[i].id.clone();
+                    prop_assert!(s.finish(&id));
+                }
+                other => prop_assert!(false, "{other:?} with {} of {count} done", s.done_count()),
+            }
+        }
+        prop_assert!(s.is_complete());
+        prop_assert_eq!(s.lease("last", now).unwrap().0, Offer::Stop);
+    }
+}
