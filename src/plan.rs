@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use egdb_coordinator::build::memory_need;
+use egdb_coordinator::building::memory_need;
 use egdb_coordinator::game::cell_encoding;
 use egdb_coordinator::Tablebase;
 use egdb_db_format::SliceRecord;

@@ -1,7 +1,7 @@
 //! The coordinator side of egdb: the build manifest and scheduler, and the
 //! reader that answers queries from a finished store.
 //!
-//! * [`build`] — a build over a store: which slices are done, verified
+//! * [`building`] — a build over a store: which slices are done, verified
 //!   completion. It implements the worker-facing
 //!   [`egdb_proto::Coordinator`] contract.
 //! * [`schedule`] — readiness, leases, expiry, memory fit, registration:
@@ -12,7 +12,7 @@
 //!   against its moves.
 //! * [`game`] — turning a game spec or a store's identity into a game.
 
-pub mod build;
+pub mod building;
 pub mod error;
 pub mod game;
 pub mod schedule;
@@ -20,6 +20,6 @@ pub mod served;
 pub mod tablebase;
 pub mod verify;
 
-pub use build::{Build, BuildOptions, BuildProgress};
+pub use building::{Build, BuildOptions, BuildProgress};
 pub use error::CoordinatorError;
 pub use tablebase::{Answer, Probe, Tablebase};
