@@ -11,15 +11,6 @@ pub enum Value {
 }
 
 impl Value {
-    /// The value for the other player.
-    pub fn flip(self) -> Value {
-        match self {
-            Value::Loss => Value::Win,
-            Value::Draw => Value::Draw,
-            Value::Win => Value::Loss,
-        }
-    }
-
     pub fn as_str(self) -> &'static str {
         match self {
             Value::Loss => "loss",

@@ -60,10 +60,6 @@ impl ShardCache {
         })
     }
 
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
     /// The shard of `slice_id` in `task`'s build, if cached; blocks whose
     /// checksum fails are an error.
     ///

@@ -183,10 +183,6 @@ impl Position {
         (self.board(self.to_move), self.board(self.to_move.other()))
     }
 
-    pub fn occupied(&self) -> PointSet {
-        self.board[0].union(self.board[1])
-    }
-
     pub fn phase(&self, rules: &MorrisRules) -> Phase {
         if self.hand == [0, 0] {
             Phase::Movement

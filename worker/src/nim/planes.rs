@@ -73,10 +73,6 @@ impl Planes {
         !self.0[HIGH_CODE] & self.0[LOW_CODE]
     }
 
-    pub fn draws(&self) -> u64 {
-        self.0[HIGH_CODE] & !self.0[LOW_CODE]
-    }
-
     /// The largest depth among the positions `lanes`.
     pub fn max_depth(&self, lanes: u64) -> u8 {
         let (mut max, mut candidates) = (0u8, lanes);
