@@ -151,7 +151,7 @@ pub struct WorkerArgs {
     #[arg(long)]
     pub coordinator: String,
     /// Engine threads (default: every core).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// Memory for one slice, e.g. 20GiB (default: 80% of available memory).
     #[arg(long, value_parser = parse_bytes)]
@@ -177,9 +177,6 @@ pub struct WorkerArgs {
     /// so that after a restart it reads them from disk (one per worker).
     #[arg(long)]
     pub cache: Option<PathBuf>,
-    /// Tests only: damage the first N shards received and results sent.
-    #[arg(long, hide = true, default_value_t = 0)]
-    pub damage_transfers: u64,
 }
 
 #[derive(Debug, Args)]
@@ -191,10 +188,10 @@ pub struct BuildArgs {
     #[arg(long)]
     pub store: Option<PathBuf>,
     /// Local workers.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = parse_workers)]
     pub workers: usize,
     /// Threads for the engines (default: every core).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// Memory budget per slice, e.g. 12GiB (default: 80% of available memory).
     #[arg(long, value_parser = parse_bytes)]
@@ -323,7 +320,7 @@ pub struct BenchArgs {
     #[arg(default_value = "nim:triangle:7:normal")]
     pub game: String,
     /// Threads for the parallel run (default: every core).
-    #[arg(long)]
+    #[arg(long, value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// Timed runs of each method; the median is reported.
     #[arg(long, default_value_t = 3)]
@@ -353,6 +350,25 @@ pub fn parse_seconds(text: &str) -> Result<f64, String> {
         ));
     }
     Ok(seconds)
+}
+
+/// Parses a number of threads: 1 to 4096.
+pub fn parse_threads(text: &str) -> Result<usize, String> {
+    parse_count(text, "threads", 4096)
+}
+
+/// Parses a number of local workers: 1 to 256.
+pub fn parse_workers(text: &str) -> Result<usize, String> {
+    parse_count(text, "workers", 256)
+}
+
+fn parse_count(text: &str, what: &str, most: usize) -> Result<usize, String> {
+    match text.trim().parse::<usize>() {
+        Ok(n) if (1..=most).contains(&n) => Ok(n),
+        _ => Err(format!(
+            "`{text}` is not a number of {what} from 1 to {most}"
+        )),
+    }
 }
 
 /// Parses `123`, `64MiB`, `12G`, `1.5GiB` (binary units either way).

@@ -5,8 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use egdb_proto::client::RemoteCoordinator;
-use egdb_proto::{Coordinator, LinkKind};
-use egdb_worker::fault::DamagingLink;
+use egdb_proto::LinkKind;
 use egdb_worker::{ShardCache, Worker, WorkerConfig, WorkerError};
 
 use crate::build::{default_memory, use_engine_threads, INTERRUPTED};
@@ -47,13 +46,7 @@ pub fn run(args: WorkerArgs) -> Exit {
             std::process::exit(INTERRUPTED);
         }
     });
-    let damaging = DamagingLink::new(&link, args.damage_transfers);
-    let link: &dyn Coordinator = if args.damage_transfers > 0 {
-        &damaging
-    } else {
-        &link
-    };
-    let mut worker = Worker::new(config, link);
+    let mut worker = Worker::new(config, &link);
     if let Some(dir) = &args.cache {
         worker = worker
             .with_cache(ShardCache::open(dir).map_err(|e| Failure::bad_input(e.to_string()))?);

@@ -128,6 +128,73 @@ fn durations_names_and_endless_game_files_are_refused() {
 }
 
 #[test]
+fn the_binary_has_no_test_only_option() {
+    let out = egdb(&[
+        "worker",
+        "--coordinator",
+        "http://127.0.0.1:9",
+        "--damage-transfers",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("unexpected argument '--damage-transfers'"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn zero_threads_and_zero_workers_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s");
+    let store = store.to_str().unwrap();
+    for (args, what) in [
+        (
+            &[
+                "build",
+                "nim:triangle:3:normal",
+                "--store",
+                store,
+                "--threads",
+                "0",
+            ][..],
+            "threads",
+        ),
+        (
+            &[
+                "build",
+                "nim:triangle:3:normal",
+                "--store",
+                store,
+                "--workers",
+                "0",
+            ],
+            "workers",
+        ),
+        (
+            &[
+                "worker",
+                "--coordinator",
+                "http://127.0.0.1:9",
+                "--threads",
+                "0",
+            ],
+            "threads",
+        ),
+    ] {
+        let out = egdb(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!("is not a number of {what}")),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    assert!(!dir.path().join("s").exists());
+}
+
+#[test]
 fn games_past_what_the_layout_holds_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("g63.toml");

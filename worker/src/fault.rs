@@ -1,6 +1,6 @@
 //! Transfers damaged on purpose, so that tests can show that a damaged
-//! shard is caught and sent again (`egdb worker --damage-transfers N`, a
-//! hidden option). Never used otherwise.
+//! shard is caught and sent again. Behind the feature `fault`, which only
+//! the tests turn on: no binary carries it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -11,6 +11,7 @@ use egdb_proto::{Coordinator, LinkError, Registration, WorkerInfo};
 /// receives and in the first `n` results it sends.
 pub struct DamagingLink<'a> {
     inner: &'a dyn Coordinator,
+    n: u64,
     fetches_left: AtomicU64,
     results_left: AtomicU64,
 }
@@ -19,9 +20,16 @@ impl<'a> DamagingLink<'a> {
     pub fn new(inner: &'a dyn Coordinator, n: u64) -> DamagingLink<'a> {
         DamagingLink {
             inner,
+            n,
             fetches_left: AtomicU64::new(n),
             results_left: AtomicU64::new(n),
         }
+    }
+
+    /// How many shards received and results sent it damaged so far.
+    pub fn damaged(&self) -> (u64, u64) {
+        let done = |left: &AtomicU64| self.n - left.load(Ordering::SeqCst);
+        (done(&self.fetches_left), done(&self.results_left))
     }
 }
 

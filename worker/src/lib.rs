@@ -9,11 +9,13 @@
 //! * [`solver`] — what each game family does with a leased slice.
 //! * [`source`] — dependency shards: from the [`cache`] or the coordinator,
 //!   checked, fetched again when damaged in transfer.
-//! * [`fault`] — damage injected into transfers, for the tests.
+//! * `fault` — damage injected into transfers (feature `fault`, for the
+//!   tests only: no binary carries it).
 //! * [`worker`] — the pull loop: lease, fetch dependencies, solve, hand over.
 
 pub mod cache;
 pub mod error;
+#[cfg(feature = "fault")]
 pub mod fault;
 pub mod morris;
 pub mod nim;

@@ -9,7 +9,8 @@
 //! * [`index`] — tables indexed by symmetry class.
 //! * [`burnside`] — class counts from the symmetries' cycles, to check the index.
 //! * [`slices`] — the slice graph.
-//! * [`oracle`] — a plain solver to check the engines against.
+//! * `oracle` — a plain solver to check the engines against (feature
+//!   `oracle`, for tests).
 
 pub mod board;
 pub mod burnside;
@@ -17,6 +18,7 @@ pub mod captures;
 pub mod colex;
 pub mod index;
 pub mod moves;
+#[cfg(any(test, feature = "oracle"))]
 pub mod oracle;
 pub mod position;
 pub mod rules;

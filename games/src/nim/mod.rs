@@ -9,6 +9,7 @@ pub mod custom;
 pub mod hexagram;
 pub mod layout;
 mod notation;
+#[cfg(any(test, feature = "oracle"))]
 pub mod oracle;
 pub mod row_symmetry;
 pub mod symmetry;
