@@ -124,6 +124,32 @@ fn workers_of_another_cluster_game_or_protocol_are_refused() {
         lines_with(&log, "request refused") >= 3
     });
 
+    // Another release of the same protocol joins, and the log says so,
+    // without echoing a version that is not one.
+    for (worker, version) in [("older", "0.0.1"), ("odd", "\u{1b}[2J")] {
+        runtime.block_on(async {
+            let mut client = CoordinationClient::connect(url.clone()).await.unwrap();
+            client
+                .register(RegisterRequest {
+                    caller: Some(Caller {
+                        protocol_version: egdb_proto::PROTOCOL_VERSION,
+                        token: "s3cret".to_string(),
+                        worker: worker.to_string(),
+                    }),
+                    version: version.to_string(),
+                    ..RegisterRequest::default()
+                })
+                .await
+                .unwrap()
+        });
+    }
+    wait_for("two release warnings", Duration::from_secs(10), || {
+        lines_with(&log, "another egdb release") >= 2
+    });
+    assert_eq!(lines_with(&log, "\"0.0.1\""), 1);
+    assert_eq!(lines_with(&log, "(unreadable)"), 1);
+    assert_eq!(lines_with(&log, "\u{1b}"), 0);
+
     // The right token still works, and nothing was built by the strangers.
     let worker = start_worker(&url, "member", &token_arg);
     assert!(finish(worker, "worker", Duration::from_secs(120))

@@ -21,6 +21,19 @@ pub mod v1 {
     /// The encoded descriptors of `egdb.v1`, for gRPC reflection.
     pub const FILE_DESCRIPTOR_SET: &[u8] =
         include_bytes!(concat!(env!("OUT_DIR"), "/egdb_descriptor.bin"));
+
+    impl Shard {
+        /// The cell encoding the shard's tag names.
+        ///
+        /// # Errors
+        /// The reason, for a tag that names none.
+        pub fn cell_encoding(&self) -> Result<egdb_db_format::CellEncoding, String> {
+            u8::try_from(self.encoding)
+                .ok()
+                .and_then(egdb_db_format::CellEncoding::from_tag)
+                .ok_or_else(|| format!("unknown encoding {}", self.encoding))
+        }
+    }
 }
 
 /// Version of this contract; requests of another version are refused.

@@ -140,6 +140,15 @@ impl Coordination for Service {
     ) -> Result<Response<RegisterReply>, Status> {
         let r = request.into_inner();
         let name = self.admit(r.caller.as_ref())?;
+        // Same protocol, another release: worth a line in the log (the
+        // version is the peer's text: shown only if it looks like one).
+        let ours = env!("CARGO_PKG_VERSION");
+        if r.version != ours {
+            let plain = r.version.len() <= 32
+                && r.version.chars().all(|c| c.is_ascii_alphanumeric() || ".-+".contains(c));
+            let theirs = if plain { r.version.as_str() } else { "(unreadable)" };
+            tracing::warn!(worker = %name, version = theirs, ours, "worker runs another egdb release");
+        }
         let info = WorkerInfo {
             name,
             threads: r.threads,

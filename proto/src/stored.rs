@@ -47,13 +47,12 @@ pub fn read_shard(store: &Store, slice_id: &str) -> Result<Option<Shard>, Format
 /// # Errors
 /// [`FormatError::Corrupt`] for an unknown encoding; store I/O errors.
 pub fn write_shard(store: &Store, shard: &Shard, counts: SliceCounts) -> Result<(), FormatError> {
-    let encoding = u8::try_from(shard.encoding)
-        .ok()
-        .and_then(CellEncoding::from_tag)
-        .ok_or_else(|| FormatError::Corrupt {
+    let encoding = shard
+        .cell_encoding()
+        .map_err(|reason| FormatError::Corrupt {
             slice: shard.slice_id.clone(),
             block: 0,
-            reason: format!("unknown encoding {}", shard.encoding),
+            reason,
         })?;
     let record = record_of(shard, encoding, counts);
     let blocks: Vec<&[u8]> = shard.blocks.iter().map(|b| b.record.as_slice()).collect();

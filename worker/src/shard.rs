@@ -87,10 +87,7 @@ pub fn decode_shard(shard: &Shard) -> Result<(CellEncoding, Vec<u8>), FormatErro
         block,
         reason,
     };
-    let encoding = u8::try_from(shard.encoding)
-        .ok()
-        .and_then(CellEncoding::from_tag)
-        .ok_or_else(|| corrupt(0, format!("unknown encoding {}", shard.encoding)))?;
+    let encoding = shard.cell_encoding().map_err(|reason| corrupt(0, reason))?;
     if let Some(reason) = layout_fault(shard.raw_len, shard.block_bytes, shard.blocks.len() as u64)
     {
         return Err(corrupt(0, reason));

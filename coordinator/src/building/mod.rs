@@ -215,10 +215,7 @@ impl Build {
             .iter()
             .find(|s| s.id.as_str() == shard.slice_id)
             .ok_or_else(|| refuse("not a slice of this build".to_string()))?;
-        let encoding = u8::try_from(shard.encoding)
-            .ok()
-            .and_then(CellEncoding::from_tag)
-            .ok_or_else(|| refuse(format!("unknown encoding {}", shard.encoding)))?;
+        let encoding = shard.cell_encoding().map_err(refuse)?;
         let expected = self.encoding;
         if encoding != expected {
             return Err(refuse(format!(
