@@ -117,7 +117,7 @@ pub fn check_block<'a>(
 ) -> Result<(CellEncoding, &'a [u8]), FormatError> {
     let corrupt = |reason: String| FormatError::Corrupt {
         slice: slice.to_string(),
-        block: expected_index,
+        block: Some(expected_index),
         reason,
     };
     if record.len() < HEADER + 4 {
@@ -179,7 +179,7 @@ pub fn decode_block(
 ) -> Result<BlockRecord, FormatError> {
     let corrupt = |reason: String| FormatError::Corrupt {
         slice: slice.to_string(),
-        block: expected_index,
+        block: Some(expected_index),
         reason,
     };
     if expected_len > MAX_BLOCK_BYTES {

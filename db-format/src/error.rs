@@ -23,10 +23,12 @@ pub enum FormatError {
         found: String,
         wanted: String,
     },
-    #[error("corrupt block {block} of slice {slice}: {reason}")]
+    /// Damage found in a slice: in one block, or in the slice as a whole
+    /// (its record, its checksum, its encoding) when `block` is `None`.
+    #[error("corrupt {}slice {slice}: {reason}", block_of(*.block))]
     Corrupt {
         slice: String,
-        block: u32,
+        block: Option<u32>,
         reason: String,
     },
     #[error("slice {slice} is not in the store")]
@@ -38,6 +40,11 @@ pub enum FormatError {
     Damaged(String),
 }
 
+/// "block N of " for damage in one block, nothing for the whole slice.
+fn block_of(block: Option<u32>) -> String {
+    block.map(|b| format!("block {b} of ")).unwrap_or_default()
+}
+
 #[cfg(feature = "store")]
 impl From<rocksdb::Error> for FormatError {
     fn from(e: rocksdb::Error) -> FormatError {
@@ -45,5 +52,24 @@ impl From<rocksdb::Error> for FormatError {
             rocksdb::ErrorKind::Corruption => FormatError::Damaged(e.into_string()),
             _ => FormatError::Io(e.into_string()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FormatError;
+
+    #[test]
+    fn damage_names_a_block_only_when_one_is_at_fault() {
+        let corrupt = |block| FormatError::Corrupt {
+            slice: "s".into(),
+            block,
+            reason: "r".into(),
+        };
+        assert_eq!(corrupt(None).to_string(), "corrupt slice s: r");
+        assert_eq!(
+            corrupt(Some(3)).to_string(),
+            "corrupt block 3 of slice s: r"
+        );
     }
 }

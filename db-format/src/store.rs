@@ -58,14 +58,14 @@ impl SliceRecord {
     /// before anything is allocated from them.
     ///
     /// # Errors
-    /// [`FormatError::Corrupt`] naming the slice (block 0: the record is
+    /// [`FormatError::Corrupt`] naming the slice (no block: the record is
     /// the slice's).
     pub fn check_layout(&self) -> Result<(), FormatError> {
         match layout_fault(self.raw_len, self.block_bytes, u64::from(self.blocks)) {
             None => Ok(()),
             Some(reason) => Err(FormatError::Corrupt {
                 slice: self.slice.clone(),
-                block: 0,
+                block: None,
                 reason: format!("manifest record: {reason}"),
             }),
         }
@@ -306,7 +306,7 @@ impl Store {
                     .map(Some)
                     .map_err(|e| FormatError::Corrupt {
                         slice: id.to_string(),
-                        block: 0,
+                        block: None,
                         reason: format!("manifest record: {e}"),
                     })
             }
@@ -326,7 +326,7 @@ impl Store {
             let (key, bytes) = item?;
             let record = serde_json::from_slice(&bytes).map_err(|e| FormatError::Corrupt {
                 slice: String::from_utf8_lossy(&key).into_owned(),
-                block: 0,
+                block: None,
                 reason: format!("manifest record: {e}"),
             })?;
             records.push(record);
@@ -376,7 +376,7 @@ impl Store {
             .get_cf(self.cf(BLOCKS)?, block_key(slice, index))?
             .ok_or_else(|| FormatError::Corrupt {
                 slice: slice.to_string(),
-                block: index,
+                block: Some(index),
                 reason: "block missing from the store".to_string(),
             })
     }
@@ -392,7 +392,7 @@ impl Store {
         if index >= record.blocks {
             return Err(FormatError::Corrupt {
                 slice: record.slice.clone(),
-                block: index,
+                block: Some(index),
                 reason: format!("the slice has {} blocks", record.blocks),
             });
         }
@@ -431,7 +431,7 @@ impl Store {
         if crc32fast::hash(&raw) != record.raw_crc32 {
             return Err(FormatError::Corrupt {
                 slice: slice.to_string(),
-                block: record.blocks.saturating_sub(1),
+                block: None,
                 reason: "slice checksum does not match its manifest record".to_string(),
             });
         }

@@ -145,8 +145,14 @@ impl Coordination for Service {
         let ours = env!("CARGO_PKG_VERSION");
         if r.version != ours {
             let plain = r.version.len() <= 32
-                && r.version.chars().all(|c| c.is_ascii_alphanumeric() || ".-+".contains(c));
-            let theirs = if plain { r.version.as_str() } else { "(unreadable)" };
+                && r.version
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || ".-+".contains(c));
+            let theirs = if plain {
+                r.version.as_str()
+            } else {
+                "(unreadable)"
+            };
             tracing::warn!(worker = %name, version = theirs, ours, "worker runs another egdb release");
         }
         let info = WorkerInfo {

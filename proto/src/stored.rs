@@ -21,7 +21,7 @@ pub fn read_shard(store: &Store, slice_id: &str) -> Result<Option<Shard>, Format
             if !checksum_holds(&bytes) {
                 return Err(FormatError::Corrupt {
                     slice: slice_id.to_string(),
-                    block: index,
+                    block: Some(index),
                     reason: "checksum mismatch in the store".to_string(),
                 });
             }
@@ -51,7 +51,7 @@ pub fn write_shard(store: &Store, shard: &Shard, counts: SliceCounts) -> Result<
         .cell_encoding()
         .map_err(|reason| FormatError::Corrupt {
             slice: shard.slice_id.clone(),
-            block: 0,
+            block: None,
             reason,
         })?;
     let record = record_of(shard, encoding, counts);

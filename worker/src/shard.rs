@@ -82,15 +82,17 @@ where
 /// # Errors
 /// [`FormatError::Corrupt`] naming the slice and block that fails.
 pub fn decode_shard(shard: &Shard) -> Result<(CellEncoding, Vec<u8>), FormatError> {
-    let corrupt = |block: u32, reason: String| FormatError::Corrupt {
+    let corrupt = |block: Option<u32>, reason: String| FormatError::Corrupt {
         slice: shard.slice_id.clone(),
         block,
         reason,
     };
-    let encoding = shard.cell_encoding().map_err(|reason| corrupt(0, reason))?;
+    let encoding = shard
+        .cell_encoding()
+        .map_err(|reason| corrupt(None, reason))?;
     if let Some(reason) = layout_fault(shard.raw_len, shard.block_bytes, shard.blocks.len() as u64)
     {
-        return Err(corrupt(0, reason));
+        return Err(corrupt(None, reason));
     }
     let parts = shard
         .blocks
@@ -99,7 +101,7 @@ pub fn decode_shard(shard: &Shard) -> Result<(CellEncoding, Vec<u8>), FormatErro
         .map(|(i, block)| {
             if block.index != i as u32 {
                 return Err(corrupt(
-                    i as u32,
+                    Some(i as u32),
                     format!("block {} out of order", block.index),
                 ));
             }
@@ -116,17 +118,14 @@ pub fn decode_shard(shard: &Shard) -> Result<(CellEncoding, Vec<u8>), FormatErro
     for part in parts {
         if part.encoding != encoding {
             return Err(corrupt(
-                part.index,
+                Some(part.index),
                 "block encoding differs from the shard's".to_string(),
             ));
         }
         raw.extend_from_slice(&part.raw);
     }
     if crc32fast::hash(&raw) != shard.raw_crc32 {
-        return Err(corrupt(
-            shard.blocks.len().saturating_sub(1) as u32,
-            "shard checksum does not match".to_string(),
-        ));
+        return Err(corrupt(None, "shard checksum does not match".to_string()));
     }
     Ok((encoding, raw))
 }

@@ -103,7 +103,7 @@ fn checked_as(shard: &Shard, slice_id: &str) -> Result<(), FormatError> {
     }
     Err(FormatError::Corrupt {
         slice: slice_id.to_string(),
-        block: 0,
+        block: None,
         reason: format!("the shard sent is labelled {:?}", shard.slice_id),
     })
 }

@@ -253,7 +253,7 @@ fn copy_from(block: &[u8], start: usize, out: &mut [u8]) -> usize {
 fn corrupt(record: &SliceRecord, block: u32, reason: &str) -> CoordinatorError {
     FormatError::Corrupt {
         slice: record.slice.clone(),
-        block,
+        block: Some(block),
         reason: reason.to_string(),
     }
     .into()
