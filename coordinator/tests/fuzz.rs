@@ -23,16 +23,6 @@ use proptest::sample::{select, Index};
 mod fuzz_edits;
 use fuzz_edits::*;
 
-/// The record with its trailing CRC-32 made to hold again.
-fn with_crc(mut record: Vec<u8>) -> Vec<u8> {
-    if let Some(body) = record.len().checked_sub(4) {
-        let crc = crc32fast::hash(&record[..body]);
-        record[body..].copy_from_slice(&crc.to_le_bytes());
-    }
-    record
-}
-
-/// Noise from a seed, cheap enough for a large slice.
 fn noise(seed: u64, len: usize) -> Vec<u8> {
     let mut state = seed | 1;
     (0..len)

@@ -17,75 +17,9 @@ use proptest::sample::{select, Index};
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 
-fn config() -> ProptestConfig {
-    // No regression files written into the tree: a failure prints its
-    // shrunk input, to be kept here as a test of its own.
-    ProptestConfig {
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
-
-/// Runs `test` over `strategy` with state set up once (a store), failing
-/// with the shrunk input as `proptest!` does.
-fn run<S: Strategy>(cases: u32, strategy: S, test: impl Fn(S::Value) -> Result<(), TestCaseError>) {
-    let mut runner = TestRunner::new(ProptestConfig { cases, ..config() });
-    if let Err(e) = runner.run(&strategy, test) {
-        panic!("{e}");
-    }
-}
-
-// ---- Bytes and edits ----
-
-#[derive(Debug, Clone)]
-enum ByteEdit {
-    Flip(Index, u8),
-    Set(Index, u8),
-    Insert(Index, u8),
-    Delete(Index),
-    Truncate(Index),
-    Append(Vec<u8>),
-}
-
-fn byte_edits() -> impl Strategy<Value = Vec<ByteEdit>> {
-    let edit = prop_oneof![
-        4 => (any::<Index>(), 0u8..8).prop_map(|(i, b)| ByteEdit::Flip(i, b)),
-        2 => (any::<Index>(), any::<u8>()).prop_map(|(i, b)| ByteEdit::Set(i, b)),
-        1 => (any::<Index>(), any::<u8>()).prop_map(|(i, b)| ByteEdit::Insert(i, b)),
-        1 => any::<Index>().prop_map(ByteEdit::Delete),
-        1 => any::<Index>().prop_map(ByteEdit::Truncate),
-        1 => prop::collection::vec(any::<u8>(), 1..16).prop_map(ByteEdit::Append),
-    ];
-    prop::collection::vec(edit, 1..4)
-}
-
-fn edited(bytes: &[u8], edits: &[ByteEdit]) -> Vec<u8> {
-    let mut bytes = bytes.to_vec();
-    for edit in edits {
-        let n = bytes.len();
-        match edit {
-            ByteEdit::Flip(i, bit) if n > 0 => bytes[i.index(n)] ^= 1 << bit,
-            ByteEdit::Set(i, b) if n > 0 => bytes[i.index(n)] = *b,
-            ByteEdit::Insert(i, b) => bytes.insert(i.index(n + 1), *b),
-            ByteEdit::Delete(i) if n > 0 => {
-                bytes.remove(i.index(n));
-            }
-            ByteEdit::Truncate(i) => bytes.truncate(i.index(n + 1)),
-            ByteEdit::Append(more) => bytes.extend_from_slice(more),
-            _ => {}
-        }
-    }
-    bytes
-}
-
-/// The record with its trailing CRC-32 made to hold again.
-fn with_crc(mut record: Vec<u8>) -> Vec<u8> {
-    if let Some(body) = record.len().checked_sub(4) {
-        let crc = crc32fast::hash(&record[..body]);
-        record[body..].copy_from_slice(&crc.to_le_bytes());
-    }
-    record
-}
+#[path = "../../tests/common/fuzz_edits.rs"]
+mod fuzz_edits;
+use fuzz_edits::*;
 
 fn encoding() -> impl Strategy<Value = CellEncoding> {
     select(
@@ -684,7 +618,7 @@ mod stored {
             depth: false,
         };
         let store = Store::create_or_open(&dir.path().join("s"), &identity).expect("a store");
-        run(config().cases, written(), |w| {
+        run(written(), |w| {
             let (record, blocks) = slice_of(&w);
             store.put_slice(&record, &blocks).expect("writes");
             let back = store.slice(w.slice);
@@ -783,7 +717,7 @@ mod stored {
         drop(Store::create_or_open(&path, &mine).expect("a store"));
         // Three RocksDB opens a case: a fiftieth of the cases.
         let cases = config().cases.div_ceil(50).max(16);
-        run(cases, meta(), |meta| {
+        run_cases(cases, meta(), |meta| {
             write_meta(&path, &meta);
             let expected = meta
                 .identity

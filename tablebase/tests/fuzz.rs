@@ -19,39 +19,9 @@ use egdb_tablebase::check::{Checker, Fetched};
 use proptest::prelude::*;
 use proptest::sample::{select, Index};
 
-fn config() -> ProptestConfig {
-    // No regression files written into the tree: a failure prints its
-    // shrunk input, to be kept here as a test of its own.
-    ProptestConfig {
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
-
-#[derive(Debug, Clone)]
-enum ByteEdit {
-    Flip(Index, u8),
-    Set(Index, u8),
-    Insert(Index, u8),
-    Delete(Index),
-}
-
-fn edited(bytes: &[u8], edits: &[ByteEdit]) -> Vec<u8> {
-    let mut bytes = bytes.to_vec();
-    for edit in edits {
-        let n = bytes.len();
-        match *edit {
-            ByteEdit::Flip(i, bit) if n > 0 => bytes[i.index(n)] ^= 1 << bit,
-            ByteEdit::Set(i, b) if n > 0 => bytes[i.index(n)] = b,
-            ByteEdit::Insert(i, b) => bytes.insert(i.index(n + 1), b),
-            ByteEdit::Delete(i) if n > 0 => {
-                bytes.remove(i.index(n));
-            }
-            _ => {}
-        }
-    }
-    bytes
-}
+#[path = "../../tests/common/fuzz_edits.rs"]
+mod fuzz_edits;
+use fuzz_edits::*;
 
 /// A game with every slice's stored bytes: right for take-away games (from
 /// the oracle), noise of the right size for Morris (no oracle covers every

@@ -20,7 +20,16 @@ pub fn config() -> ProptestConfig {
 /// Runs `test` over `strategy` with state set up once (a build, a store),
 /// failing with the shrunk input as `proptest!` does.
 pub fn run<S: Strategy>(strategy: S, test: impl Fn(S::Value) -> Result<(), TestCaseError>) {
-    let mut runner = TestRunner::new(config());
+    run_cases(config().cases, strategy, test);
+}
+
+/// [`run`] with another number of cases.
+pub fn run_cases<S: Strategy>(
+    cases: u32,
+    strategy: S,
+    test: impl Fn(S::Value) -> Result<(), TestCaseError>,
+) {
+    let mut runner = TestRunner::new(ProptestConfig { cases, ..config() });
     if let Err(e) = runner.run(&strategy, test) {
         panic!("{e}");
     }
@@ -33,8 +42,10 @@ pub enum ByteEdit {
     Insert(Index, u8),
     Delete(Index),
     Truncate(Index),
+    Append(Vec<u8>),
 }
 
+/// One to three edits of every kind.
 pub fn byte_edits() -> impl Strategy<Value = Vec<ByteEdit>> {
     let edit = prop_oneof![
         4 => (any::<Index>(), 0u8..8).prop_map(|(i, b)| ByteEdit::Flip(i, b)),
@@ -42,24 +53,44 @@ pub fn byte_edits() -> impl Strategy<Value = Vec<ByteEdit>> {
         1 => (any::<Index>(), any::<u8>()).prop_map(|(i, b)| ByteEdit::Insert(i, b)),
         1 => any::<Index>().prop_map(ByteEdit::Delete),
         1 => any::<Index>().prop_map(ByteEdit::Truncate),
+        1 => prop::collection::vec(any::<u8>(), 1..16).prop_map(ByteEdit::Append),
     ];
     prop::collection::vec(edit, 1..4)
+}
+
+/// One to seven edits that keep the length: flips and sets.
+pub fn byte_edits_in_place() -> impl Strategy<Value = Vec<ByteEdit>> {
+    let edit = prop_oneof![
+        2 => (any::<Index>(), 0u8..8).prop_map(|(i, b)| ByteEdit::Flip(i, b)),
+        1 => (any::<Index>(), any::<u8>()).prop_map(|(i, b)| ByteEdit::Set(i, b)),
+    ];
+    prop::collection::vec(edit, 1..8)
 }
 
 pub fn edited(bytes: &[u8], edits: &[ByteEdit]) -> Vec<u8> {
     let mut bytes = bytes.to_vec();
     for edit in edits {
         let n = bytes.len();
-        match *edit {
+        match edit {
             ByteEdit::Flip(i, bit) if n > 0 => bytes[i.index(n)] ^= 1 << bit,
-            ByteEdit::Set(i, b) if n > 0 => bytes[i.index(n)] = b,
-            ByteEdit::Insert(i, b) => bytes.insert(i.index(n + 1), b),
+            ByteEdit::Set(i, b) if n > 0 => bytes[i.index(n)] = *b,
+            ByteEdit::Insert(i, b) => bytes.insert(i.index(n + 1), *b),
             ByteEdit::Delete(i) if n > 0 => {
                 bytes.remove(i.index(n));
             }
             ByteEdit::Truncate(i) => bytes.truncate(i.index(n + 1)),
+            ByteEdit::Append(more) => bytes.extend_from_slice(more),
             _ => {}
         }
     }
     bytes
+}
+
+/// The record with its trailing CRC-32 made to hold again.
+pub fn with_crc(mut record: Vec<u8>) -> Vec<u8> {
+    if let Some(body) = record.len().checked_sub(4) {
+        let crc = crc32fast::hash(&record[..body]);
+        record[body..].copy_from_slice(&crc.to_le_bytes());
+    }
+    record
 }

@@ -32,72 +32,9 @@ use proptest::sample::{select, Index};
 use proptest::strategy::ValueTree;
 use prost::Message;
 
-fn config() -> ProptestConfig {
-    // No regression files written into the tree: a failure prints its
-    // shrunk input, to be kept here as a test of its own.
-    ProptestConfig {
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
-
-// ---- Bytes and edits ----
-
-#[derive(Debug, Clone)]
-enum ByteEdit {
-    Flip(Index, u8),
-    Set(Index, u8),
-    Insert(Index, u8),
-    Delete(Index),
-    Truncate(Index),
-}
-
-/// Edits; `keep_length` only changes bytes in place.
-fn byte_edits(keep_length: bool) -> impl Strategy<Value = Vec<ByteEdit>> {
-    let in_place = prop_oneof![
-        2 => (any::<Index>(), 0u8..8).prop_map(|(i, b)| ByteEdit::Flip(i, b)),
-        1 => (any::<Index>(), any::<u8>()).prop_map(|(i, b)| ByteEdit::Set(i, b)),
-    ];
-    let edit = if keep_length {
-        in_place.boxed()
-    } else {
-        prop_oneof![
-            6 => in_place,
-            1 => (any::<Index>(), any::<u8>()).prop_map(|(i, b)| ByteEdit::Insert(i, b)),
-            1 => any::<Index>().prop_map(ByteEdit::Delete),
-            1 => any::<Index>().prop_map(ByteEdit::Truncate),
-        ]
-        .boxed()
-    };
-    prop::collection::vec(edit, 1..6)
-}
-
-fn edited(bytes: &[u8], edits: &[ByteEdit]) -> Vec<u8> {
-    let mut bytes = bytes.to_vec();
-    for edit in edits {
-        let n = bytes.len();
-        match *edit {
-            ByteEdit::Flip(i, bit) if n > 0 => bytes[i.index(n)] ^= 1 << bit,
-            ByteEdit::Set(i, b) if n > 0 => bytes[i.index(n)] = b,
-            ByteEdit::Insert(i, b) => bytes.insert(i.index(n + 1), b),
-            ByteEdit::Delete(i) if n > 0 => {
-                bytes.remove(i.index(n));
-            }
-            ByteEdit::Truncate(i) => bytes.truncate(i.index(n + 1)),
-            _ => {}
-        }
-    }
-    bytes
-}
-
-/// The record with its trailing CRC-32 made to hold again.
-fn with_crc(mut record: Vec<u8>) -> Vec<u8> {
-    if let Some(body) = record.len().checked_sub(4) {
-        let crc = crc32fast::hash(&record[..body]);
-        record[body..].copy_from_slice(&crc.to_le_bytes());
-    }
-    record
-}
+#[path = "../../tests/common/fuzz_edits.rs"]
+mod fuzz_edits;
+use fuzz_edits::*;
 
 fn encoding() -> impl Strategy<Value = CellEncoding> {
     select(
@@ -140,7 +77,7 @@ fn shard_damage() -> impl Strategy<Value = ShardDamage> {
         1 => prop_oneof![0u64..10_000, any::<u64>()].prop_map(ShardDamage::RawLen),
         1 => any::<u32>().prop_map(ShardDamage::Crc),
         1 => prop_oneof![0u64..=2048, Just(16 << 20), any::<u64>()].prop_map(ShardDamage::BlockBytes),
-        3 => (any::<Index>(), byte_edits(false), prop::bool::weighted(0.7))
+        3 => (any::<Index>(), byte_edits(), prop::bool::weighted(0.7))
             .prop_map(|(i, e, fix)| ShardDamage::Block(i, e, fix)),
         1 => (any::<Index>(), prop_oneof![0u32..8, any::<u32>()])
             .prop_map(|(i, v)| ShardDamage::BlockIndex(i, v)),
@@ -266,7 +203,7 @@ proptest! {
     #[test]
     fn shards_from_wire_bytes(
         (shard, _) in valid_shard(),
-        edits in prop::option::weighted(0.8, byte_edits(false)),
+        edits in prop::option::weighted(0.8, byte_edits()),
         arbitrary in prop::option::weighted(0.2, prop::collection::vec(any::<u8>(), 0..256)),
     ) {
         let bytes = match (arbitrary, edits) {
@@ -422,8 +359,8 @@ enum Content {
 fn content() -> impl Strategy<Value = Content> {
     prop_oneof![
         1 => Just(Content::Stored),
-        4 => byte_edits(true).prop_map(Content::Edited),
-        1 => byte_edits(false).prop_map(Content::Resized),
+        4 => byte_edits_in_place().prop_map(Content::Edited),
+        1 => byte_edits().prop_map(Content::Resized),
         2 => any::<u64>().prop_map(Content::Noise),
         2 => any::<u64>().prop_map(Content::Revalued),
         1 => encoding().prop_map(Content::Encoding),
