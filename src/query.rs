@@ -5,6 +5,7 @@ use std::path::Path;
 
 use egdb_coordinator::{Answer, Probe, Tablebase};
 use egdb_games::Value;
+use egdb_proto::client::with_causes;
 use egdb_proto::tls::{client_refusal, query_client_config};
 use egdb_proto::v1::query_client::QueryClient;
 use egdb_proto::v1::{InfoRequest, PositionRequest};
@@ -85,15 +86,7 @@ fn query_endpoint(url: &str, tls_ca: Option<&Path>) -> Result<Endpoint, Failure>
 /// A connection failure with its causes: TLS refusals hide under
 /// "transport error".
 fn reason(error: &tonic::transport::Error) -> String {
-    client_refusal(error).unwrap_or_else(|| {
-        let mut text = error.to_string();
-        let mut source = std::error::Error::source(error);
-        while let Some(cause) = source {
-            text.push_str(&format!(": {cause}"));
-            source = cause.source();
-        }
-        text
-    })
+    client_refusal(error).unwrap_or_else(|| with_causes(&error.to_string(), error))
 }
 
 /// The game and the answer of an `egdb serve` at `url`.

@@ -209,18 +209,23 @@ fn link_error(status: Status) -> LinkError {
         Code::AlreadyExists => LinkKind::Duplicate,
         _ => LinkKind::Internal,
     };
-    let mut message = status.message().to_string();
-    // "transport error" alone says nothing; its causes say what broke.
-    let mut source = std::error::Error::source(&status);
+    LinkError::new(kind, with_causes(status.message(), &status))
+}
+
+/// `message` followed by the causes of `error` not already in it: a
+/// "transport error" alone says nothing, its causes say what broke.
+pub fn with_causes(message: &str, error: &dyn std::error::Error) -> String {
+    let mut text = message.to_string();
+    let mut source = error.source();
     while let Some(cause) = source {
         let cause_text = cause.to_string();
-        if !message.contains(&cause_text) {
-            message.push_str(": ");
-            message.push_str(&cause_text);
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
         }
         source = cause.source();
     }
-    LinkError::new(kind, message)
+    text
 }
 
 impl Coordinator for RemoteCoordinator {
