@@ -124,13 +124,26 @@ impl Build {
         }
         let store = Store::create_or_open(path, &identity(game, options.depth))?;
         let done: Vec<String> = store.slices()?.into_iter().map(|r| r.slice).collect();
-        let schedule = Scheduler::new(
-            jobs(&plan, &needs),
-            done.iter().map(String::as_str),
-            lease_length(&options),
-            false,
-        );
-        Ok(Build {
+        let done = done.iter().map(String::as_str);
+        Ok(Build::assemble(
+            store, plan, &needs, encoding, options, done, None,
+        ))
+    }
+
+    /// A build over an opened store whose `done` slices are done; a
+    /// verifying one (`verifying` set) leases slices in any order.
+    fn assemble<'a>(
+        store: Store,
+        plan: Vec<SliceInfo>,
+        needs: &[u64],
+        encoding: CellEncoding,
+        options: BuildOptions,
+        done: impl IntoIterator<Item = &'a str>,
+        verifying: Option<verifying::Verifying>,
+    ) -> Build {
+        let any_order = verifying.is_some();
+        let schedule = Scheduler::new(jobs(&plan, needs), done, lease_length(&options), any_order);
+        Build {
             store,
             plan,
             encoding,
@@ -138,8 +151,8 @@ impl Build {
             state: Mutex::new(State::new(schedule)),
             progress: None,
             started: Instant::now(),
-            verifying: None,
-        })
+            verifying,
+        }
     }
 
     pub fn with_progress(mut self, progress: Box<dyn BuildProgress>) -> Build {

@@ -16,9 +16,8 @@ use egdb_proto::v1::CheckReport;
 use egdb_proto::LinkError;
 use egdb_tablebase::SliceCheck;
 
-use super::{jobs, lease_length, Build, BuildOptions, State};
+use super::{Build, BuildOptions};
 use crate::game::{cell_encoding, from_identity};
-use crate::schedule::Scheduler;
 use crate::verify::Journal;
 use crate::CoordinatorError;
 
@@ -87,7 +86,7 @@ impl Build {
         for slice in &plan {
             let id = slice.id.as_str();
             match crcs.get(id) {
-                Some(&crc) if journal.passed(id, crc) => done.push(id),
+                Some(&crc) if journal.passed(id, crc) => done.push(id.to_string()),
                 Some(_) => {}
                 None => {
                     failures.push(SliceCheck {
@@ -97,25 +96,24 @@ impl Build {
                         ),
                         ..SliceCheck::default()
                     });
-                    done.push(id);
+                    done.push(id.to_string());
                 }
             }
         }
-        let schedule = Scheduler::new(jobs(&plan, &needs), done, lease_length(&options), true);
-        Ok(Build {
+        let verifying = Verifying {
+            journal: Mutex::new(Some(journal)),
+            crcs,
+            failures: Mutex::new(failures),
+        };
+        Ok(Build::assemble(
             store,
             plan,
+            &needs,
             encoding,
             options,
-            state: Mutex::new(State::new(schedule)),
-            progress: None,
-            started: Instant::now(),
-            verifying: Some(Verifying {
-                journal: Mutex::new(Some(journal)),
-                crcs,
-                failures: Mutex::new(failures),
-            }),
-        })
+            done.iter().map(String::as_str),
+            Some(verifying),
+        ))
     }
 
     /// Whether this build verifies a store rather than solving it.
