@@ -146,10 +146,6 @@ impl Scheduler {
         self.index.get(id).copied()
     }
 
-    pub fn lease_length(&self) -> Duration {
-        self.lease_length
-    }
-
     /// Joins a worker: a new name, or the same process again (after a cut,
     /// or a coordinator restart), keeps its tallies. Another process under
     /// a name still heard from within a lease length is refused; after

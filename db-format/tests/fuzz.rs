@@ -21,16 +21,6 @@ use proptest::test_runner::TestRunner;
 mod fuzz_edits;
 use fuzz_edits::*;
 
-fn encoding() -> impl Strategy<Value = CellEncoding> {
-    select(
-        &[
-            CellEncoding::WinBits,
-            CellEncoding::ValueDepth8,
-            CellEncoding::ValueDepth16,
-        ][..],
-    )
-}
-
 /// Raw table bytes: runs compress, noise does not.
 fn raw_bytes(most: usize) -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![

@@ -86,6 +86,18 @@ pub fn edited(bytes: &[u8], edits: &[ByteEdit]) -> Vec<u8> {
     bytes
 }
 
+/// Any of the cell encodings.
+pub fn encoding() -> impl Strategy<Value = egdb_db_format::CellEncoding> {
+    use egdb_db_format::CellEncoding;
+    prop::sample::select(
+        &[
+            CellEncoding::WinBits,
+            CellEncoding::ValueDepth8,
+            CellEncoding::ValueDepth16,
+        ][..],
+    )
+}
+
 /// The record with its trailing CRC-32 made to hold again.
 pub fn with_crc(mut record: Vec<u8>) -> Vec<u8> {
     if let Some(body) = record.len().checked_sub(4) {

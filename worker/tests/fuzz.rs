@@ -36,16 +36,6 @@ use prost::Message;
 mod fuzz_edits;
 use fuzz_edits::*;
 
-fn encoding() -> impl Strategy<Value = CellEncoding> {
-    select(
-        &[
-            CellEncoding::WinBits,
-            CellEncoding::ValueDepth8,
-            CellEncoding::ValueDepth16,
-        ][..],
-    )
-}
-
 const OPTIONS: ShardOptions = ShardOptions {
     block_bytes: 1024,
     zstd_level: 1,
