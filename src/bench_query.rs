@@ -9,12 +9,12 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use egdb_coordinator::Tablebase;
 use egdb_games::morris::moves::legal_moves;
 use egdb_games::morris::Position;
 use egdb_games::Game;
 use egdb_proto::v1::query_client::QueryClient;
 use egdb_proto::v1::{BatchRequest, PositionRequest};
+use egdb_tablebase::Tablebase;
 
 use crate::cli::BenchQueryArgs;
 use crate::failure::Failure;

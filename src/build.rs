@@ -6,9 +6,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use egdb_coordinator::{Build, BuildOptions, BuildProgress, Tablebase};
+use egdb_coordinator::{Build, BuildOptions, BuildProgress};
 use egdb_db_format::SliceRecord;
 use egdb_games::{Game, GameSpec};
+use egdb_tablebase::Tablebase;
 use egdb_worker::{Worker, WorkerConfig};
 use indicatif::{ProgressBar, ProgressStyle};
 

@@ -5,6 +5,7 @@
 use egdb_coordinator::CoordinatorError;
 use egdb_db_format::FormatError;
 use egdb_games::GameError;
+use egdb_tablebase::TablebaseError;
 
 #[derive(Debug)]
 pub struct Failure {
@@ -63,6 +64,16 @@ impl From<CoordinatorError> for Failure {
         match e {
             CoordinatorError::Game(e) => e.into(),
             CoordinatorError::Format(e) => e.into(),
+            other => Failure::failed(other.to_string()),
+        }
+    }
+}
+
+impl From<TablebaseError> for Failure {
+    fn from(e: TablebaseError) -> Failure {
+        match e {
+            TablebaseError::Game(e) => e.into(),
+            TablebaseError::Format(e) => e.into(),
             other => Failure::failed(other.to_string()),
         }
     }

@@ -5,10 +5,10 @@
 use std::collections::BTreeMap;
 
 use egdb_coordinator::building::memory_need;
-use egdb_coordinator::game::cell_encoding;
-use egdb_coordinator::Tablebase;
 use egdb_db_format::SliceRecord;
 use egdb_games::{Game, GameSpec};
+use egdb_tablebase::identity::cell_encoding;
+use egdb_tablebase::Tablebase;
 use serde_json::json;
 
 use crate::cli::PlanArgs;

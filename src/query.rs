@@ -3,12 +3,12 @@
 
 use std::path::Path;
 
-use egdb_coordinator::{Answer, Probe, Tablebase};
-use egdb_games::Value;
 use egdb_proto::client::with_causes;
 use egdb_proto::tls::{client_refusal, query_client_config};
 use egdb_proto::v1::query_client::QueryClient;
 use egdb_proto::v1::{InfoRequest, PositionRequest};
+use egdb_tablebase::served::wire::answer_of;
+use egdb_tablebase::{Answer, Probe, Tablebase};
 use serde_json::json;
 use tonic::transport::Endpoint;
 
@@ -120,38 +120,8 @@ fn ask(url: &str, tls_ca: Option<&Path>, position: &str) -> Result<(String, Answ
             .await
             .map_err(refused)?
             .into_inner();
-        let probe = reply
-            .probe
-            .ok_or_else(|| Failure::failed(format!("{url} answered without a probe")))?;
-        let answer = Answer {
-            position: probe.position,
-            probe: Probe {
-                value: value_of(&probe.value)?,
-                depth: probe.depth,
-            },
-            moves: reply
-                .moves
-                .into_iter()
-                .map(|m| {
-                    Ok((
-                        m.r#move,
-                        Probe {
-                            value: value_of(&m.value)?,
-                            depth: m.depth,
-                        },
-                    ))
-                })
-                .collect::<Result<_, Failure>>()?,
-        };
+        let answer =
+            answer_of(&reply).map_err(|e| Failure::failed(format!("{url} answered badly: {e}")))?;
         Ok((info.game, answer))
     })
-}
-
-fn value_of(text: &str) -> Result<Value, Failure> {
-    match text {
-        "win" => Ok(Value::Win),
-        "loss" => Ok(Value::Loss),
-        "draw" => Ok(Value::Draw),
-        other => Err(Failure::failed(format!("the server sent value `{other}`"))),
-    }
 }

@@ -6,13 +6,13 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use egdb_coordinator::{Probe, Tablebase};
 use egdb_db_format::encoding::unpack_value_depth16;
 use egdb_db_format::{SliceRecord, ValueCode};
 use egdb_games::morris::index::TableIndex;
 use egdb_games::morris::symmetry::{BOARD_SYMMETRIES, SYMMETRIES};
 use egdb_games::morris::{Color, MorrisGame, MorrisSlice, Move, Position};
 use egdb_games::Game;
+use egdb_tablebase::{Probe, Tablebase};
 
 use crate::cli::ResultsArgs;
 use crate::failure::Failure;

@@ -1,13 +1,11 @@
-//! `egdb serve`: a finished tablebase over gRPC (`egdb.v1.Query`), with the
-//! standard health and reflection services so that `grpcurl` works.
+//! `egdb serve`: a tablebase over gRPC (`egdb.v1.Query`, with health and
+//! reflection; `egdb_tablebase::served`), on the address and TLS asked for.
 
 use std::io::Write;
 
-use egdb_coordinator::served::QueryService;
-use egdb_proto::server::{bind, incoming, MAX_MESSAGE_BYTES};
+use egdb_proto::server::bind;
 use egdb_proto::tls::ServerTls;
-use egdb_proto::v1::query_server::QueryServer;
-use egdb_proto::v1::FILE_DESCRIPTOR_SET;
+use egdb_tablebase::served::QueryService;
 
 use crate::build::INTERRUPTED;
 use crate::cli::ServeArgs;
@@ -44,33 +42,9 @@ pub fn run(args: ServeArgs) -> Exit {
         println!("listening on {address}");
         let _ = std::io::stdout().flush();
         tracing::info!(%address, %game, "serving queries");
-        let (health, health_service) = tonic_health::server::health_reporter();
-        health.set_serving::<QueryServer<QueryService>>().await;
-        let reflection = tonic_reflection::server::Builder::configure()
-            .register_encoded_file_descriptor_set(FILE_DESCRIPTOR_SET)
-            .build_v1()
-            .map_err(|e| Failure::failed(format!("no reflection service: {e}")))?;
-        let router = tonic::transport::Server::builder()
-            .add_service(health_service)
-            .add_service(reflection)
-            .add_service(
-                QueryServer::new(service)
-                    .max_decoding_message_size(MAX_MESSAGE_BYTES)
-                    .max_encoding_message_size(MAX_MESSAGE_BYTES),
-            );
-        let served = match tls {
-            Some(tls) => {
-                router
-                    .serve_with_incoming_shutdown(tls.incoming(listener), stop.requested())
-                    .await
-            }
-            None => {
-                router
-                    .serve_with_incoming_shutdown(incoming(listener), stop.requested())
-                    .await
-            }
-        };
-        served.map_err(|e| Failure::failed(format!("serving failed: {e}")))
+        egdb_tablebase::served::serve(service, listener, tls, stop.requested())
+            .await
+            .map_err(Failure::failed)
     })?;
     Ok(INTERRUPTED)
 }

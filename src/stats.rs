@@ -1,8 +1,8 @@
 //! `egdb stats`: per-slice counts of a store.
 
-use egdb_coordinator::Tablebase;
 use egdb_db_format::SliceRecord;
 use egdb_games::morris::MorrisSlice;
+use egdb_tablebase::Tablebase;
 use serde_json::{json, Value as Json};
 
 use crate::cli::StatsArgs;

@@ -4,9 +4,9 @@ use std::time::Instant;
 
 use std::collections::HashMap;
 
-use egdb_coordinator::verify::{Journal, SliceCheck, Verifier};
-use egdb_coordinator::{Probe, Tablebase};
 use egdb_db_format::SliceRecord;
+use egdb_tablebase::verify::{Journal, SliceCheck, Verifier};
+use egdb_tablebase::{Probe, Tablebase};
 use serde_json::json;
 
 use crate::build::{default_memory, positions_bar};

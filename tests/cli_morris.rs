@@ -4,10 +4,10 @@
 mod common;
 
 use common::*;
-use egdb_coordinator::Tablebase;
 use egdb_games::morris::oracle::Oracle;
 use egdb_games::morris::{MorrisGame, Variant};
 use egdb_games::{Game, Value};
+use egdb_tablebase::Tablebase;
 
 /// Every position the plain solver reaches in the whole game, probed in the
 /// store `egdb build` wrote.

@@ -51,13 +51,8 @@ fn client(runtime: &tokio::runtime::Runtime, url: &str) -> QueryClient<Channel> 
         .max_decoding_message_size(64 << 20)
 }
 
-fn value(text: &str) -> Value {
-    match text {
-        "win" => Value::Win,
-        "loss" => Value::Loss,
-        "draw" => Value::Draw,
-        other => panic!("value {other}"),
-    }
+fn value(tag: i32) -> Value {
+    egdb_proto::values::value_of(tag).unwrap()
 }
 
 /// Probes `positions` in batches; (value, depth) of each.
@@ -79,7 +74,7 @@ fn batch(
             reply
                 .probes
                 .into_iter()
-                .map(|p| (value(&p.value), p.depth))
+                .map(|p| (value(p.value), p.depth))
                 .collect::<Vec<_>>()
         })
         .collect()
@@ -126,7 +121,7 @@ fn nim_over_grpc_agrees_with_the_store_and_brute_force() {
                 .into_inner();
             let mut out = Vec::new();
             while let Some(reply) = replies.message().await.unwrap() {
-                out.push((value(&reply.value), reply.depth));
+                out.push((value(reply.value), reply.depth));
             }
             out
         });
@@ -186,8 +181,12 @@ fn morris_over_grpc_agrees_with_brute_force_and_lines_are_perfect_play() {
     for (i, step) in line.steps.iter().enumerate() {
         let after = step.after.as_ref().unwrap();
         assert_eq!(after.depth, Some(depth - 1 - i as u32));
-        let expected = if i % 2 == 0 { "loss" } else { "win" };
-        assert_eq!(after.value, expected, "step {i} of the line from {won}");
+        let expected = if i % 2 == 0 { Value::Loss } else { Value::Win };
+        assert_eq!(
+            value(after.value),
+            expected,
+            "step {i} of the line from {won}"
+        );
     }
     let end = &line.steps.last().unwrap().after.as_ref().unwrap().position;
     let moves = runtime
@@ -241,7 +240,7 @@ fn errors_carry_their_grpc_codes() {
         }))
         .unwrap()
         .into_inner();
-    assert_eq!(start.value, "win");
+    assert_eq!(value(start.value), Value::Win);
 
     // Every slice's first block damaged: answers are DATA_LOSS, never values.
     let damaged = dir.path().join("damaged");

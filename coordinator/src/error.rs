@@ -14,8 +14,6 @@ pub enum CoordinatorError {
         need: u64,
         budget: u64,
     },
-    #[error("position is in slice {slice}, which is not in the store (yet)")]
-    SliceNotFound { slice: String },
     #[error("slice {slice} cannot be checked: {reason}")]
     Unverifiable { slice: String, reason: String },
     #[error("shard of slice {slice} refused: {reason}")]

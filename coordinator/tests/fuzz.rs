@@ -10,12 +10,13 @@
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use egdb_coordinator::{Build, BuildOptions, Tablebase};
+use egdb_coordinator::{Build, BuildOptions};
 use egdb_db_format::{encode_block, CellEncoding};
 use egdb_games::morris::Position;
 use egdb_games::{Game, GameSpec, SliceInfo};
 use egdb_proto::v1::{self, Shard, ShardBlock, SliceResult};
 use egdb_proto::{Coordinator, WorkerInfo};
+use egdb_tablebase::Tablebase;
 use proptest::prelude::*;
 use proptest::sample::{select, Index};
 
@@ -382,7 +383,7 @@ fn verify_journals() {
             .as_deref()
             .map_or(text.clone().into_bytes(), |e| edited(text.as_bytes(), e));
         std::fs::write(dir.path().join("verify.journal"), bytes).expect("writes");
-        let journal = egdb_coordinator::verify::Journal::open(dir.path(), &game, false);
+        let journal = egdb_tablebase::verify::Journal::open(dir.path(), &game, false);
         // Unedited, with names of one line: each slice's last line holds.
         if headed && edits.is_none() && records.iter().all(|(s, _)| !s.contains('\n')) {
             let last: std::collections::HashMap<&String, u32> =

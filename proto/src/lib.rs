@@ -7,12 +7,12 @@
 //! [`client::RemoteCoordinator`] implements it for workers on other
 //! machines, so worker code is the same in both.
 
-pub mod checks;
 pub mod client;
 pub mod server;
 #[cfg(feature = "store")]
 pub mod stored;
 pub mod tls;
+pub mod values;
 
 /// Generated `egdb.v1` messages and the `Coordination` and `Query` services.
 pub mod v1 {

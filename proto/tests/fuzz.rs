@@ -14,7 +14,6 @@ use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 
 use egdb_db_format::{block_len, max_record_len, MAX_BLOCK_BYTES};
-use egdb_proto::checks::{report_of, MAX_TEXT};
 use egdb_proto::client::RemoteCoordinator;
 use egdb_proto::server::{bind, incoming, serve, Service};
 use egdb_proto::tls::{client_config, query_client_config, ServerTls, TlsFiles};
@@ -30,6 +29,7 @@ use egdb_proto::{
     worker_name_fault, Coordinator, LinkError, LinkKind, Registration, WorkerInfo, MAX_WORKER_NAME,
     PROTOCOL_VERSION,
 };
+use egdb_tablebase::check::wire::{report_of, MAX_TEXT};
 use egdb_tablebase::check::EXAMPLES;
 use egdb_tablebase::SliceCheck;
 use proptest::prelude::*;

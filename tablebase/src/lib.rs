@@ -1,18 +1,28 @@
-//! Finished tablebases: what a stored slice must hold, checked without the
-//! engines that built it.
+//! Finished tablebases: read, probed, checked and served. Nothing here
+//! builds; `egdb-coordinator` writes the stores this crate reads.
 //!
+//! * [`reader`] — a store opened for queries: probes block by block with a
+//!   cache, every move of a position with its value, perfect-play lines.
+//! * [`served`] — a tablebase as the `egdb.v1.Query` gRPC service.
 //! * [`check`] — every stored position of a slice against the positions
 //!   its legal moves lead to, from decoded tables in memory (forward move
 //!   generation and the rules of `egdb-games`, nothing of the engines).
-//!   `egdb verify` runs it over a store, and workers run it for a
-//!   coordinator that leases verification.
+//!   Workers run it for a coordinator that leases verification; its
+//!   reports cross the wire through [`check::wire`].
+//! * [`verify`] — `egdb verify`: a store checked slice by slice, with a
+//!   journal so that an interrupted verify goes on.
+//! * [`identity`] — a store's identity and the game it names.
 //! * [`memory`] — huge-page advice for tables read at random (shared with
 //!   the engines).
-//!
-//! This crate knows no store and no network: its callers decode the
-//! slices (checksums checked) and hand their cells over.
 
 pub mod check;
+pub mod error;
+pub mod identity;
 pub mod memory;
+pub mod reader;
+pub mod served;
+pub mod verify;
 
 pub use check::{Mismatch, Probe, SliceCheck};
+pub use error::TablebaseError;
+pub use reader::{Answer, Tablebase};

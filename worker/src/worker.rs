@@ -6,9 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use egdb_games::{Game, GameSpec};
-use egdb_proto::checks::report_of;
 use egdb_proto::v1::{CheckReport, SliceCounts as WireCounts, SliceResult, SliceTask};
 use egdb_proto::{Coordinator, LinkKind, WorkerInfo};
+use egdb_tablebase::check::wire::report_of;
 use egdb_tablebase::check::{Checker, Fetched};
 
 use crate::cache::ShardCache;

@@ -18,9 +18,9 @@ use egdb_games::{Game, SliceInfo};
 use egdb_proto::stored::record_of;
 use egdb_proto::v1::{Shard, SliceResult, SliceTask};
 
-use crate::game::{cell_encoding, identity};
 use crate::schedule::{Job, Scheduler};
 use crate::CoordinatorError;
+use egdb_tablebase::identity::{cell_encoding, identity};
 
 mod link;
 mod status;

@@ -17,9 +17,9 @@ use egdb_proto::LinkError;
 use egdb_tablebase::SliceCheck;
 
 use super::{Build, BuildOptions};
-use crate::game::{cell_encoding, from_identity};
-use crate::verify::Journal;
 use crate::CoordinatorError;
+use egdb_tablebase::identity::{cell_encoding, from_identity};
+use egdb_tablebase::verify::Journal;
 
 /// What a verifying build keeps besides the lease state.
 pub(super) struct Verifying {

@@ -15,6 +15,7 @@ mod checker;
 mod loaded;
 pub mod morris;
 pub mod nim;
+pub mod wire;
 
 pub use checker::{Checker, Fetched};
 

@@ -4,6 +4,13 @@
 //!
 //! Probes may read RocksDB and decompress a block, so each request runs
 //! in `block_in_place`; the block cache is shared by all of them.
+//! [`listen`] puts the service on the network.
+
+mod listen;
+pub mod wire;
+
+pub use listen::serve;
+use wire::{moves_reply, probe_reply};
 
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
@@ -13,14 +20,14 @@ use std::time::{Duration, Instant};
 use egdb_db_format::FormatError;
 use egdb_proto::v1::query_server::Query;
 use egdb_proto::v1::{
-    BatchReply, BatchRequest, InfoReply, InfoRequest, LineReply, LineRequest, LineStep, MoveProbe,
-    MovesReply, PositionRequest, ProbeReply,
+    BatchReply, BatchRequest, InfoReply, InfoRequest, LineReply, LineRequest, LineStep, MovesReply,
+    PositionRequest, ProbeReply,
 };
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
 
-use crate::tablebase::{Probe, Tablebase};
-use crate::CoordinatorError;
+use crate::reader::Tablebase;
+use crate::TablebaseError;
 
 /// Plies of a line when the request gives no bound.
 const DEFAULT_LINE_PLIES: u32 = 1000;
@@ -47,7 +54,7 @@ impl QueryService {
     ///
     /// # Errors
     /// As [`Tablebase::open`].
-    pub fn open(path: &Path, cache_bytes: u64) -> Result<QueryService, CoordinatorError> {
+    pub fn open(path: &Path, cache_bytes: u64) -> Result<QueryService, TablebaseError> {
         let tablebase = Tablebase::open(path)?.with_cache_bytes(cache_bytes);
         Ok(QueryService {
             current: RwLock::new(Arc::new(tablebase)),
@@ -90,14 +97,14 @@ impl QueryService {
 
     async fn run<T, F>(&self, f: F) -> Result<Response<T>, Status>
     where
-        F: Fn(&Tablebase) -> Result<T, CoordinatorError>,
+        F: Fn(&Tablebase) -> Result<T, TablebaseError>,
     {
         // Most probes hit cached blocks and take microseconds: run in place
         // (the runtime moves its other tasks away meanwhile) rather than pay
         // a hand-over to the blocking pool on every request.
         let mut tablebase = self.tablebase();
         let mut outcome = tokio::task::block_in_place(|| f(&tablebase));
-        if matches!(outcome, Err(CoordinatorError::SliceNotFound { .. }))
+        if matches!(outcome, Err(TablebaseError::SliceNotFound { .. }))
             && tokio::task::block_in_place(|| self.catch_up(&tablebase))
         {
             tablebase = self.tablebase();
@@ -105,7 +112,7 @@ impl QueryService {
         }
         outcome.map(Response::new).map_err(|e| match e {
             // The build has not got there yet: worth asking again later.
-            CoordinatorError::SliceNotFound { slice } if !tablebase.is_complete() => {
+            TablebaseError::SliceNotFound { slice } if !tablebase.is_complete() => {
                 Status::unavailable(format!(
                     "slice {slice} is not built yet; the store's build is still running"
                 ))
@@ -116,25 +123,17 @@ impl QueryService {
 }
 
 /// The gRPC status of a failed query.
-pub fn status_of(e: CoordinatorError) -> Status {
+pub fn status_of(e: TablebaseError) -> Status {
     match e {
-        CoordinatorError::Game(_) => Status::invalid_argument(e.to_string()),
-        CoordinatorError::SliceNotFound { .. } => Status::not_found(e.to_string()),
-        CoordinatorError::Format(FormatError::Corrupt { .. }) => Status::data_loss(e.to_string()),
-        CoordinatorError::Format(FormatError::Damaged(detail)) => {
+        TablebaseError::Game(_) => Status::invalid_argument(e.to_string()),
+        TablebaseError::SliceNotFound { .. } => Status::not_found(e.to_string()),
+        TablebaseError::Format(FormatError::Corrupt { .. }) => Status::data_loss(e.to_string()),
+        TablebaseError::Format(FormatError::Damaged(detail)) => {
             // The detail names the store's files: for the log, not clients.
             tracing::error!(%detail, "the store is damaged");
             Status::data_loss("the store is damaged (RocksDB found corrupt data); run egdb verify")
         }
         other => Status::internal(other.to_string()),
-    }
-}
-
-fn probe_reply(position: String, probe: Probe) -> ProbeReply {
-    ProbeReply {
-        position,
-        value: probe.value.as_str().to_string(),
-        depth: probe.depth,
     }
 }
 
@@ -171,22 +170,7 @@ impl Query for QueryService {
         request: Request<PositionRequest>,
     ) -> Result<Response<MovesReply>, Status> {
         let text = request.into_inner().position;
-        self.run(move |t| {
-            let answer = t.answer(&text)?;
-            Ok(MovesReply {
-                probe: Some(probe_reply(answer.position, answer.probe)),
-                moves: answer
-                    .moves
-                    .into_iter()
-                    .map(|(mv, p)| MoveProbe {
-                        r#move: mv,
-                        value: p.value.as_str().to_string(),
-                        depth: p.depth,
-                    })
-                    .collect(),
-            })
-        })
-        .await
+        self.run(move |t| Ok(moves_reply(t.answer(&text)?))).await
     }
 
     async fn line(&self, request: Request<LineRequest>) -> Result<Response<LineReply>, Status> {

@@ -6,7 +6,7 @@ use egdb_games::morris::Position;
 use egdb_games::{Game, Value};
 
 use super::{Probe, Tablebase};
-use crate::CoordinatorError;
+use crate::TablebaseError;
 
 /// One ply of a line: the move and the probe of the position it leads to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,7 +37,7 @@ impl Tablebase {
     ///
     /// # Errors
     /// As [`Tablebase::answer`].
-    pub fn line(&self, text: &str, max_plies: u32) -> Result<Vec<LineStep>, CoordinatorError> {
+    pub fn line(&self, text: &str, max_plies: u32) -> Result<Vec<LineStep>, TablebaseError> {
         match &self.game {
             Game::Nim(game) => {
                 let mut position = game.parse_position(text)?;

@@ -21,13 +21,13 @@ use cache::{keep_near, key, near, BlockCache};
 use egdb_db_format::{FormatError, SliceRecord, Store};
 use egdb_games::Game;
 
-use crate::game::from_identity;
-use crate::CoordinatorError;
+use crate::identity::from_identity;
+use crate::TablebaseError;
 
 /// Bytes of decompressed blocks a tablebase keeps unless told otherwise.
 pub const DEFAULT_CACHE_BYTES: u64 = 64 << 20;
 
-pub use egdb_tablebase::Probe;
+pub use crate::Probe;
 
 /// A position's probe and every legal move's, in notation.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,7 +66,7 @@ static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new
 impl Tablebase {
     /// # Errors
     /// [`FormatError::NotAStore`] and friends; a game this egdb does not know.
-    pub fn open(path: &Path) -> Result<Tablebase, CoordinatorError> {
+    pub fn open(path: &Path) -> Result<Tablebase, TablebaseError> {
         let store = Store::open_read_only(path)?;
         let game = from_identity(store.identity())?;
         let complete = store.is_complete()?;
@@ -135,7 +135,7 @@ impl Tablebase {
     ///
     /// # Errors
     /// As [`Tablebase::answer`].
-    pub fn start(&self) -> Result<Probe, CoordinatorError> {
+    pub fn start(&self) -> Result<Probe, TablebaseError> {
         match &self.game {
             Game::Nim(game) => self.probe_nim(game, game.start()),
             Game::Morris(game) => {
@@ -148,7 +148,7 @@ impl Tablebase {
     ///
     /// # Errors
     /// As [`Tablebase::answer`].
-    pub fn probe(&self, text: &str) -> Result<Probe, CoordinatorError> {
+    pub fn probe(&self, text: &str) -> Result<Probe, TablebaseError> {
         Ok(self.probe_named(text)?.1)
     }
 
@@ -156,7 +156,7 @@ impl Tablebase {
     ///
     /// # Errors
     /// As [`Tablebase::answer`].
-    pub fn probe_named(&self, text: &str) -> Result<(String, Probe), CoordinatorError> {
+    pub fn probe_named(&self, text: &str) -> Result<(String, Probe), TablebaseError> {
         match &self.game {
             Game::Nim(game) => {
                 let position = game.parse_position(text)?;
@@ -176,11 +176,11 @@ impl Tablebase {
     /// position one legal move leads to.
     ///
     /// # Errors
-    /// [`CoordinatorError::Game`] for text that is not a position of the
-    /// game; [`CoordinatorError::SliceNotFound`] when a slice it needs is not
+    /// [`TablebaseError::Game`] for text that is not a position of the
+    /// game; [`TablebaseError::SliceNotFound`] when a slice it needs is not
     /// in the store; [`FormatError::Corrupt`] naming slice and block when a
     /// block fails its checksum — never a value from a bad block.
-    pub fn answer(&self, text: &str) -> Result<Answer, CoordinatorError> {
+    pub fn answer(&self, text: &str) -> Result<Answer, TablebaseError> {
         match &self.game {
             Game::Nim(game) => self.answer_nim(game, text),
             Game::Morris(game) => self.answer_morris(game, text),
@@ -189,7 +189,7 @@ impl Tablebase {
 
     /// `N` stored bytes of slice number `slice` from byte `at` on; one block
     /// read unless the cell straddles two.
-    fn bytes<const N: usize>(&self, slice: u32, at: u64) -> Result<[u8; N], CoordinatorError> {
+    fn bytes<const N: usize>(&self, slice: u32, at: u64) -> Result<[u8; N], TablebaseError> {
         let record = &self.records[slice as usize];
         let block_bytes = record.block_bytes.max(1);
         let mut out = [0u8; N];
@@ -221,7 +221,7 @@ impl Tablebase {
         Ok(out)
     }
 
-    fn block(&self, slice: u32, index: u32) -> Result<Arc<Vec<u8>>, CoordinatorError> {
+    fn block(&self, slice: u32, index: u32) -> Result<Arc<Vec<u8>>, TablebaseError> {
         if let Some(block) = self.read().get(key(slice, index)) {
             return Ok(block);
         }
@@ -250,7 +250,7 @@ fn copy_from(block: &[u8], start: usize, out: &mut [u8]) -> usize {
 }
 
 /// A block that cannot hold what its record promises.
-fn corrupt(record: &SliceRecord, block: u32, reason: &str) -> CoordinatorError {
+fn corrupt(record: &SliceRecord, block: u32, reason: &str) -> TablebaseError {
     FormatError::Corrupt {
         slice: record.slice.clone(),
         block: Some(block),

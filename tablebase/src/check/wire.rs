@@ -2,11 +2,10 @@
 //! [`v1::CheckReport`] and is kept as [`SliceCheck`]; these are the two
 //! conversions, the incoming one bounded.
 
-use egdb_games::Value;
-use egdb_tablebase::check::EXAMPLES;
-use egdb_tablebase::{Mismatch, Probe, SliceCheck};
+use egdb_proto::v1::{self, CheckMismatch, CheckReport, CheckedProbe};
+use egdb_proto::values::{tag_of, value_of};
 
-use crate::v1::{self, CheckMismatch, CheckReport, CheckedProbe, GameValue};
+use super::{Mismatch, Probe, SliceCheck, EXAMPLES};
 
 /// Longest position, slice id or reason taken from a report.
 pub const MAX_TEXT: usize = 1000;
@@ -35,13 +34,8 @@ pub fn report_of(check: &SliceCheck, raw_crc32: u32, seconds: f64) -> CheckRepor
 }
 
 fn wire(p: &Probe) -> CheckedProbe {
-    let value = match p.value {
-        Value::Win => GameValue::Win,
-        Value::Loss => GameValue::Loss,
-        Value::Draw => GameValue::Draw,
-    };
     CheckedProbe {
-        value: value as i32,
+        value: tag_of(p.value),
         depth: p.depth,
     }
 }
@@ -98,14 +92,8 @@ impl TryFrom<&CheckReport> for SliceCheck {
 }
 
 fn probe_of(p: &v1::CheckedProbe) -> Result<Probe, String> {
-    let value = match GameValue::try_from(p.value) {
-        Ok(GameValue::Win) => Value::Win,
-        Ok(GameValue::Loss) => Value::Loss,
-        Ok(GameValue::Draw) => Value::Draw,
-        _ => return Err(format!("value {} is none", p.value)),
-    };
     Ok(Probe {
-        value,
+        value: value_of(p.value)?,
         depth: p.depth,
     })
 }
@@ -113,6 +101,7 @@ fn probe_of(p: &v1::CheckedProbe) -> Result<Probe, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use egdb_games::Value;
 
     #[test]
     fn a_check_crosses_the_wire_unchanged_and_oversized_ones_are_refused() {

@@ -13,7 +13,7 @@ use egdb_games::morris::{MorrisGame, MorrisSlice, Position};
 use egdb_games::Value;
 
 use super::{corrupt, Answer, Probe, Tablebase};
-use crate::CoordinatorError;
+use crate::TablebaseError;
 
 /// The table indexes of the slices probed so far (built once each).
 #[derive(Default)]
@@ -61,7 +61,7 @@ impl Tablebase {
         &self,
         game: &MorrisGame,
         position: &Position,
-    ) -> Result<Probe, CoordinatorError> {
+    ) -> Result<Probe, TablebaseError> {
         let rules = game.rules();
         if let Some(value) = terminal_value(rules, position) {
             return Ok(Probe {
@@ -77,7 +77,7 @@ impl Tablebase {
             *self
                 .morris_numbers
                 .get(&slice)
-                .ok_or_else(|| CoordinatorError::SliceNotFound {
+                .ok_or_else(|| TablebaseError::SliceNotFound {
                     slice: slice.to_string(),
                 })?;
         let record = &self.records[number as usize];
@@ -121,12 +121,12 @@ impl Tablebase {
         &self,
         game: &MorrisGame,
         text: &str,
-    ) -> Result<Answer, CoordinatorError> {
+    ) -> Result<Answer, TablebaseError> {
         let position = Position::parse(game.rules(), text)?;
         let moves = legal_moves(game.rules(), &position)
             .into_iter()
             .map(|(m, next)| Ok((m.to_string(), self.probe_morris(game, &next)?)))
-            .collect::<Result<_, CoordinatorError>>()?;
+            .collect::<Result<_, TablebaseError>>()?;
         Ok(Answer {
             position: position.to_string(),
             probe: self.probe_morris(game, &position)?,

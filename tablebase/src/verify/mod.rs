@@ -1,7 +1,7 @@
 //! `egdb verify`: a finished store checked without the engines that built
 //! it. For each slice, every block's checksum and the slice's, then every
 //! stored position against the positions its legal moves lead to
-//! (`egdb_tablebase::check` states the rule), from decoded slices in
+//! ([`crate::check`] states the rule), from decoded slices in
 //! memory: the slice and those its moves lead into, kept up to a memory
 //! budget for the checks to come.
 
@@ -11,12 +11,12 @@ pub use journal::Journal;
 
 use std::sync::atomic::AtomicBool;
 
+pub use crate::check::{expected, Mismatch, SliceCheck, EXAMPLES};
+use crate::check::{Checker, Fetched};
 use egdb_db_format::FormatError;
-pub use egdb_tablebase::check::{expected, Mismatch, SliceCheck, EXAMPLES};
-use egdb_tablebase::check::{Checker, Fetched};
 
-use crate::tablebase::Tablebase;
-use crate::CoordinatorError;
+use crate::reader::Tablebase;
+use crate::TablebaseError;
 
 /// Checks the slices of one store, keeping decoded slices between checks.
 pub struct Verifier<'a> {
@@ -39,7 +39,7 @@ impl<'a> Verifier<'a> {
     /// # Errors
     /// Store I/O errors. A corrupt slice, or one whose moves lead into a
     /// corrupt or missing slice, is a failed check, not an error.
-    pub fn check(&mut self, slice: &str) -> Result<SliceCheck, CoordinatorError> {
+    pub fn check(&mut self, slice: &str) -> Result<SliceCheck, TablebaseError> {
         let store = self.tablebase.store();
         let never = AtomicBool::new(false);
         let check = self.checker.check(slice, &never, |id| fetch(store, id))?;
@@ -48,7 +48,7 @@ impl<'a> Verifier<'a> {
 }
 
 /// A slice's bytes from the store, every checksum checked.
-fn fetch(store: &egdb_db_format::Store, slice: &str) -> Result<Fetched, CoordinatorError> {
+fn fetch(store: &egdb_db_format::Store, slice: &str) -> Result<Fetched, TablebaseError> {
     if store.slice(slice)?.is_none() {
         return Ok(Fetched::Missing);
     }

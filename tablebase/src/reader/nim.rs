@@ -6,15 +6,11 @@ use egdb_games::nim::{slice_id, NimGame};
 use egdb_games::Value;
 
 use super::{corrupt, Answer, Probe, Tablebase};
-use crate::CoordinatorError;
+use crate::TablebaseError;
 
 impl Tablebase {
     /// The value (and depth) of a Nim position.
-    pub(crate) fn probe_nim(
-        &self,
-        game: &NimGame,
-        position: u64,
-    ) -> Result<Probe, CoordinatorError> {
+    pub(crate) fn probe_nim(&self, game: &NimGame, position: u64) -> Result<Probe, TablebaseError> {
         // Depth tables keep each symmetry class once, under its canonical
         // member; value tables keep every member, all alike.
         self.nim_cell(game, game.symmetry().canonical(position))
@@ -22,18 +18,14 @@ impl Tablebase {
 
     /// The cell stored for exactly this position (in a depth table, only
     /// canonical positions have one).
-    pub(crate) fn nim_cell(
-        &self,
-        game: &NimGame,
-        position: u64,
-    ) -> Result<Probe, CoordinatorError> {
+    pub(crate) fn nim_cell(&self, game: &NimGame, position: u64) -> Result<Probe, TablebaseError> {
         let slot = game.layout().locate(position);
         let number = self
             .nim_numbers
             .get(slot.slice as usize)
             .copied()
             .flatten()
-            .ok_or_else(|| CoordinatorError::SliceNotFound {
+            .ok_or_else(|| TablebaseError::SliceNotFound {
                 slice: slice_id(slot.slice).to_string(),
             })?;
         let record = &self.records[number as usize];
@@ -79,16 +71,12 @@ impl Tablebase {
         }
     }
 
-    pub(super) fn answer_nim(
-        &self,
-        game: &NimGame,
-        text: &str,
-    ) -> Result<Answer, CoordinatorError> {
+    pub(super) fn answer_nim(&self, game: &NimGame, text: &str) -> Result<Answer, TablebaseError> {
         let position = game.parse_position(text)?;
         let moves = game
             .legal_moves(position)
             .map(|m| Ok((game.format_move(m), self.probe_nim(game, position ^ m)?)))
-            .collect::<Result<_, CoordinatorError>>()?;
+            .collect::<Result<_, TablebaseError>>()?;
         Ok(Answer {
             position: game.format_position(position),
             probe: self.probe_nim(game, position)?,

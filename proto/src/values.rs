@@ -1,0 +1,49 @@
+//! Game values cross the wire as [`GameValue`] tags; these are the two
+//! conversions, the incoming one refusing tags that name no value.
+
+use egdb_games::Value;
+
+use crate::v1::GameValue;
+
+impl From<Value> for GameValue {
+    fn from(value: Value) -> GameValue {
+        match value {
+            Value::Win => GameValue::Win,
+            Value::Loss => GameValue::Loss,
+            Value::Draw => GameValue::Draw,
+        }
+    }
+}
+
+/// The tag a message carries for `value`.
+pub fn tag_of(value: Value) -> i32 {
+    GameValue::from(value) as i32
+}
+
+/// The value a message's tag names.
+///
+/// # Errors
+/// The reason, for an unspecified or unknown tag.
+pub fn value_of(tag: i32) -> Result<Value, String> {
+    match GameValue::try_from(tag) {
+        Ok(GameValue::Win) => Ok(Value::Win),
+        Ok(GameValue::Loss) => Ok(Value::Loss),
+        Ok(GameValue::Draw) => Ok(Value::Draw),
+        _ => Err(format!("value {tag} names no game value")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_cross_the_wire_unchanged_and_other_tags_are_refused() {
+        for value in [Value::Win, Value::Loss, Value::Draw] {
+            assert_eq!(value_of(tag_of(value)), Ok(value));
+        }
+        for tag in [0, 4, -1, i32::MAX] {
+            assert!(value_of(tag).is_err(), "{tag}");
+        }
+    }
+}

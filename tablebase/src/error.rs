@@ -1,0 +1,16 @@
+//! Errors of reading a tablebase.
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum TablebaseError {
+    /// Text that is not a position of the game, or a store whose game this
+    /// egdb does not know.
+    #[error(transparent)]
+    Game(#[from] egdb_games::GameError),
+    /// The store cannot be read, or a block fails its checksum.
+    #[error(transparent)]
+    Format(#[from] egdb_db_format::FormatError),
+    #[error("position is in slice {slice}, which is not in the store (yet)")]
+    SliceNotFound { slice: String },
+}

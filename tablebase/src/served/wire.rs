@@ -1,0 +1,111 @@
+//! Probes and answers cross the wire as [`ProbeReply`] and [`MovesReply`];
+//! the server builds them here and clients (`egdb query --server`) read
+//! them back here, so both ends agree on one conversion.
+
+use egdb_proto::v1::{MoveProbe, MovesReply, ProbeReply};
+use egdb_proto::values::{tag_of, value_of};
+
+use crate::reader::{Answer, Probe};
+
+/// A position's probe as sent.
+pub fn probe_reply(position: String, probe: Probe) -> ProbeReply {
+    ProbeReply {
+        position,
+        value: tag_of(probe.value),
+        depth: probe.depth,
+    }
+}
+
+/// A position with its moves' probes as sent.
+pub fn moves_reply(answer: Answer) -> MovesReply {
+    MovesReply {
+        probe: Some(probe_reply(answer.position, answer.probe)),
+        moves: answer
+            .moves
+            .into_iter()
+            .map(|(mv, p)| MoveProbe {
+                r#move: mv,
+                value: tag_of(p.value),
+                depth: p.depth,
+            })
+            .collect(),
+    }
+}
+
+/// The position and probe a reply carries.
+///
+/// # Errors
+/// The reason, for a value tag that names no value.
+pub fn probe_of(reply: &ProbeReply) -> Result<(String, Probe), String> {
+    let probe = Probe {
+        value: value_of(reply.value)?,
+        depth: reply.depth,
+    };
+    Ok((reply.position.clone(), probe))
+}
+
+/// The answer a moves reply carries.
+///
+/// # Errors
+/// The reason, for a reply without its probe or with a value tag that
+/// names no value.
+pub fn answer_of(reply: &MovesReply) -> Result<Answer, String> {
+    let (position, probe) = probe_of(reply.probe.as_ref().ok_or("a reply without its probe")?)?;
+    let moves = reply
+        .moves
+        .iter()
+        .map(|m| {
+            let probe = Probe {
+                value: value_of(m.value)?,
+                depth: m.depth,
+            };
+            Ok((m.r#move.clone(), probe))
+        })
+        .collect::<Result<_, String>>()?;
+    Ok(Answer {
+        position,
+        probe,
+        moves,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use egdb_games::Value;
+
+    #[test]
+    fn answers_cross_the_wire_unchanged_and_bad_values_are_refused() {
+        let answer = Answer {
+            position: "11111 w".to_string(),
+            probe: Probe {
+                value: Value::Win,
+                depth: Some(3),
+            },
+            moves: vec![
+                (
+                    "a1".to_string(),
+                    Probe {
+                        value: Value::Loss,
+                        depth: Some(2),
+                    },
+                ),
+                (
+                    "b2".to_string(),
+                    Probe {
+                        value: Value::Draw,
+                        depth: None,
+                    },
+                ),
+            ],
+        };
+        let reply = moves_reply(answer.clone());
+        assert_eq!(answer_of(&reply), Ok(answer));
+        let mut unspecified = reply.clone();
+        unspecified.moves[1].value = 0;
+        assert!(answer_of(&unspecified).is_err());
+        let mut headless = reply;
+        headless.probe = None;
+        assert!(answer_of(&headless).is_err());
+    }
+}
