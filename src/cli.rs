@@ -1,6 +1,7 @@
 //! The command line (DESIGN.md, "Command line").
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use egdb_proto::tls::TlsFiles;
@@ -111,8 +112,8 @@ pub struct StatusArgs {
     #[command(flatten)]
     pub tls: TlsArgs,
     /// Seconds to wait for an unreachable coordinator.
-    #[arg(long, default_value_t = 5.0, value_parser = parse_seconds)]
-    pub patience: f64,
+    #[arg(long, default_value = "5", value_parser = parse_seconds)]
+    pub patience: Duration,
     #[arg(long)]
     pub json: bool,
 }
@@ -136,8 +137,8 @@ pub struct CoordinatorArgs {
     #[arg(long)]
     pub depth: bool,
     /// Seconds a lease lives without a heartbeat.
-    #[arg(long, default_value_t = 30.0, value_parser = parse_seconds)]
-    pub lease_seconds: f64,
+    #[arg(long, default_value = "30", value_parser = parse_lease)]
+    pub lease_seconds: Duration,
     /// Verify the finished store instead of building: workers check every
     /// slice against its moves and report; passes are kept in the store's
     /// verify journal, so a coordinator started again goes on.
@@ -154,7 +155,7 @@ pub struct WorkerArgs {
     #[arg(long, value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// Memory for one slice, e.g. 20GiB (default: 80% of available memory).
-    #[arg(long, value_parser = parse_bytes)]
+    #[arg(long, value_parser = parse_memory)]
     pub memory: Option<u64>,
     /// A file holding the cluster token.
     #[arg(long)]
@@ -168,8 +169,8 @@ pub struct WorkerArgs {
     #[arg(long)]
     pub game: Option<String>,
     /// Seconds to wait for an unreachable coordinator before giving up.
-    #[arg(long, default_value_t = 120.0, value_parser = parse_seconds)]
-    pub patience: f64,
+    #[arg(long, default_value = "120", value_parser = parse_seconds)]
+    pub patience: Duration,
     /// zstd level of the blocks handed over.
     #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
     pub zstd_level: i32,
@@ -194,7 +195,7 @@ pub struct BuildArgs {
     #[arg(long, value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// Memory budget per slice, e.g. 12GiB (default: 80% of available memory).
-    #[arg(long, value_parser = parse_bytes)]
+    #[arg(long, value_parser = parse_memory)]
     pub memory: Option<u64>,
     /// Store each position's depth (plies to the end) as well as its value
     /// (Morris stores always do).
@@ -338,8 +339,8 @@ pub struct BenchArgs {
 const MAX_SECONDS: f64 = 365.0 * 24.0 * 3600.0;
 
 /// Parses a number of seconds: finite, not negative, at most a year
-/// (`inf` or `nan` would panic where durations are made of them).
-pub fn parse_seconds(text: &str) -> Result<f64, String> {
+/// (`inf` or `nan` make no duration).
+pub fn parse_seconds(text: &str) -> Result<Duration, String> {
     let seconds: f64 = text
         .trim()
         .parse()
@@ -349,7 +350,26 @@ pub fn parse_seconds(text: &str) -> Result<f64, String> {
             "`{text}` is not between 0 and {MAX_SECONDS} seconds"
         ));
     }
-    Ok(seconds)
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+/// Parses a lease length: seconds as [`parse_seconds`], and more than none
+/// (a lease that ends as it begins would be leased again at once).
+pub fn parse_lease(text: &str) -> Result<Duration, String> {
+    let lease = parse_seconds(text)?;
+    if lease.is_zero() {
+        return Err("a lease must last longer than 0 seconds".to_string());
+    }
+    Ok(lease)
+}
+
+/// Parses a memory budget for one slice: a size as [`parse_bytes`], and
+/// not 0 (no slice fits in nothing).
+pub fn parse_memory(text: &str) -> Result<u64, String> {
+    match parse_bytes(text)? {
+        0 => Err("a memory budget of 0 bytes holds no slice".to_string()),
+        bytes => Ok(bytes),
+    }
 }
 
 /// Parses a number of threads: 1 to 4096.

@@ -31,16 +31,13 @@ pub fn run(args: CoordinatorArgs) -> Exit {
         .map(|files| ServerTls::mutual(&files))
         .transpose()
         .map_err(|e| Failure::bad_input(format!("TLS: {e}")))?;
-    if args.lease_seconds <= 0.0 {
-        return Err(Failure::bad_input("--lease-seconds must be positive"));
-    }
     let options = BuildOptions {
         depth: args.depth,
         // Each worker says what it can hold; slices go to those it fits.
         memory_budget: u64::MAX,
         max_slices: None,
         deep_verify: true,
-        lease_seconds: args.lease_seconds,
+        lease_seconds: args.lease_seconds.as_secs_f64(),
     };
     let build = if args.verify {
         Build::open_verify(&args.store, &game, options)?

@@ -1,7 +1,5 @@
 //! `egdb status`: how far a running build is, asked of its coordinator.
 
-use std::time::Duration;
-
 use egdb_proto::client::RemoteCoordinator;
 use egdb_proto::v1::{StatusReply, WorkerStatus};
 use egdb_proto::{Coordinator, LinkKind};
@@ -14,11 +12,11 @@ use crate::worker::plaintext_hint;
 use crate::Exit;
 
 pub fn run(args: StatusArgs) -> Exit {
-    let token = read_token(args.token_file.as_deref())?.unwrap_or_default();
+    let token = read_token(args.token_file.as_deref())?;
     let link = RemoteCoordinator::new(
         &args.coordinator,
         token,
-        Duration::from_secs_f64(args.patience),
+        args.patience,
         args.tls.files().as_ref(),
     )
     .map_err(|e| Failure::bad_input(e.to_string()))?;
@@ -50,7 +48,7 @@ fn as_json(s: &StatusReply) -> serde_json::Value {
                 "name": w.name,
                 "threads": w.threads,
                 "memory": w.memory,
-                "slice": (!w.slice_id.is_empty()).then_some(&w.slice_id),
+                "slice": w.slice_id,
                 "held_seconds": w.held_seconds,
                 "slices_done": w.slices_done,
                 "positions_done": w.positions_done,
@@ -118,10 +116,9 @@ fn as_text(s: &StatusReply) -> String {
 }
 
 fn worker_line(w: &WorkerStatus) -> String {
-    let holds = if w.slice_id.is_empty() {
-        "idle".to_string()
-    } else {
-        format!("{} for {}", w.slice_id, clock(w.held_seconds))
+    let holds = match &w.slice_id {
+        None => "idle".to_string(),
+        Some(slice) => format!("{slice} for {}", clock(w.held_seconds)),
     };
     format!(
         "  {}  {} threads, {:.1} GiB  {holds}; {} slices done, {} in, {} out; seen {:.0} s ago\n",

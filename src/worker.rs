@@ -2,7 +2,6 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use egdb_proto::client::RemoteCoordinator;
 use egdb_proto::LinkKind;
@@ -15,12 +14,12 @@ use crate::failure::Failure;
 use crate::Exit;
 
 pub fn run(args: WorkerArgs) -> Exit {
-    let token = read_token(args.token_file.as_deref())?.unwrap_or_default();
+    let token = read_token(args.token_file.as_deref())?;
     use_engine_threads(args.threads);
     let link = RemoteCoordinator::new(
         &args.coordinator,
         token,
-        Duration::from_secs_f64(args.patience),
+        args.patience,
         args.tls.files().as_ref(),
     )
     .map_err(|e| Failure::bad_input(e.to_string()))?;

@@ -102,6 +102,12 @@ fn durations_names_and_endless_game_files_are_refused() {
             "nan",
         ],
         &["coordinator", "nim:triangle:3:normal", "--lease-seconds=-1"],
+        &[
+            "coordinator",
+            "nim:triangle:3:normal",
+            "--lease-seconds=inf",
+        ],
+        &["coordinator", "nim:triangle:3:normal", "--lease-seconds=0"],
     ] {
         let out = egdb(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
@@ -124,6 +130,27 @@ fn durations_names_and_endless_game_files_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("s");
     assert_refused(&["plan", "nim:file:/dev/zero"], "longer than 1048576 bytes");
+    let store_arg = store.to_str().unwrap();
+    for memory in [
+        &[
+            "build",
+            "nim:triangle:3:normal",
+            "--store",
+            store_arg,
+            "--memory",
+            "0",
+        ][..],
+        &[
+            "worker",
+            "--coordinator",
+            "http://127.0.0.1:9",
+            "--memory=0B",
+        ],
+    ] {
+        let out = egdb(memory);
+        assert_eq!(out.status.code(), Some(2), "{memory:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("a memory budget of 0 bytes"));
+    }
     assert!(!store.exists());
 }
 

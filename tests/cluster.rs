@@ -104,7 +104,7 @@ fn workers_of_another_cluster_game_or_protocol_are_refused() {
             .register(RegisterRequest {
                 caller: Some(Caller {
                     protocol_version: 99,
-                    token: "s3cret".to_string(),
+                    token: Some("s3cret".to_string()),
                     worker: "future".to_string(),
                 }),
                 ..RegisterRequest::default()
@@ -133,7 +133,7 @@ fn workers_of_another_cluster_game_or_protocol_are_refused() {
                 .register(RegisterRequest {
                     caller: Some(Caller {
                         protocol_version: egdb_proto::PROTOCOL_VERSION,
-                        token: "s3cret".to_string(),
+                        token: Some("s3cret".to_string()),
                         worker: worker.to_string(),
                     }),
                     version: version.to_string(),
@@ -325,8 +325,7 @@ fn damaged_transfers_are_sent_again_and_a_restarted_worker_reads_its_cache() {
     let second = {
         let (url, cache, cancel) = (url.clone(), cache.clone(), cancel.clone());
         std::thread::spawn(move || {
-            let link =
-                RemoteCoordinator::new(&url, String::new(), Duration::from_secs(20), None).unwrap();
+            let link = RemoteCoordinator::new(&url, None, Duration::from_secs(20), None).unwrap();
             let damaging = DamagingLink::new(&link, 2);
             let config = WorkerConfig {
                 threads: 1,

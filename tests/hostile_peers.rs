@@ -50,7 +50,7 @@ fn coordinator_with(store: &Path, extra: &[&str]) -> RunningCoordinator {
 }
 
 fn peer(url: &str, name: &str) -> RemoteCoordinator {
-    let link = RemoteCoordinator::new(url, String::new(), Duration::from_secs(20), None).unwrap();
+    let link = RemoteCoordinator::new(url, None, Duration::from_secs(20), None).unwrap();
     link.register(&WorkerInfo {
         name: name.to_string(),
         threads: 1,
@@ -183,8 +183,7 @@ fn names_and_slice_ids_are_checked_before_they_are_echoed() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("t4.egdb");
     let server = coordinator(&store);
-    let link =
-        RemoteCoordinator::new(&server.url, String::new(), Duration::from_secs(20), None).unwrap();
+    let link = RemoteCoordinator::new(&server.url, None, Duration::from_secs(20), None).unwrap();
     let escape = WorkerInfo {
         name: "evil\u{1b}[2J".to_string(),
         threads: 1,
@@ -226,16 +225,14 @@ fn a_second_worker_process_under_a_taken_name_waits_until_the_first_falls_silent
         instance: WorkerInfo::new_instance(),
     };
     // Impatient: refused at once, saying why.
-    let impatient =
-        RemoteCoordinator::new(&server.url, String::new(), Duration::ZERO, None).unwrap();
+    let impatient = RemoteCoordinator::new(&server.url, None, Duration::ZERO, None).unwrap();
     let err = impatient.register(&second).unwrap_err();
     assert_eq!(err.kind, LinkKind::Duplicate, "{err}");
     assert!(err.message.contains("another worker named w"), "{err}");
     assert!(err.message.contains("--name"), "{err}");
     // Patient: joins once the first has been silent for a lease length,
     // and the slice the first held is ready again.
-    let patient =
-        RemoteCoordinator::new(&server.url, String::new(), Duration::from_secs(20), None).unwrap();
+    let patient = RemoteCoordinator::new(&server.url, None, Duration::from_secs(20), None).unwrap();
     let started = std::time::Instant::now();
     patient.register(&second).unwrap();
     assert!(

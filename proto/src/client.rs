@@ -23,7 +23,7 @@ use crate::{Coordinator, LinkError, LinkKind, Registration, WorkerInfo, PROTOCOL
 pub struct RemoteCoordinator {
     runtime: Runtime,
     client: CoordinationClient<Channel>,
-    token: String,
+    token: Option<String>,
     /// How long a call waits for a coordinator that cannot be reached.
     patience: Duration,
     /// How long one attempt of a short call may go unanswered (and a
@@ -45,7 +45,7 @@ impl RemoteCoordinator {
     /// files, or no async runtime.
     pub fn new(
         url: &str,
-        token: String,
+        token: Option<String>,
         patience: Duration,
         tls: Option<&TlsFiles>,
     ) -> Result<RemoteCoordinator, LinkError> {
@@ -235,7 +235,7 @@ impl Coordinator for RemoteCoordinator {
             threads: worker.threads,
             memory: worker.memory,
             version: env!("CARGO_PKG_VERSION").to_string(),
-            game: worker.game.clone().unwrap_or_default(),
+            game: worker.game.clone(),
             instance: worker.instance,
         };
         let started = Instant::now();
@@ -408,7 +408,7 @@ mod tests {
                 open.push(stream);
             }
         });
-        let link = RemoteCoordinator::new(&url, String::new(), Duration::from_secs(1), None)
+        let link = RemoteCoordinator::new(&url, None, Duration::from_secs(1), None)
             .unwrap()
             .with_deadline(Duration::from_millis(300));
         let started = Instant::now();

@@ -56,7 +56,7 @@ impl Service {
             )));
         }
         if let Some(token) = &self.token {
-            if !same_token(token, &caller.token) {
+            if !same_token(token, caller.token.as_deref().unwrap_or_default()) {
                 return Err(Status::unauthenticated(format!(
                     "worker {} did not give this cluster's token (check --token-file)",
                     caller.worker
@@ -159,7 +159,7 @@ impl Coordination for Service {
             name,
             threads: r.threads,
             memory: r.memory,
-            game: (!r.game.is_empty()).then_some(r.game),
+            game: r.game,
             instance: r.instance,
         };
         let registration = self.call(move |c| c.register(&info)).await?;

@@ -90,7 +90,7 @@ fn shard() -> impl Strategy<Value = Shard> {
 fn caller() -> impl Strategy<Value = Caller> {
     (
         prop_oneof![4 => Just(PROTOCOL_VERSION), 1 => any::<u32>()],
-        prop_oneof![Just("token".to_string()), text(8)],
+        prop::option::weighted(0.9, prop_oneof![Just("token".to_string()), text(8)]),
         prop_oneof![4 => Just("w-1".to_string()), 1 => text(MAX_WORKER_NAME)],
     )
         .prop_map(|(protocol_version, token, worker)| Caller {
@@ -185,7 +185,7 @@ fn encoded() -> impl Strategy<Value = Vec<u8>> {
             LeaseReply {
                 task: Some(SliceTask {
                     game,
-                    game_definition: "cells = 3".to_string(),
+                    game_definition: Some("cells = 3".to_string()),
                     slice_id,
                     depth,
                     dependencies: vec!["outer-00".to_string()],
@@ -200,7 +200,7 @@ fn encoded() -> impl Strategy<Value = Vec<u8>> {
             threads: 4,
             memory,
             version: "0.1.0".to_string(),
-            game: String::new(),
+            game: None,
             instance,
         }
         .encode_to_vec()),
@@ -543,7 +543,7 @@ fn results_streamed_to_the_server() {
             let caller = first.caller.as_ref().expect("a caller");
             prop_assert!(worker_name_fault(&caller.worker).is_none());
             prop_assert_eq!(caller.protocol_version, PROTOCOL_VERSION);
-            prop_assert_eq!(&caller.token, "token");
+            prop_assert_eq!(caller.token.as_deref(), Some("token"));
             let blocks: Vec<ShardBlock> = parts[1..]
                 .iter()
                 .filter_map(|p| match &p.part {
@@ -700,7 +700,7 @@ fn shards_streamed_to_the_client() {
                 let _ = stopped.await;
             })
     });
-    let link = RemoteCoordinator::new(&served.url, String::new(), Duration::ZERO, None)
+    let link = RemoteCoordinator::new(&served.url, None, Duration::ZERO, None)
         .expect("a client")
         .with_deadline(Duration::from_secs(20))
         .with_max_shard_bytes(MAX_SHARD_BYTES);
@@ -834,7 +834,7 @@ proptest! {
     ) {
         let url = edits.map_or(url.clone(), |e| edited_text(&url, &e));
         // Nothing is sent before the first call: only the URL is read.
-        let _ = RemoteCoordinator::new(&url, String::new(), Duration::ZERO, None);
+        let _ = RemoteCoordinator::new(&url, None, Duration::ZERO, None);
     }
 }
 

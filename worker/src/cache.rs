@@ -101,8 +101,12 @@ impl ShardCache {
 
 /// The directory name and store identity of a task's build.
 fn namespace(task: &SliceTask) -> (String, StoreIdentity) {
-    let definition = (!task.game_definition.is_empty()).then(|| task.game_definition.clone());
-    let fingerprint = u64::from(crc32fast::hash(task.game_definition.as_bytes()));
+    let definition = task.game_definition.clone();
+    // A build without a definition hashes as the empty one (caches made
+    // before the field was optional keep their names).
+    let fingerprint = u64::from(crc32fast::hash(
+        definition.as_deref().unwrap_or_default().as_bytes(),
+    ));
     let readable: String = task
         .game
         .chars()

@@ -326,8 +326,7 @@ impl Worker<'_> {
 fn game_of(task: &SliceTask) -> Result<Game, WorkerError> {
     let bad = |e: egdb_games::GameError| WorkerError::BadTask(e.to_string());
     let spec: GameSpec = task.game.parse().map_err(bad)?;
-    let definition = (!task.game_definition.is_empty()).then_some(task.game_definition.as_str());
-    Game::from_spec_with_definition(&spec, definition).map_err(bad)
+    Game::from_spec_with_definition(&spec, task.game_definition.as_deref()).map_err(bad)
 }
 
 /// Between the solve of one leased slice and the thread that keeps its lease.

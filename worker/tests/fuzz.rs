@@ -538,7 +538,7 @@ fn check_case(case: &TaskCase) -> Result<(), TestCaseError> {
 fn check_task(solved: &Solved, info: &SliceInfo, case: &TaskCase) -> Result<(), TestCaseError> {
     let mut task = SliceTask {
         game: solved.spec.to_string(),
-        game_definition: String::new(),
+        game_definition: None,
         slice_id: info.id.to_string(),
         depth: solved.depth,
         dependencies: info.dependencies.iter().map(|d| d.to_string()).collect(),

@@ -203,7 +203,7 @@ impl Build {
         let identity = self.store.identity();
         SliceTask {
             game: identity.game.clone(),
-            game_definition: identity.definition.clone().unwrap_or_default(),
+            game_definition: identity.definition.clone(),
             slice_id: slice.id.to_string(),
             depth: self.store.identity().depth,
             dependencies: slice.dependencies.iter().map(|d| d.to_string()).collect(),

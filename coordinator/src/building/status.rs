@@ -43,9 +43,7 @@ impl Build {
                     name: name.clone(),
                     threads: w.threads,
                     memory: w.memory,
-                    slice_id: held
-                        .map(|(i, _)| self.plan[i].id.to_string())
-                        .unwrap_or_default(),
+                    slice_id: held.map(|(i, _)| self.plan[i].id.to_string()),
                     held_seconds: held
                         .map_or(0.0, |(_, l)| now.duration_since(l.since).as_secs_f64()),
                     slices_done: w.slices_done,
