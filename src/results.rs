@@ -217,7 +217,7 @@ fn longest_line(
         };
         let entry = index.entry(i as u64);
         let position = Position::from_sides(rules, entry.mover, entry.opponent, to_move, hand)
-            .map_err(Failure::failed)?;
+            .map_err(|e| Failure::failed(e.to_string()))?;
         let text = position.to_string();
         let probe = tablebase.probe(&text)?;
         let line = tablebase.line(&text, depth + 1)?;

@@ -38,7 +38,7 @@ pub fn encode_block(
     raw: &[u8],
     level: i32,
 ) -> Result<Vec<u8>, FormatError> {
-    let payload = compress(raw, level).map_err(|e| FormatError::Io(format!("zstd: {e}")))?;
+    let payload = compress(raw, level).map_err(|e| FormatError::io("zstd compression", e))?;
     let mut record = Vec::with_capacity(HEADER + payload.len() + 4);
     record.extend_from_slice(MAGIC);
     record.extend_from_slice(&FORMAT_VERSION.to_le_bytes());

@@ -33,11 +33,33 @@ pub enum FormatError {
     },
     #[error("slice {slice} is not in the store")]
     MissingSlice { slice: String },
-    #[error("store I/O: {0}")]
-    Io(String),
+    /// Reading or writing failed (RocksDB, zstd, JSON): what was being
+    /// done, and the error underneath.
+    #[error("store I/O ({doing}): {source}")]
+    Io {
+        doing: &'static str,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A slice too large to hold in memory here.
+    #[error("slice {slice}: cannot allocate its {bytes} bytes")]
+    OutOfMemory { slice: String, bytes: u64 },
     /// RocksDB found its own data damaged (a checksum of its files).
     #[error("store damaged: {0}")]
     Damaged(String),
+}
+
+impl FormatError {
+    /// An I/O error while `doing` something, its source kept.
+    pub fn io(
+        doing: &'static str,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> FormatError {
+        FormatError::Io {
+            doing,
+            source: source.into(),
+        }
+    }
 }
 
 /// "block N of " for damage in one block, nothing for the whole slice.
@@ -50,7 +72,7 @@ impl From<rocksdb::Error> for FormatError {
     fn from(e: rocksdb::Error) -> FormatError {
         match e.kind() {
             rocksdb::ErrorKind::Corruption => FormatError::Damaged(e.into_string()),
-            _ => FormatError::Io(e.into_string()),
+            _ => FormatError::io("RocksDB", e),
         }
     }
 }

@@ -207,13 +207,13 @@ impl Store {
         })?;
         let meta = db
             .cf_handle(META)
-            .ok_or_else(|| FormatError::Io("meta column family missing".into()))?;
+            .ok_or_else(|| FormatError::Damaged("the meta column family is missing".into()))?;
         let mut batch = WriteBatch::default();
         batch.put_cf(meta, b"format_version", FORMAT_VERSION.to_le_bytes());
         batch.put_cf(
             meta,
             b"identity",
-            serde_json::to_vec(identity).map_err(|e| FormatError::Io(e.to_string()))?,
+            serde_json::to_vec(identity).map_err(|e| FormatError::io("writing the identity", e))?,
         );
         db.write_opt(batch, &synced())?;
         Ok(Store {
@@ -291,7 +291,7 @@ impl Store {
     fn cf(&self, name: &str) -> Result<&rocksdb::ColumnFamily, FormatError> {
         self.db
             .cf_handle(name)
-            .ok_or_else(|| FormatError::Io(format!("column family {name} missing")))
+            .ok_or_else(|| FormatError::Damaged(format!("the column family {name} is missing")))
     }
 
     /// The record of a finished slice, `None` if it is not in the store.
@@ -361,7 +361,8 @@ impl Store {
                 self.db.write(std::mem::take(&mut batch))?;
             }
         }
-        let json = serde_json::to_vec(record).map_err(|e| FormatError::Io(e.to_string()))?;
+        let json =
+            serde_json::to_vec(record).map_err(|e| FormatError::io("writing a slice record", e))?;
         batch.put_cf(self.cf(MANIFEST)?, record.slice.as_bytes(), json);
         self.db.write_opt(batch, &synced())?;
         Ok(())
@@ -408,7 +409,7 @@ impl Store {
     ///
     /// # Errors
     /// [`FormatError::MissingSlice`]; [`FormatError::Corrupt`] for a
-    /// damaged block or record; [`FormatError::Io`] when its length cannot
+    /// damaged block or record; [`FormatError::OutOfMemory`] when its length cannot
     /// be allocated.
     pub fn read_slice(&self, slice: &str) -> Result<(SliceRecord, Vec<u8>), FormatError> {
         let record = self
@@ -419,11 +420,9 @@ impl Store {
         record.check_layout()?;
         let mut raw = Vec::new();
         raw.try_reserve_exact(record.raw_len as usize)
-            .map_err(|_| {
-                FormatError::Io(format!(
-                    "slice {slice}: cannot allocate its {} bytes",
-                    record.raw_len
-                ))
+            .map_err(|_| FormatError::OutOfMemory {
+                slice: slice.to_string(),
+                bytes: record.raw_len,
             })?;
         for index in 0..record.blocks {
             raw.extend_from_slice(&self.read_block(&record, index)?.raw);

@@ -19,3 +19,26 @@ pub enum GameError {
     #[error("game definition: {reason}")]
     Definition { reason: String },
 }
+
+/// Why Morris parts (the two sides' points, side to move, pieces in hand)
+/// cannot make a position of a game; `B` is the side that places first.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PositionError {
+    #[error("the two sides' points overlap or leave the board")]
+    Overlap,
+    #[error("{side} has {hand} pieces in hand, the game has {pieces}")]
+    HandTooLarge { side: char, hand: u8, pieces: u8 },
+    #[error(
+        "{side} has {board} on the board and {hand} in hand, more than the {pieces} of the game"
+    )]
+    TooManyPieces {
+        side: char,
+        board: u32,
+        hand: u8,
+        pieces: u8,
+    },
+    #[error("B has placed {first} and W {second}: placements alternate, B first")]
+    PlacementsOutOfTurn { first: u8, second: u8 },
+    #[error("with {} and {} in hand it is {expected}'s turn to place", .hand[0], .hand[1])]
+    WrongSideToPlace { hand: [u8; 2], expected: char },
+}

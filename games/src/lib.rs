@@ -22,7 +22,7 @@ pub mod slice;
 pub mod spec;
 pub mod value;
 
-pub use error::GameError;
+pub use error::{GameError, PositionError};
 pub use game::Game;
 pub use slice::{SliceId, SliceInfo};
 pub use spec::{GameSpec, Rule};

@@ -5,7 +5,7 @@ use std::fmt;
 
 use super::board::{Point, PointSet, NOTATION_ORDER, POINTS};
 use super::rules::MorrisRules;
-use crate::GameError;
+use crate::{GameError, PositionError};
 
 /// The two players; the first player (`B`) moves first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -65,44 +65,42 @@ impl Position {
         second: PointSet,
         to_move: Color,
         hand: [u8; 2],
-    ) -> Result<Position, String> {
+    ) -> Result<Position, PositionError> {
         if !first.intersection(second).is_empty() || !first.union(second).is_subset(PointSet::FULL)
         {
-            return Err("the two sides' points overlap or leave the board".to_string());
+            return Err(PositionError::Overlap);
         }
-        let p = rules.pieces;
-        for (name, board, hand) in [("B", first, hand[0]), ("W", second, hand[1])] {
-            if hand > p {
-                return Err(format!(
-                    "{name} has {hand} pieces in hand, the game has {p}"
-                ));
+        let pieces = rules.pieces;
+        for (side, board, hand) in [('B', first, hand[0]), ('W', second, hand[1])] {
+            if hand > pieces {
+                return Err(PositionError::HandTooLarge { side, hand, pieces });
             }
-            if board.len() + u32::from(hand) > u32::from(p) {
-                return Err(format!(
-                    "{name} has {} on the board and {hand} in hand, more than the {p} of the game",
-                    board.len()
-                ));
+            if board.len() + u32::from(hand) > u32::from(pieces) {
+                return Err(PositionError::TooManyPieces {
+                    side,
+                    board: board.len(),
+                    hand,
+                    pieces,
+                });
             }
         }
-        let placed = [p - hand[0], p - hand[1]];
+        let placed = [pieces - hand[0], pieces - hand[1]];
         if hand != [0, 0] {
             let expected = match placed[0].checked_sub(placed[1]) {
                 Some(0) => Color::First,
                 Some(1) => Color::Second,
                 _ => {
-                    return Err(format!(
-                        "B has placed {} and W {}: placements alternate, B first",
-                        placed[0], placed[1]
-                    ))
+                    return Err(PositionError::PlacementsOutOfTurn {
+                        first: placed[0],
+                        second: placed[1],
+                    })
                 }
             };
             if to_move != expected {
-                return Err(format!(
-                    "with {} and {} in hand it is {}'s turn to place",
-                    hand[0],
-                    hand[1],
-                    if expected == Color::First { "B" } else { "W" }
-                ));
+                return Err(PositionError::WrongSideToPlace {
+                    hand,
+                    expected: if expected == Color::First { 'B' } else { 'W' },
+                });
             }
         }
         Ok(Position {
@@ -163,7 +161,7 @@ impl Position {
             })
         };
         let hand = [hand_of(hand_first, "B")?, hand_of(hand_second, "W")?];
-        Position::new(rules, board[0], board[1], to_move, hand).map_err(fail)
+        Position::new(rules, board[0], board[1], to_move, hand).map_err(|e| fail(e.to_string()))
     }
 
     pub fn to_move(&self) -> Color {
@@ -221,7 +219,7 @@ impl Position {
         opponent: PointSet,
         to_move: Color,
         hand: [u8; 2],
-    ) -> Result<Position, String> {
+    ) -> Result<Position, PositionError> {
         let (first, second) = match to_move {
             Color::First => (mover, opponent),
             Color::Second => (opponent, mover),
