@@ -108,7 +108,7 @@ fn results_for_slices_not_leased_to_the_sender_are_refused() {
     assert!(err.message.contains("not leased"), "{err}");
     // Leased to another worker: still not the sender's.
     let alice = peer(&server.url, "alice");
-    let task = alice.lease("alice").unwrap().task.expect("a ready slice");
+    let task = alice.lease("alice").unwrap().task().expect("a ready slice");
     let leased = plan
         .iter()
         .find(|s| s.id.as_str() == task.slice_id)
@@ -131,7 +131,7 @@ fn blocks_announcing_other_sizes_are_refused_before_inflating() {
     let task = mallory
         .lease("mallory")
         .unwrap()
-        .task
+        .task()
         .expect("a ready slice");
     let slice = plan
         .iter()
@@ -162,7 +162,7 @@ fn blocks_announcing_other_sizes_are_refused_before_inflating() {
     let again = mallory
         .lease("mallory")
         .unwrap()
-        .task
+        .task()
         .expect("the slice again");
     assert_eq!(again.slice_id, task.slice_id);
     let split = SliceResult {
@@ -216,7 +216,7 @@ fn a_second_worker_process_under_a_taken_name_waits_until_the_first_falls_silent
     let store = dir.path().join("t4.egdb");
     let server = coordinator_with(&store, &["--lease-seconds", "2"]);
     let first = peer(&server.url, "w");
-    let held = first.lease("w").unwrap().task.expect("a ready slice");
+    let held = first.lease("w").unwrap().task().expect("a ready slice");
     let second = WorkerInfo {
         name: "w".into(),
         threads: 1,
@@ -240,6 +240,6 @@ fn a_second_worker_process_under_a_taken_name_waits_until_the_first_falls_silent
         "{:?}",
         started.elapsed()
     );
-    let task = patient.lease("w").unwrap().task.expect("a ready slice");
+    let task = patient.lease("w").unwrap().task().expect("a ready slice");
     assert_eq!(task.slice_id, held.slice_id);
 }

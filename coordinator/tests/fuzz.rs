@@ -202,7 +202,7 @@ fn results_to_a_build(spec: &str, deep_verify: bool) {
     );
     run(strategy, |(leased, pick, seed, block_bytes, damage)| {
         // The slice leased to the worker, if one is ready, else any.
-        let task = build.lease("w-1").expect("leases").task;
+        let task = build.lease("w-1").expect("leases").task();
         let held_lease = task.filter(|_| leased);
         let info = match &held_lease {
             Some(task) => plan
@@ -268,7 +268,7 @@ fn noise_store(path: &Path, spec: &str) -> Game {
     let build = Build::open(path, &game, options(false)).expect("opens");
     build.register(&worker()).expect("registers");
     let mut seed = 1;
-    while let Some(task) = build.lease("w-1").expect("leases").task {
+    while let Some(task) = build.lease("w-1").expect("leases").task() {
         let info = build
             .plan()
             .iter()
@@ -412,7 +412,7 @@ fn a_result_with_a_nan_solve_time_leaves_a_store_that_opens() {
     let game = Game::from_spec(&"nim:triangle:4:normal".parse::<GameSpec>().unwrap()).unwrap();
     let build = Build::open(&path, &game, options(false)).unwrap();
     build.register(&worker()).unwrap();
-    let task = build.lease("w-1").unwrap().task.unwrap();
+    let task = build.lease("w-1").unwrap().task().unwrap();
     let info = build
         .plan()
         .iter()

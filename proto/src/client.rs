@@ -14,10 +14,10 @@ use crate::tls::{client_config, client_refusal, TlsFiles};
 use crate::v1::coordination_client::CoordinationClient;
 use crate::v1::{
     result_part, shard_part, Caller, CheckReport, FailRequest, FetchRequest, HeartbeatRequest,
-    LeaseReply, LeaseRequest, RegisterRequest, ResultHeader, ResultPart, Shard, ShardBlock,
-    SliceResult, StatusReply, StatusRequest,
+    LeaseRequest, RegisterRequest, ResultHeader, ResultPart, Shard, ShardBlock, SliceResult,
+    StatusReply, StatusRequest,
 };
-use crate::{Coordinator, LinkError, LinkKind, Registration, WorkerInfo, PROTOCOL_VERSION};
+use crate::{Coordinator, Lease, LinkError, LinkKind, Registration, WorkerInfo, PROTOCOL_VERSION};
 
 /// The client of one coordinator.
 pub struct RemoteCoordinator {
@@ -264,13 +264,13 @@ impl Coordinator for RemoteCoordinator {
         }
     }
 
-    fn lease(&self, worker: &str) -> Result<LeaseReply, LinkError> {
+    fn lease(&self, worker: &str) -> Result<Lease, LinkError> {
         let request = LeaseRequest {
             caller: Some(self.caller(worker)),
         };
         self.retrying(self.deadline, |mut c| {
             let request = request.clone();
-            async move { c.lease(request).await.map(|r| r.into_inner()) }
+            async move { c.lease(request).await.map(|r| r.into_inner().into()) }
         })
     }
 

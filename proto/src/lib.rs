@@ -8,6 +8,7 @@
 //! machines, so worker code is the same in both.
 
 pub mod client;
+pub mod lease;
 pub mod server;
 #[cfg(feature = "store")]
 pub mod stored;
@@ -35,6 +36,8 @@ pub mod v1 {
         }
     }
 }
+
+pub use lease::{Lease, Task};
 
 /// Version of this contract; requests of another version are refused.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -157,7 +160,7 @@ pub trait Coordinator: Send + Sync {
     ///
     /// # Errors
     /// When the coordinator cannot be reached or refuses the worker.
-    fn lease(&self, worker: &str) -> Result<v1::LeaseReply, LinkError>;
+    fn lease(&self, worker: &str) -> Result<Lease, LinkError>;
 
     /// Keeps a lease alive; `false` when it is gone (expired and leased
     /// again, or the slice is done), and the worker should drop the slice.

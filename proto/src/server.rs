@@ -171,8 +171,8 @@ impl Coordination for Service {
 
     async fn lease(&self, request: Request<LeaseRequest>) -> Result<Response<LeaseReply>, Status> {
         let worker = self.admit(request.get_ref().caller.as_ref())?;
-        let reply = self.call(move |c| c.lease(&worker)).await?;
-        Ok(Response::new(reply))
+        let lease = self.call(move |c| c.lease(&worker)).await?;
+        Ok(Response::new(lease.into()))
     }
 
     async fn heartbeat(
@@ -314,6 +314,20 @@ pub async fn serve(
             .max_decoding_message_size(MAX_MESSAGE_BYTES)
             .max_encoding_message_size(MAX_MESSAGE_BYTES),
     );
+    serve_router(router, listener, tls, shutdown).await
+}
+
+/// Serves `router`'s services on `listener` (over TLS with `tls`) until
+/// `shutdown` completes.
+///
+/// # Errors
+/// When the server fails.
+pub async fn serve_router(
+    router: tonic::transport::server::Router,
+    listener: tokio::net::TcpListener,
+    tls: Option<ServerTls>,
+    shutdown: impl std::future::Future<Output = ()> + Send,
+) -> Result<(), tonic::transport::Error> {
     match tls {
         Some(tls) => {
             router

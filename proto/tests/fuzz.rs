@@ -404,7 +404,7 @@ impl Coordinator for Taker {
     fn register(&self, _: &WorkerInfo) -> Result<Registration, LinkError> {
         Err(LinkError::internal("not here"))
     }
-    fn lease(&self, _: &str) -> Result<LeaseReply, LinkError> {
+    fn lease(&self, _: &str) -> Result<egdb_proto::Lease, LinkError> {
         Err(LinkError::internal("not here"))
     }
     fn heartbeat(&self, _: &str, _: &str) -> Result<bool, LinkError> {

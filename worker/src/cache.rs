@@ -14,7 +14,8 @@ use std::sync::Mutex;
 
 use egdb_db_format::{SliceCounts, Store, StoreIdentity};
 use egdb_proto::stored::{read_shard, write_shard};
-use egdb_proto::v1::{Shard, SliceTask};
+use egdb_proto::v1::Shard;
+use egdb_proto::Task;
 
 use crate::WorkerError;
 
@@ -65,7 +66,7 @@ impl ShardCache {
     ///
     /// # Errors
     /// Store errors, corrupt blocks.
-    pub fn get(&self, task: &SliceTask, slice_id: &str) -> Result<Option<Shard>, WorkerError> {
+    pub fn get(&self, task: &Task, slice_id: &str) -> Result<Option<Shard>, WorkerError> {
         self.with_store(task, |store| Ok(read_shard(store, slice_id)?))
     }
 
@@ -73,7 +74,7 @@ impl ShardCache {
     ///
     /// # Errors
     /// Store errors.
-    pub fn put(&self, task: &SliceTask, shard: &Shard) -> Result<(), WorkerError> {
+    pub fn put(&self, task: &Task, shard: &Shard) -> Result<(), WorkerError> {
         self.with_store(task, |store| {
             Ok(write_shard(store, shard, SliceCounts::default())?)
         })
@@ -81,7 +82,7 @@ impl ShardCache {
 
     fn with_store<T>(
         &self,
-        task: &SliceTask,
+        task: &Task,
         f: impl FnOnce(&Store) -> Result<T, WorkerError>,
     ) -> Result<T, WorkerError> {
         let (name, identity) = namespace(task);
@@ -100,7 +101,7 @@ impl ShardCache {
 }
 
 /// The directory name and store identity of a task's build.
-fn namespace(task: &SliceTask) -> (String, StoreIdentity) {
+fn namespace(task: &Task) -> (String, StoreIdentity) {
     let definition = task.game_definition.clone();
     // A build without a definition hashes as the empty one (caches made
     // before the field was optional keep their names).

@@ -4,8 +4,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use egdb_proto::v1::{CheckReport, LeaseReply, Shard, SliceResult, StatusReply};
-use egdb_proto::{Coordinator, LinkError, Registration, WorkerInfo};
+use egdb_proto::v1::{CheckReport, Shard, SliceResult, StatusReply};
+use egdb_proto::{Coordinator, Lease, LinkError, Registration, WorkerInfo};
 
 /// A coordinator link that flips one byte in the first `n` shards it
 /// receives and in the first `n` results it sends.
@@ -53,7 +53,7 @@ impl Coordinator for DamagingLink<'_> {
         self.inner.register(worker)
     }
 
-    fn lease(&self, worker: &str) -> Result<LeaseReply, LinkError> {
+    fn lease(&self, worker: &str) -> Result<Lease, LinkError> {
         self.inner.lease(worker)
     }
 

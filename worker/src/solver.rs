@@ -8,7 +8,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use egdb_db_format::{CellEncoding, SliceCounts};
-use egdb_proto::v1::{Shard, SliceTask};
+use egdb_proto::v1::Shard;
+use egdb_proto::Task;
 
 use crate::shard::encode_shard;
 use crate::source::ShardSource;
@@ -38,7 +39,7 @@ pub trait SliceSolver: Send {
     /// shards, [`WorkerError::Cancelled`], coordinator errors.
     fn solve(
         &mut self,
-        task: &SliceTask,
+        task: &Task,
         source: &ShardSource,
         options: ShardOptions,
         cancel: &AtomicBool,

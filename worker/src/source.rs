@@ -3,8 +3,9 @@
 //! the whole) before use; one damaged on the way is fetched again.
 
 use egdb_db_format::{CellEncoding, FormatError};
-use egdb_proto::v1::{Shard, SliceTask};
+use egdb_proto::v1::Shard;
 use egdb_proto::Coordinator;
+use egdb_proto::Task;
 
 use crate::cache::ShardCache;
 use crate::shard::decode_shard;
@@ -17,7 +18,7 @@ pub const FETCH_ATTEMPTS: u32 = 3;
 pub struct ShardSource<'a> {
     link: &'a dyn Coordinator,
     worker: &'a str,
-    task: &'a SliceTask,
+    task: &'a Task,
     cache: Option<&'a ShardCache>,
 }
 
@@ -25,7 +26,7 @@ impl<'a> ShardSource<'a> {
     pub fn new(
         link: &'a dyn Coordinator,
         worker: &'a str,
-        task: &'a SliceTask,
+        task: &'a Task,
         cache: Option<&'a ShardCache>,
     ) -> ShardSource<'a> {
         ShardSource {

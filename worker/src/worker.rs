@@ -6,8 +6,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use egdb_games::{Game, GameSpec};
-use egdb_proto::v1::{CheckReport, SliceCounts as WireCounts, SliceResult, SliceTask};
-use egdb_proto::{Coordinator, LinkKind, WorkerInfo};
+use egdb_proto::v1::{CheckReport, SliceCounts as WireCounts, SliceResult};
+use egdb_proto::{Coordinator, Lease, LinkKind, Task, WorkerInfo};
 use egdb_tablebase::check::wire::report_of;
 use egdb_tablebase::check::{Checker, Fetched};
 
@@ -118,8 +118,8 @@ impl<'a> Worker<'a> {
         });
         tracing::info!(worker = %name, game = %registration.game, "registered");
         while !cancel.load(Ordering::Relaxed) {
-            let reply = match self.link.lease(&name) {
-                Ok(reply) => reply,
+            let lease = match self.link.lease(&name) {
+                Ok(lease) => lease,
                 // A coordinator restarted since: join it again.
                 Err(e) if e.kind == LinkKind::NotFound => {
                     tracing::info!(worker = %name, "registering again");
@@ -128,12 +128,13 @@ impl<'a> Worker<'a> {
                 }
                 Err(e) => return Err(e.into()),
             };
-            let Some(task) = reply.task else {
-                if reply.stop {
-                    break;
+            let task = match lease {
+                Lease::Task(task) => task,
+                Lease::Stop => break,
+                Lease::Wait => {
+                    std::thread::sleep(self.config.poll);
+                    continue;
                 }
-                std::thread::sleep(self.config.poll);
-                continue;
             };
             let lease = LeaseFlags::default();
             let outcome = std::thread::scope(|scope| {
@@ -203,7 +204,7 @@ impl<'a> Worker<'a> {
     }
 
     /// The solver of the task's game, made anew when the game changes.
-    fn solver(&mut self, task: &SliceTask) -> Result<&mut Box<dyn SliceSolver + 'a>, WorkerError> {
+    fn solver(&mut self, task: &Task) -> Result<&mut Box<dyn SliceSolver + 'a>, WorkerError> {
         if self
             .solver
             .as_ref()
@@ -228,11 +229,7 @@ impl<'a> Worker<'a> {
     /// # Errors
     /// [`WorkerError::BadTask`] for a task that names no slice of its game;
     /// shard, engine and coordinator errors.
-    pub fn solve(
-        &mut self,
-        task: &SliceTask,
-        cancel: &AtomicBool,
-    ) -> Result<SliceResult, WorkerError> {
+    pub fn solve(&mut self, task: &Task, cancel: &AtomicBool) -> Result<SliceResult, WorkerError> {
         let options = ShardOptions {
             block_bytes: self.config.block_bytes,
             zstd_level: self.config.zstd_level,
@@ -274,11 +271,7 @@ impl Worker<'_> {
     /// # Errors
     /// [`WorkerError::BadTask`] for a game this egdb does not know;
     /// [`WorkerError::Cancelled`]; coordinator errors.
-    pub fn verify(
-        &mut self,
-        task: &SliceTask,
-        cancel: &AtomicBool,
-    ) -> Result<CheckReport, WorkerError> {
+    pub fn verify(&mut self, task: &Task, cancel: &AtomicBool) -> Result<CheckReport, WorkerError> {
         let started = Instant::now();
         if self
             .checker
@@ -323,7 +316,7 @@ impl Worker<'_> {
 }
 
 /// The game a task names.
-fn game_of(task: &SliceTask) -> Result<Game, WorkerError> {
+fn game_of(task: &Task) -> Result<Game, WorkerError> {
     let bad = |e: egdb_games::GameError| WorkerError::BadTask(e.to_string());
     let spec: GameSpec = task.game.parse().map_err(bad)?;
     Game::from_spec_with_definition(&spec, task.game_definition.as_deref()).map_err(bad)

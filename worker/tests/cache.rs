@@ -2,16 +2,16 @@
 //! reopening; damage is caught; one worker at a time.
 
 use egdb_db_format::CellEncoding;
-use egdb_proto::v1::SliceTask;
+use egdb_proto::Task;
 use egdb_worker::shard::{decode_shard, encode_shard};
 use egdb_worker::{ShardCache, WorkerError};
 
-fn task(game: &str, depth: bool) -> SliceTask {
-    SliceTask {
+fn task(game: &str, depth: bool) -> Task {
+    Task {
         game: game.to_string(),
         depth,
         slice_id: "next".to_string(),
-        ..SliceTask::default()
+        ..Task::default()
     }
 }
 

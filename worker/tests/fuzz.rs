@@ -15,10 +15,8 @@ use egdb_db_format::CellEncoding;
 use egdb_games::morris::{MorrisGame, MorrisSlice, Variant};
 use egdb_games::nim::{slice_id, NimGame};
 use egdb_games::{GameSpec, Rule, SliceInfo};
-use egdb_proto::v1::{
-    CheckReport, LeaseReply, Shard, ShardBlock, SliceResult, SliceTask, StatusReply,
-};
-use egdb_proto::{Coordinator, LinkError, LinkKind, Registration, WorkerInfo};
+use egdb_proto::v1::{CheckReport, Shard, ShardBlock, SliceResult, StatusReply};
+use egdb_proto::{Coordinator, Lease, LinkError, LinkKind, Registration, Task, WorkerInfo};
 use egdb_worker::morris::task::{from_stored, stored_bytes, MorrisTasks};
 use egdb_worker::morris::{Dependencies, MorrisEngine, SolvedSlice, SolvedTable};
 use egdb_worker::nim::task::NimTasks;
@@ -220,7 +218,7 @@ impl Coordinator for Served {
     fn register(&self, _: &WorkerInfo) -> Result<Registration, LinkError> {
         Err(not_served())
     }
-    fn lease(&self, _: &str) -> Result<LeaseReply, LinkError> {
+    fn lease(&self, _: &str) -> Result<Lease, LinkError> {
         Err(not_served())
     }
     fn heartbeat(&self, _: &str, _: &str) -> Result<bool, LinkError> {
@@ -536,7 +534,7 @@ fn check_case(case: &TaskCase) -> Result<(), TestCaseError> {
 }
 
 fn check_task(solved: &Solved, info: &SliceInfo, case: &TaskCase) -> Result<(), TestCaseError> {
-    let mut task = SliceTask {
+    let mut task = Task {
         game: solved.spec.to_string(),
         game_definition: None,
         slice_id: info.id.to_string(),
@@ -653,12 +651,12 @@ fn solve_over(
     let never = AtomicBool::new(false);
     let mut done = Vec::new();
     for info in small_slices(solved) {
-        let task = SliceTask {
+        let task = Task {
             game: solved.spec.to_string(),
             slice_id: info.id.to_string(),
             depth: solved.depth,
             dependencies: info.dependencies.iter().map(|d| d.to_string()).collect(),
-            ..SliceTask::default()
+            ..Task::default()
         };
         let source = ShardSource::new(&link, "fuzz", &task, None);
         let result = match (&solved.spec, &solved.engine) {

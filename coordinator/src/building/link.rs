@@ -4,8 +4,8 @@
 use std::time::Instant;
 
 use egdb_proto::stored::read_shard;
-use egdb_proto::v1::{CheckReport, LeaseReply, Shard, SliceResult, StatusReply};
-use egdb_proto::{Coordinator, LinkError, LinkKind, Registration, WorkerInfo};
+use egdb_proto::v1::{CheckReport, Shard, SliceResult, StatusReply};
+use egdb_proto::{Coordinator, Lease, LinkError, LinkKind, Registration, WorkerInfo};
 
 use super::{lease_length, Build};
 use crate::schedule::{Offer, Refusal};
@@ -50,7 +50,7 @@ impl Coordinator for Build {
         })
     }
 
-    fn lease(&self, worker: &str) -> Result<LeaseReply, LinkError> {
+    fn lease(&self, worker: &str) -> Result<Lease, LinkError> {
         let (offer, expired) =
             self.lock()
                 .schedule
@@ -66,18 +66,9 @@ impl Coordinator for Build {
             tracing::warn!(slice, worker = %holder, "lease expired without a heartbeat; the slice is ready again");
         }
         Ok(match offer {
-            Offer::Slice(i) => LeaseReply {
-                task: Some(self.task(&self.plan[i])),
-                stop: false,
-            },
-            Offer::Wait => LeaseReply {
-                task: None,
-                stop: false,
-            },
-            Offer::Stop => LeaseReply {
-                task: None,
-                stop: true,
-            },
+            Offer::Slice(i) => Lease::Task(self.task(&self.plan[i])),
+            Offer::Wait => Lease::Wait,
+            Offer::Stop => Lease::Stop,
         })
     }
 

@@ -16,7 +16,8 @@ use egdb_db_format::{
 };
 use egdb_games::{Game, SliceInfo};
 use egdb_proto::stored::record_of;
-use egdb_proto::v1::{Shard, SliceResult, SliceTask};
+use egdb_proto::v1::{Shard, SliceResult};
+use egdb_proto::Task;
 
 use crate::schedule::{Job, Scheduler};
 use crate::CoordinatorError;
@@ -199,9 +200,9 @@ impl Build {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn task(&self, slice: &SliceInfo) -> SliceTask {
+    fn task(&self, slice: &SliceInfo) -> Task {
         let identity = self.store.identity();
-        SliceTask {
+        Task {
             game: identity.game.clone(),
             game_definition: identity.definition.clone(),
             slice_id: slice.id.to_string(),

@@ -1,7 +1,7 @@
 //! The Query service on a listener, beside the standard health and
 //! reflection services (so that `grpcurl` and load balancers work).
 
-use egdb_proto::server::{incoming, MAX_MESSAGE_BYTES};
+use egdb_proto::server::{serve_router, MAX_MESSAGE_BYTES};
 use egdb_proto::tls::ServerTls;
 use egdb_proto::v1::query_server::QueryServer;
 use egdb_proto::v1::FILE_DESCRIPTOR_SET;
@@ -33,17 +33,7 @@ pub async fn serve(
                 .max_decoding_message_size(MAX_MESSAGE_BYTES)
                 .max_encoding_message_size(MAX_MESSAGE_BYTES),
         );
-    let served = match tls {
-        Some(tls) => {
-            router
-                .serve_with_incoming_shutdown(tls.incoming(listener), shutdown)
-                .await
-        }
-        None => {
-            router
-                .serve_with_incoming_shutdown(incoming(listener), shutdown)
-                .await
-        }
-    };
-    served.map_err(|e| format!("serving failed: {e}"))
+    serve_router(router, listener, tls, shutdown)
+        .await
+        .map_err(|e| format!("serving failed: {e}"))
 }

@@ -11,7 +11,7 @@ use egdb_db_format::{CellEncoding, SliceCounts, ValueCode};
 use egdb_games::morris::burnside::class_count;
 use egdb_games::morris::index::TableIndex;
 use egdb_games::morris::{MorrisGame, MorrisSlice};
-use egdb_proto::v1::SliceTask;
+use egdb_proto::Task;
 use rayon::prelude::*;
 
 use super::{Dependencies, MorrisEngine, SolvedSlice, SolvedTable};
@@ -37,7 +37,7 @@ impl MorrisTasks {
         }
     }
 
-    fn slice(&self, task: &SliceTask, id: &str) -> Result<MorrisSlice, WorkerError> {
+    fn slice(&self, task: &Task, id: &str) -> Result<MorrisSlice, WorkerError> {
         MorrisSlice::parse(id)
             .filter(|s| self.plan.contains_key(s))
             .ok_or_else(|| WorkerError::BadTask(format!("{id} is not a slice of {}", task.game)))
@@ -47,7 +47,7 @@ impl MorrisTasks {
 impl SliceSolver for MorrisTasks {
     fn solve(
         &mut self,
-        task: &SliceTask,
+        task: &Task,
         source: &ShardSource,
         options: ShardOptions,
         cancel: &AtomicBool,

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use egdb_games::nim::NimGame;
 use egdb_games::SliceId;
-use egdb_proto::v1::SliceTask;
+use egdb_proto::Task;
 
 use super::NimEngine;
 use crate::solver::{keep_dependencies, ShardOptions, SliceSolver, Solved};
@@ -29,7 +29,7 @@ impl NimTasks {
         }
     }
 
-    fn slice_number(&self, task: &SliceTask, id: &str) -> Result<u32, WorkerError> {
+    fn slice_number(&self, task: &Task, id: &str) -> Result<u32, WorkerError> {
         self.engine
             .game()
             .slice_number(&SliceId::new(id))
@@ -40,7 +40,7 @@ impl NimTasks {
 impl SliceSolver for NimTasks {
     fn solve(
         &mut self,
-        task: &SliceTask,
+        task: &Task,
         source: &ShardSource,
         options: ShardOptions,
         cancel: &AtomicBool,
