@@ -33,6 +33,17 @@ pub struct Probe {
 }
 
 impl Probe {
+    /// A probe as a message carries it: a value tag and a depth.
+    ///
+    /// # Errors
+    /// The reason, for a tag that names no value.
+    pub fn from_wire(tag: i32, depth: Option<u32>) -> Result<Probe, String> {
+        Ok(Probe {
+            value: egdb_proto::values::value_of(tag)?,
+            depth,
+        })
+    }
+
     /// A stored value code and depth as a probe (draws have no depth);
     /// `None` for "don't care".
     pub fn of_code(code: egdb_db_format::ValueCode, depth: u32) -> Option<Probe> {

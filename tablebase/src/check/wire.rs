@@ -3,7 +3,7 @@
 //! conversions, the incoming one bounded.
 
 use egdb_proto::v1::{self, CheckMismatch, CheckReport, CheckedProbe};
-use egdb_proto::values::{tag_of, value_of};
+use egdb_proto::values::tag_of;
 
 use super::{Mismatch, Probe, SliceCheck, EXAMPLES};
 
@@ -92,10 +92,7 @@ impl TryFrom<&CheckReport> for SliceCheck {
 }
 
 fn probe_of(p: &v1::CheckedProbe) -> Result<Probe, String> {
-    Ok(Probe {
-        value: value_of(p.value)?,
-        depth: p.depth,
-    })
+    Probe::from_wire(p.value, p.depth)
 }
 
 #[cfg(test)]

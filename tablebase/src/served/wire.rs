@@ -3,7 +3,7 @@
 //! them back here, so both ends agree on one conversion.
 
 use egdb_proto::v1::{MoveProbe, MovesReply, ProbeReply};
-use egdb_proto::values::{tag_of, value_of};
+use egdb_proto::values::tag_of;
 
 use crate::reader::{Answer, Probe};
 
@@ -37,10 +37,7 @@ pub fn moves_reply(answer: Answer) -> MovesReply {
 /// # Errors
 /// The reason, for a value tag that names no value.
 pub fn probe_of(reply: &ProbeReply) -> Result<(String, Probe), String> {
-    let probe = Probe {
-        value: value_of(reply.value)?,
-        depth: reply.depth,
-    };
+    let probe = Probe::from_wire(reply.value, reply.depth)?;
     Ok((reply.position.clone(), probe))
 }
 
@@ -54,13 +51,7 @@ pub fn answer_of(reply: &MovesReply) -> Result<Answer, String> {
     let moves = reply
         .moves
         .iter()
-        .map(|m| {
-            let probe = Probe {
-                value: value_of(m.value)?,
-                depth: m.depth,
-            };
-            Ok((m.r#move.clone(), probe))
-        })
+        .map(|m| Ok((m.r#move.clone(), Probe::from_wire(m.value, m.depth)?)))
         .collect::<Result<_, String>>()?;
     Ok(Answer {
         position,
