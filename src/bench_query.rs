@@ -9,9 +9,8 @@ use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use egdb_games::morris::moves::legal_moves;
-use egdb_games::morris::Position;
-use egdb_games::Game;
+use egdb_games::family::XorShift;
+use egdb_games::{with_game, Family};
 use egdb_proto::v1::query_client::QueryClient;
 use egdb_proto::v1::{BatchRequest, PositionRequest};
 use egdb_tablebase::Tablebase;
@@ -23,7 +22,7 @@ use crate::Exit;
 pub fn run(args: BenchQueryArgs) -> Exit {
     let positions = {
         let tablebase = Tablebase::open(&args.store)?;
-        sample(&tablebase, args.probes.max(1))?
+        sample(&tablebase, args.probes.max(1))
     };
     let mut server = Server::start(&args.store)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -156,46 +155,17 @@ async fn measure(url: &str, positions: &[String], in_flight: usize) -> Result<Re
     })
 }
 
-/// `count` random positions of the store's game, in notation.
-fn sample(tablebase: &Tablebase, count: usize) -> Result<Vec<String>, Failure> {
-    let mut random = XorShift(0x9e37_79b9_7f4a_7c15);
-    match tablebase.game() {
-        Game::Nim(game) => {
-            let all = u64::MAX >> (64 - game.cells().clamp(1, 64));
-            Ok((0..count)
-                .map(|_| game.format_position(random.next() & all))
-                .collect())
-        }
-        Game::Morris(game) => {
-            let rules = game.rules();
-            let mut out = Vec::with_capacity(count);
-            while out.len() < count {
-                let mut position = Position::start(rules);
-                let plies = random.next() % 80;
-                for _ in 0..plies {
-                    let moves = legal_moves(rules, &position);
-                    if moves.is_empty() {
-                        break;
-                    }
-                    position = moves[(random.next() % moves.len() as u64) as usize].1;
-                }
-                out.push(position.to_string());
-            }
-            Ok(out)
-        }
-    }
+/// `count` random positions of the store's game, in notation: the same
+/// ones every run.
+fn sample(tablebase: &Tablebase, count: usize) -> Vec<String> {
+    with_game!(tablebase.game(), g => sample_of(g, count))
 }
 
-/// A small, fixed-seed generator: the same positions every run.
-struct XorShift(u64);
-
-impl XorShift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
+fn sample_of<F: Family>(game: &F, count: usize) -> Vec<String> {
+    let mut seeds = XorShift(0x9e37_79b9_7f4a_7c15);
+    (0..count)
+        .map(|_| game.format_position(&game.random_position(seeds.next())))
+        .collect()
 }
 
 /// `egdb serve` as a child process.

@@ -3,8 +3,6 @@
 
 mod common;
 
-use std::path::Path;
-use std::process::Child;
 
 use common::*;
 use egdb_games::morris::oracle::Oracle;
@@ -14,35 +12,6 @@ use egdb_games::{GameSpec, Value};
 use egdb_proto::v1::query_client::QueryClient;
 use egdb_proto::v1::{BatchRequest, LineRequest, PositionRequest};
 use tonic::transport::Channel;
-
-/// `egdb serve` on a loopback port, killed when dropped.
-struct Server {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(store: &Path) -> Server {
-    let (mut child, url) = spawn_listening(&[
-        "serve",
-        "--store",
-        store.to_str().unwrap(),
-        "--listen",
-        "127.0.0.1:0",
-    ]);
-    // Its log is read and dropped, so that it never blocks on a full pipe
-    // (nor dies writing to a closed one).
-    if let Some(mut log) = child.stderr.take() {
-        std::thread::spawn(move || std::io::copy(&mut log, &mut std::io::sink()));
-    }
-    Server { child, url }
-}
 
 fn client(runtime: &tokio::runtime::Runtime, url: &str) -> QueryClient<Channel> {
     runtime

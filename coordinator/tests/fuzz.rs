@@ -12,8 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use egdb_coordinator::{Build, BuildOptions};
 use egdb_db_format::{encode_block, CellEncoding};
-use egdb_games::morris::Position;
-use egdb_games::{Game, GameSpec, SliceInfo};
+use egdb_games::{with_game, Family, Game, GameSpec, SliceInfo};
 use egdb_proto::v1::{self, Shard, ShardBlock, SliceResult};
 use egdb_proto::{Coordinator, WorkerInfo};
 use egdb_tablebase::Tablebase;
@@ -89,10 +88,7 @@ fn worker() -> WorkerInfo {
 }
 
 fn encoding_of(game: &Game) -> CellEncoding {
-    match game {
-        Game::Morris(_) => CellEncoding::ValueDepth16,
-        Game::Nim(_) => CellEncoding::ValueDepth8,
-    }
+    egdb_tablebase::identity::cell_encoding(game, true)
 }
 
 // ---- Results handed to a build ----
@@ -291,27 +287,14 @@ fn noise_store(path: &Path, spec: &str) -> Game {
 
 /// Position text of `game`: printed positions and moves' texts, edited.
 fn position_text(game: &Game, seed: u64, edits: &[ByteEdit]) -> String {
-    let text = match game {
-        Game::Nim(nim) => nim.format_position(seed & ((1u64 << nim.cells()) - 1)),
-        Game::Morris(morris) => {
-            let rules = morris.rules();
-            let mut position = Position::start(rules);
-            // A short random game from the start.
-            let mut state = seed | 1;
-            for _ in 0..(seed % 16) {
-                let moves = egdb_games::morris::moves::legal_moves(rules, &position);
-                if moves.is_empty() {
-                    break;
-                }
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                position = moves[(state % moves.len() as u64) as usize].1;
-            }
-            position.to_string()
-        }
-    };
+    // A random position: a short game from the start (Morris), any
+    // stones (Nim).
+    let text = with_game!(game, g => printed(g, seed));
     String::from_utf8_lossy(&edited(text.as_bytes(), edits)).into_owned()
+}
+
+fn printed<F: Family>(game: &F, seed: u64) -> String {
+    game.format_position(&game.random_position(seed))
 }
 
 fn queries(spec: &str) {

@@ -1,17 +1,44 @@
-//! One game of either family, for the parts of egdb that handle both alike:
-//! planning a build, naming a store, sizing its slices.
+//! One game of any family, for the parts of egdb that handle them alike:
+//! planning a build, naming a store, reading, checking and serving it.
+//!
+//! [`families!`] below is the one list of families: it makes [`Game`] and
+//! [`with_game!`], which hands the game of any family to generic code.
 
+use crate::family::Family;
 use crate::morris::MorrisGame;
-use crate::nim::{custom, Board, NimGame};
+use crate::nim::NimGame;
+use crate::toy::RotorGame;
 use crate::{GameError, GameSpec, SliceInfo};
 
-/// A game instantiated from its spec. One lives per build or store, so the
-/// size difference of the variants costs nothing.
-#[derive(Debug, Clone)]
-#[allow(clippy::large_enum_variant)]
-pub enum Game {
+/// Makes [`Game`] with one variant per family and [`with_game!`] matching
+/// them all; `$d` is a `$` for the inner macro.
+macro_rules! families {
+    ($d:tt $($family:ident($game:ty),)+) => {
+        /// A game instantiated from its spec. One lives per build or store,
+        /// so the size difference of the variants costs nothing.
+        #[derive(Debug, Clone)]
+        #[allow(clippy::large_enum_variant)]
+        pub enum Game {
+            $($family($game),)+
+        }
+
+        /// `with_game!(game, g => body)`: `body` with `g` bound to the
+        /// family's game inside `game` (a `&Game`), compiled once per family.
+        #[macro_export]
+        macro_rules! with_game {
+            ($d game:expr, $d g:ident => $d body:expr) => {
+                match $d game {
+                    $($crate::Game::$family($d g) => $d body,)+
+                }
+            };
+        }
+    };
+}
+
+families! {$
     Nim(NimGame),
     Morris(MorrisGame),
+    Rotor(RotorGame),
 }
 
 impl Game {
@@ -36,54 +63,42 @@ impl Game {
             GameSpec::Morris { variant, pieces } => {
                 Ok(Game::Morris(MorrisGame::new(variant, pieces)))
             }
+            GameSpec::Rotor { tokens } => Ok(Game::Rotor(RotorGame::new(tokens))),
             _ => NimGame::from_spec_with_definition(spec, definition).map(Game::Nim),
         }
     }
 
     pub fn spec(&self) -> GameSpec {
-        match self {
-            Game::Nim(game) => game.spec().clone(),
-            Game::Morris(game) => game.spec(),
-        }
+        with_game!(self, g => Family::spec(g))
     }
 
     pub fn name(&self) -> String {
-        match self {
-            Game::Nim(game) => game.name().to_string(),
-            Game::Morris(game) => game.name(),
-        }
+        with_game!(self, g => Family::name(g))
     }
 
     /// What tells this game's stores from others'.
     pub fn fingerprint(&self) -> u64 {
-        match self {
-            Game::Nim(game) => game.fingerprint(),
-            Game::Morris(game) => game.fingerprint(),
-        }
+        with_game!(self, g => Family::fingerprint(g))
     }
 
     /// The definition a store keeps where the spec alone does not give the
     /// game (custom take-away games, as TOML).
     pub fn definition(&self) -> Option<String> {
-        match self {
-            Game::Nim(game) if game.definition().board == Board::Custom => {
-                Some(custom::to_toml(game.definition()))
-            }
-            _ => None,
-        }
+        with_game!(self, g => Family::definition(g))
     }
 
-    /// Whether every stored cell holds a depth whatever the build asks:
-    /// Morris tables always do.
+    /// Whether every stored cell holds a depth whatever the build asks.
     pub fn always_depth(&self) -> bool {
-        matches!(self, Game::Morris(_))
+        with_game!(self, g => Family::always_depth(g))
+    }
+
+    /// Bits of a cell holding a value and a depth.
+    pub fn depth_cell_bits(&self) -> u32 {
+        with_game!(self, g => Family::depth_cell_bits(g))
     }
 
     /// The slices of a build, dependencies first.
     pub fn slices(&self) -> Vec<SliceInfo> {
-        match self {
-            Game::Nim(game) => game.slices(),
-            Game::Morris(game) => game.slices(),
-        }
+        with_game!(self, g => Family::slices(g))
     }
 }

@@ -7,22 +7,29 @@
 //! notation of `shared/RULES.md`.
 //!
 //! * [`spec`] — the `GAME` strings of the command line.
-//! * [`game`] — a game of either family, for code that plans or names builds.
+//! * [`family`] — what every family gives the code outside its engines.
+//! * [`game`] — a game of any family, and [`with_game!`] to reach it
+//!   generically: the one list of families.
 //! * [`slice`] — slice ids, sizes and dependencies.
 //! * [`value`] — win/loss/draw from the mover's point of view.
 //! * [`nim`] — Triangular Nim, the hexagram ring game and custom take-away games.
 //! * [`morris`] — Taiwan Morris and Nine Men's Morris on the 24-point board.
+//! * [`toy`] — the rotor game, a tiny third family for tests (its spec is
+//!   known with feature `toy` only).
 
 pub mod error;
+pub mod family;
 mod fingerprint;
 pub mod game;
 pub mod morris;
 pub mod nim;
 pub mod slice;
 pub mod spec;
+pub mod toy;
 pub mod value;
 
 pub use error::{GameError, PositionError};
+pub use family::{Cell, Family};
 pub use game::Game;
 pub use slice::{SliceId, SliceInfo};
 pub use spec::{GameSpec, Rule};

@@ -46,10 +46,22 @@ pub const MAX_TRIANGLE_LAYERS: u32 = 9;
 /// A parsed, not yet instantiated, game spec.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GameSpec {
-    NimTriangle { layers: u32, rule: Rule },
+    NimTriangle {
+        layers: u32,
+        rule: Rule,
+    },
     NimHexagram,
-    NimFile { path: PathBuf },
-    Morris { variant: Variant, pieces: u8 },
+    NimFile {
+        path: PathBuf,
+    },
+    Morris {
+        variant: Variant,
+        pieces: u8,
+    },
+    /// The test-only rotor game (feature `toy`).
+    Rotor {
+        tokens: u32,
+    },
 }
 
 impl FromStr for GameSpec {
@@ -102,6 +114,14 @@ impl FromStr for GameSpec {
                 }
                 Ok(GameSpec::Morris { variant, pieces })
             }
+            #[cfg(feature = "toy")]
+            ["toy", "rotor", tokens] => match tokens.parse::<u32>() {
+                Ok(tokens @ 1..=crate::toy::MAX_TOKENS) => Ok(GameSpec::Rotor { tokens }),
+                _ => Err(fail(format!(
+                    "tokens must be 1 to {}",
+                    crate::toy::MAX_TOKENS
+                ))),
+            },
             ["morris", ..] => Err(fail(
                 "expected morris:taiwan:PIECES or morris:standard:PIECES".to_string(),
             )),
@@ -125,6 +145,7 @@ impl fmt::Display for GameSpec {
             GameSpec::Morris { variant, pieces } => {
                 write!(f, "morris:{}:{pieces}", variant.as_str())
             }
+            GameSpec::Rotor { tokens } => write!(f, "toy:rotor:{tokens}"),
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Games from specs and from store identities.
 
 use egdb_db_format::{CellEncoding, StoreIdentity};
-use egdb_games::{Game, GameError, GameSpec};
+use egdb_games::{with_game, Family, Game, GameError, GameSpec, SliceInfo};
 
 /// The identity a store built for `game` carries.
 pub fn identity(game: &Game, depth: bool) -> StoreIdentity {
@@ -25,9 +25,40 @@ pub fn from_identity(identity: &StoreIdentity) -> Result<Game, GameError> {
 
 /// How a build of `game` stores its cells.
 pub fn cell_encoding(game: &Game, depth: bool) -> CellEncoding {
-    match game {
-        Game::Morris(_) => CellEncoding::ValueDepth16,
-        Game::Nim(_) if depth => CellEncoding::ValueDepth8,
-        Game::Nim(_) => CellEncoding::WinBits,
+    with_game!(game, g => cell_encoding_of(g, depth))
+}
+
+/// How a build of a game of family `F` stores its cells.
+pub fn cell_encoding_of<F: Family>(game: &F, depth: bool) -> CellEncoding {
+    match game.depth_cell_bits() {
+        _ if !depth && !game.always_depth() => CellEncoding::WinBits,
+        8 => CellEncoding::ValueDepth8,
+        _ => CellEncoding::ValueDepth16,
     }
+}
+
+/// Why `bytes` of `encoding` cells cannot be `slice`'s table, if they
+/// cannot: cells of the wrong kind for the game, or bytes for another
+/// number of cells.
+pub fn misfit(
+    game: &Game,
+    slice: &SliceInfo,
+    encoding: CellEncoding,
+    bytes: u64,
+) -> Option<String> {
+    let allowed = match encoding {
+        CellEncoding::WinBits => !game.always_depth(),
+        CellEncoding::ValueDepth8 => game.depth_cell_bits() == 8,
+        CellEncoding::ValueDepth16 => game.depth_cell_bits() == 16,
+    };
+    if !allowed {
+        return Some(format!("{encoding:?} cells in a store of {}", game.spec()));
+    }
+    let expected = encoding.table_bytes(slice.entries);
+    (bytes != expected).then(|| {
+        format!(
+            "{bytes} bytes of {encoding:?} cells; its {} cells take {expected}",
+            slice.entries
+        )
+    })
 }

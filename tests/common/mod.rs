@@ -215,3 +215,32 @@ pub fn tls_args(dir: &Path, host: &str) -> Vec<String> {
         file("ca.pem".into()),
     ]
 }
+
+/// `egdb serve` on a loopback port, killed when dropped.
+pub struct Server {
+    child: Child,
+    pub url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn serve(store: &Path) -> Server {
+    let (mut child, url) = spawn_listening(&[
+        "serve",
+        "--store",
+        store.to_str().unwrap(),
+        "--listen",
+        "127.0.0.1:0",
+    ]);
+    // Its log is read and dropped, so that it never blocks on a full pipe
+    // (nor dies writing to a closed one).
+    if let Some(mut log) = child.stderr.take() {
+        std::thread::spawn(move || std::io::copy(&mut log, &mut std::io::sink()));
+    }
+    Server { child, url }
+}

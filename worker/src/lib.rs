@@ -4,6 +4,8 @@
 //!   per word), the depth engine, and the per-position scan baseline.
 //! * [`morris`] — Morris games: retrograde analysis with cycles for the
 //!   movement slices, one pass per placement round.
+//! * [`plain`] — a plain solver through the `Family` trait, for families
+//!   without an engine of their own (small games).
 //! * [`table`] — a solved slice in memory.
 //! * [`shard`] — a slice's bytes as compressed, checked blocks.
 //! * [`solver`] — what each game family does with a leased slice.
@@ -19,6 +21,7 @@ pub mod error;
 pub mod fault;
 pub mod morris;
 pub mod nim;
+pub mod plain;
 pub mod shard;
 pub mod solver;
 pub mod source;

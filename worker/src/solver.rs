@@ -32,18 +32,29 @@ pub struct Solved {
 /// One game's engine with the dependency tables it keeps between tasks.
 pub trait SliceSolver: Send {
     /// Solves `task`'s slice; dependencies not kept from earlier tasks are
-    /// read from `source`.
+    /// read from the context's source.
     ///
     /// # Errors
     /// [`WorkerError::BadTask`] for a slice the game does not have, bad
     /// shards, [`WorkerError::Cancelled`], coordinator errors.
-    fn solve(
-        &mut self,
-        task: &Task,
-        source: &ShardSource,
-        options: ShardOptions,
-        cancel: &AtomicBool,
-    ) -> Result<Solved, WorkerError>;
+    fn solve(&mut self, task: &Task, context: SolveContext<'_>) -> Result<Solved, WorkerError>;
+}
+
+/// What a solve reads besides its task.
+#[derive(Clone, Copy)]
+pub struct SolveContext<'a> {
+    /// Where the dependencies come from.
+    pub source: &'a ShardSource<'a>,
+    /// How the solved slice is cut and compressed.
+    pub options: ShardOptions,
+    /// Set when the solve is to stop.
+    pub cancel: &'a AtomicBool,
+}
+
+impl<'a> SolveContext<'a> {
+    pub fn parts(self) -> (&'a ShardSource<'a>, ShardOptions, &'a AtomicBool) {
+        (self.source, self.options, self.cancel)
+    }
 }
 
 /// Makes `kept` hold exactly the tables a task reads: `keys[i]` is the

@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use egdb_games::{Game, GameSpec};
+use egdb_games::{with_game, Game, GameSpec};
 use egdb_proto::v1::{CheckReport, SliceCounts as WireCounts, SliceResult};
 use egdb_proto::{Coordinator, Lease, LinkKind, Task, WorkerInfo};
 use egdb_tablebase::check::wire::report_of;
@@ -14,7 +14,8 @@ use egdb_tablebase::check::{Checker, Fetched};
 use crate::cache::ShardCache;
 use crate::morris::task::MorrisTasks;
 use crate::nim::task::NimTasks;
-use crate::solver::{ShardOptions, SliceSolver};
+use crate::plain::PlainTasks;
+use crate::solver::{ShardOptions, SliceSolver, SolveContext};
 use crate::source::ShardSource;
 use crate::WorkerError;
 
@@ -213,6 +214,9 @@ impl<'a> Worker<'a> {
             let solver: Box<dyn SliceSolver> = match game_of(task)? {
                 Game::Nim(game) => Box::new(NimTasks::new(game)),
                 Game::Morris(game) => Box::new(MorrisTasks::new(game)),
+                other => with_game!(&other, g => {
+                    Box::new(PlainTasks::new(g.clone())) as Box<dyn SliceSolver>
+                }),
             };
             // Drop the old game's tables before the new one fills memory.
             self.solver = None;
@@ -240,9 +244,14 @@ impl<'a> Worker<'a> {
         let cache = self.cache.take();
         let name = self.config.name.clone();
         let source = ShardSource::new(link, &name, task, cache.as_ref());
-        let solved = self
-            .solver(task)
-            .and_then(|solver| solver.solve(task, &source, options, cancel));
+        let solved = self.solver(task).and_then(|solver| {
+            let context = SolveContext {
+                source: &source,
+                options,
+                cancel,
+            };
+            solver.solve(task, context)
+        });
         if let Ok(solved) = &solved {
             // Later slices read this one: after a restart, from disk.
             source.keep(&solved.shard);

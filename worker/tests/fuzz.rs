@@ -22,7 +22,7 @@ use egdb_worker::morris::{Dependencies, MorrisEngine, SolvedSlice, SolvedTable};
 use egdb_worker::nim::task::NimTasks;
 use egdb_worker::nim::{solve_all, NimEngine};
 use egdb_worker::shard::{decode_shard, encode_shard};
-use egdb_worker::solver::{ShardOptions, SliceSolver};
+use egdb_worker::solver::{ShardOptions, SliceSolver, SolveContext};
 use egdb_worker::source::ShardSource;
 use egdb_worker::WorkerError;
 use proptest::prelude::*;
@@ -590,10 +590,10 @@ fn check_task(solved: &Solved, info: &SliceInfo, case: &TaskCase) -> Result<(), 
     let result = match (&solved.spec, &solved.engine) {
         (GameSpec::Morris { variant, pieces }, _) => {
             MorrisTasks::new(MorrisGame::new(*variant, *pieces))
-                .solve(&task, &source, OPTIONS, &never)
+                .solve(&task, context(&source, &never))
         }
         (_, Some(engine)) => {
-            NimTasks::new(engine.game().clone()).solve(&task, &source, OPTIONS, &never)
+            NimTasks::new(engine.game().clone()).solve(&task, context(&source, &never))
         }
         (spec, None) => return Err(TestCaseError::fail(format!("{spec} has no engine"))),
     };
@@ -662,10 +662,10 @@ fn solve_over(
         let result = match (&solved.spec, &solved.engine) {
             (GameSpec::Morris { variant, pieces }, _) => {
                 MorrisTasks::new(MorrisGame::new(*variant, *pieces))
-                    .solve(&task, &source, OPTIONS, &never)
+                    .solve(&task, context(&source, &never))
             }
             (_, Some(engine)) => {
-                NimTasks::new(engine.game().clone()).solve(&task, &source, OPTIONS, &never)
+                NimTasks::new(engine.game().clone()).solve(&task, context(&source, &never))
             }
             (_, None) => continue,
         };
@@ -788,4 +788,12 @@ fn a_movement_slice_whose_levels_would_pass_the_deepest_depth_stops() {
         "{err}"
     );
     assert!(err.to_string().contains("move-04-03-p0"), "{err}");
+}
+
+fn context<'a>(source: &'a ShardSource<'a>, never: &'a AtomicBool) -> SolveContext<'a> {
+    SolveContext {
+        source,
+        options: OPTIONS,
+        cancel: never,
+    }
 }

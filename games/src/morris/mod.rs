@@ -16,6 +16,7 @@ pub mod board;
 pub mod burnside;
 pub mod captures;
 pub mod colex;
+mod family;
 pub mod index;
 pub mod moves;
 #[cfg(any(test, feature = "oracle"))]
@@ -31,17 +32,29 @@ pub use position::{Color, Phase, Position};
 pub use rules::{MorrisRules, Variant, MAX_PIECES, MIN_PIECES};
 pub use slices::MorrisSlice;
 
+use std::sync::{Arc, OnceLock};
+
 use crate::fingerprint::Fnv;
 use crate::{GameSpec, SliceInfo};
 use index::TableIndex;
 use rules::{MillTargets, PieceLoss};
 
 /// A Morris game: a rule preset and the pieces per side.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct MorrisGame {
     variant: Variant,
     rules: MorrisRules,
+    /// Built on the first position located, shared by clones.
+    locator: Arc<OnceLock<family::Locator>>,
 }
+
+impl PartialEq for MorrisGame {
+    fn eq(&self, other: &MorrisGame) -> bool {
+        (self.variant, &self.rules) == (other.variant, &other.rules)
+    }
+}
+
+impl Eq for MorrisGame {}
 
 impl MorrisGame {
     /// # Panics
@@ -51,6 +64,7 @@ impl MorrisGame {
         MorrisGame {
             variant,
             rules: MorrisRules::preset(variant, pieces),
+            locator: Arc::default(),
         }
     }
 
@@ -63,6 +77,10 @@ impl MorrisGame {
 
     pub fn rules(&self) -> &MorrisRules {
         &self.rules
+    }
+
+    fn locator(&self) -> &family::Locator {
+        self.locator.get_or_init(|| family::Locator::new(self))
     }
 
     pub fn name(&self) -> String {

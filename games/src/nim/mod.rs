@@ -6,6 +6,7 @@
 
 mod cellmap;
 pub mod custom;
+mod family;
 pub mod hexagram;
 pub mod layout;
 mod notation;
@@ -102,10 +103,10 @@ impl NimGame {
                 let text = custom::read(path)?;
                 custom::parse(&text, &path.display().to_string())?
             }
-            GameSpec::Morris { .. } => {
+            GameSpec::Morris { .. } | GameSpec::Rotor { .. } => {
                 return Err(GameError::UnknownSpec {
                     spec: spec.to_string(),
-                    reason: "a Morris game, not a take-away game".to_string(),
+                    reason: "not a take-away game".to_string(),
                 })
             }
         };

@@ -8,12 +8,14 @@ use std::sync::Arc;
 
 use egdb_db_format::CellEncoding;
 use egdb_games::morris::MorrisSlice;
-use egdb_games::{Game, SliceId};
+use egdb_games::{with_game, Game, SliceId, SliceInfo};
 
+use super::cells::{check_cells, CellTable};
 use super::loaded::Loaded;
 use super::morris::{check_morris, MorrisTables};
 use super::nim::{check_nim, NimTable};
 use super::SliceCheck;
+use crate::identity::misfit;
 
 /// What fetching a slice's bytes gave.
 #[derive(Debug)]
@@ -29,16 +31,42 @@ pub enum Fetched {
 /// Checks slices of one game, keeping decoded slices up to a budget.
 pub struct Checker {
     game: Game,
-    /// Each slice's dependencies, from the game's plan.
-    plan: HashMap<SliceId, Vec<SliceId>>,
+    /// Each slice's place in the game's plan, and the slice.
+    plan: HashMap<SliceId, (u32, SliceInfo)>,
     morris: Loaded<MorrisSlice, MorrisTables>,
     nim: Loaded<u32, NimTable>,
+    /// Families without a checker of their own: by place in the plan.
+    cells: Loaded<u32, CellTable>,
 }
 
 /// A slice decoded for a check.
 enum Decoded {
     Morris(Arc<MorrisTables>),
     Nim(Arc<NimTable>),
+    Cells(Arc<CellTable>),
+}
+
+impl Decoded {
+    fn morris(&self) -> Option<(MorrisSlice, &MorrisTables)> {
+        match self {
+            Decoded::Morris(t) => Some((t.slice, t)),
+            _ => None,
+        }
+    }
+
+    fn nim(&self) -> Option<(u32, &NimTable)> {
+        match self {
+            Decoded::Nim(t) => Some((t.stones, t)),
+            _ => None,
+        }
+    }
+
+    fn cells(&self) -> Option<(u32, &CellTable)> {
+        match self {
+            Decoded::Cells(t) => Some((t.place, t)),
+            _ => None,
+        }
+    }
 }
 
 impl Checker {
@@ -48,13 +76,15 @@ impl Checker {
         let plan = game
             .slices()
             .into_iter()
-            .map(|s| (s.id, s.dependencies))
+            .enumerate()
+            .map(|(i, s)| (s.id.clone(), (i as u32, s)))
             .collect();
         Checker {
             game,
             plan,
             morris: Loaded::new(memory),
             nim: Loaded::new(memory),
+            cells: Loaded::new(memory),
         }
     }
 
@@ -79,7 +109,11 @@ impl Checker {
             corrupt: Some(reason),
             ..SliceCheck::default()
         };
-        let Some(deps) = self.plan.get(&SliceId::new(slice)).cloned() else {
+        let Some(deps) = self
+            .plan
+            .get(&SliceId::new(slice))
+            .map(|(_, s)| s.dependencies.clone())
+        else {
             return Ok(Some(failed("not a slice of the store's game".to_string())));
         };
         let own = match self.load(slice, &mut fetch)? {
@@ -98,28 +132,28 @@ impl Checker {
         }
         let found = match (&self.game, own) {
             (Game::Morris(game), Decoded::Morris(own)) => {
-                let tables: HashMap<MorrisSlice, &MorrisTables> = read
-                    .iter()
-                    .filter_map(|d| match d {
-                        Decoded::Morris(t) => Some((t.slice, t.as_ref())),
-                        Decoded::Nim(_) => None,
-                    })
-                    .collect();
+                let tables: HashMap<MorrisSlice, &MorrisTables> =
+                    read.iter().filter_map(Decoded::morris).collect();
                 check_morris(game.rules(), &own, cancel, |s| tables.get(&s).copied())
                     .map_err(|e| e.to_string())
             }
             (Game::Nim(game), Decoded::Nim(own)) => {
-                let tables: HashMap<u32, &NimTable> = read
-                    .iter()
-                    .filter_map(|d| match d {
-                        Decoded::Nim(t) => Some((t.stones, t.as_ref())),
-                        Decoded::Morris(_) => None,
-                    })
-                    .collect();
+                let tables: HashMap<u32, &NimTable> =
+                    read.iter().filter_map(Decoded::nim).collect();
                 check_nim(game, &own, cancel, |h| tables.get(&h).copied())
                     .map_err(|e| e.to_string())
             }
-            _ => Err("decoded as the other family's slice".to_string()),
+            (game, Decoded::Cells(own)) => {
+                let tables: HashMap<u32, &CellTable> =
+                    read.iter().filter_map(Decoded::cells).collect();
+                // Moves may stay in the slice.
+                let table = |p: u32| match p == own.place {
+                    true => Some(own.as_ref()),
+                    false => tables.get(&p).copied(),
+                };
+                with_game!(game, g => check_cells(g, slice, &own, cancel, table))
+            }
+            _ => Err("decoded as another family's slice".to_string()),
         };
         if cancel.load(Ordering::Relaxed) {
             return Ok(None);
@@ -142,6 +176,11 @@ impl Checker {
                 .slice_number(&SliceId::new(slice))
                 .and_then(|h| self.nim.get(h))
                 .map(Decoded::Nim),
+            _ => self
+                .plan
+                .get(&SliceId::new(slice))
+                .and_then(|(place, _)| self.cells.get(*place))
+                .map(Decoded::Cells),
         };
         if let Some(kept) = kept {
             return Ok(Ok(kept));
@@ -179,6 +218,21 @@ impl Checker {
                     }
                     Err(e) => return Ok(Err(e.to_string())),
                 }
+            }
+            game => {
+                let Some((place, info)) = self.plan.get(&SliceId::new(slice)) else {
+                    return Ok(Err("not a slice of this game".to_string()));
+                };
+                if let Some(reason) = misfit(game, info, encoding, raw.len() as u64) {
+                    return Ok(Err(reason));
+                }
+                let table = CellTable {
+                    place: *place,
+                    encoding,
+                    raw,
+                };
+                let bytes = table.bytes();
+                Decoded::Cells(self.cells.insert(*place, table, bytes))
             }
         };
         Ok(Ok(decoded))

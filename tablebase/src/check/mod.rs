@@ -8,9 +8,10 @@
 //! * any other is drawn.
 //!
 //! [`morris`] and [`nim`] check a slice from its decoded tables and those
-//! its moves lead into; a [`Checker`] fetches, decodes and keeps them for a
-//! run of checks ([`loaded`]).
+//! its moves lead into, [`cells`] any other family's; a [`Checker`]
+//! fetches, decodes and keeps them for a run of checks ([`loaded`]).
 
+pub mod cells;
 mod checker;
 mod loaded;
 pub mod morris;

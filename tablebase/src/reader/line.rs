@@ -1,9 +1,7 @@
 //! Perfect play from a position: the winner takes the quickest win, the
 //! loser the longest defence, a drawn side keeps the draw.
 
-use egdb_games::morris::moves::legal_moves;
-use egdb_games::morris::Position;
-use egdb_games::{Game, Value};
+use egdb_games::{with_game, Family, Value};
 
 use super::{Probe, Tablebase};
 use crate::TablebaseError;
@@ -38,53 +36,36 @@ impl Tablebase {
     /// # Errors
     /// As [`Tablebase::answer`].
     pub fn line(&self, text: &str, max_plies: u32) -> Result<Vec<LineStep>, TablebaseError> {
-        match &self.game {
-            Game::Nim(game) => {
-                let mut position = game.parse_position(text)?;
-                let mut steps = Vec::new();
-                while steps.len() < max_plies as usize {
-                    let value = self.probe_nim(game, position)?.value;
-                    let moves: Vec<u64> = game.legal_moves(position).collect();
-                    let probes = moves
-                        .iter()
-                        .map(|&m| self.probe_nim(game, position ^ m))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    let Some(i) = best_move(value, &probes) else {
-                        break;
-                    };
-                    position ^= moves[i];
-                    steps.push(LineStep {
-                        mv: game.format_move(moves[i]),
-                        position: game.format_position(position),
-                        probe: probes[i],
-                    });
-                }
-                Ok(steps)
-            }
-            Game::Morris(game) => {
-                let rules = game.rules();
-                let mut position = Position::parse(rules, text)?;
-                let mut steps = Vec::new();
-                while steps.len() < max_plies as usize {
-                    let value = self.probe_morris(game, &position)?.value;
-                    let moves = legal_moves(rules, &position);
-                    let probes = moves
-                        .iter()
-                        .map(|(_, next)| self.probe_morris(game, next))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    let Some(i) = best_move(value, &probes) else {
-                        break;
-                    };
-                    position = moves[i].1;
-                    steps.push(LineStep {
-                        mv: moves[i].0.to_string(),
-                        position: position.to_string(),
-                        probe: probes[i],
-                    });
-                }
-                Ok(steps)
-            }
+        with_game!(&self.game, g => self.line_in(g, text, max_plies))
+    }
+
+    fn line_in<F: Family>(
+        &self,
+        game: &F,
+        text: &str,
+        max_plies: u32,
+    ) -> Result<Vec<LineStep>, TablebaseError> {
+        let mut position = game.parse_position(text)?;
+        let mut steps = Vec::new();
+        while steps.len() < max_plies as usize {
+            let value = self.probe_in(game, &position)?.value;
+            let mut moves = game.moves(&position);
+            let probes = moves
+                .iter()
+                .map(|(_, next)| self.probe_in(game, next))
+                .collect::<Result<Vec<_>, _>>()?;
+            let Some(i) = best_move(value, &probes) else {
+                break;
+            };
+            let (mv, next) = moves.swap_remove(i);
+            position = next;
+            steps.push(LineStep {
+                mv: game.format_move(&mv),
+                position: game.format_position(&position),
+                probe: probes[i],
+            });
         }
+        Ok(steps)
     }
 }
 

@@ -2,13 +2,12 @@
 //!
 //! Blocks are read lazily and kept in a small cache, so opening a store reads
 //! only its manifest, and repeated probes near each other decompress once.
-//! [`nim`] and [`morris`] find where a position's cell lies; this module reads
-//! cells and answers in notation.
+//! The game's family says where a position's cell lies; [`cells`] reads it
+//! as the slice's record says it is encoded.
 
 mod cache;
+mod cells;
 mod line;
-mod morris;
-mod nim;
 
 pub use line::{best_move, LineStep};
 
@@ -19,9 +18,9 @@ use std::sync::{Arc, RwLock};
 use cache::{keep_near, key, near, BlockCache};
 
 use egdb_db_format::{FormatError, SliceRecord, Store};
-use egdb_games::Game;
+use egdb_games::{with_game, Family, Game, SliceId};
 
-use crate::identity::from_identity;
+use crate::identity::{from_identity, misfit};
 use crate::TablebaseError;
 
 /// Bytes of decompressed blocks a tablebase keeps unless told otherwise.
@@ -47,17 +46,18 @@ pub struct Tablebase {
     /// Finished slices' records, in slice order; a slice's number is its
     /// place here.
     records: Vec<SliceRecord>,
-    /// Take-away games: the number of slice `h` (stones left), if stored.
-    nim_numbers: Vec<Option<u32>>,
-    /// Morris games: the numbers of the stored slices.
-    morris_numbers: HashMap<egdb_games::morris::MorrisSlice, u32>,
+    /// Why each record cannot hold its slice's cells, if it cannot.
+    misfits: Vec<Option<String>>,
+    /// The game's slices in plan order, as [`egdb_games::Cell`] numbers them.
+    plan: Vec<SliceId>,
+    /// The number of each slice of the plan, if stored.
+    slots: Vec<Option<u32>>,
     cache: RwLock<BlockCache>,
     /// Whether the store was complete when opened (a read-only view does not
     /// change after).
     complete: bool,
     /// Tells this tablebase's blocks from another's in per-thread caches.
     id: u64,
-    morris: morris::Indexes,
 }
 
 /// Ids of open tablebases, never reused.
@@ -75,34 +75,31 @@ impl Tablebase {
         let numbers = records
             .iter()
             .enumerate()
-            .map(|(i, r)| (r.slice.clone(), i as u32))
-            .collect::<HashMap<String, u32>>();
-        let nim_numbers = match &game {
-            Game::Nim(nim) => (0..nim.layout().slice_count())
-                .map(|h| numbers.get(egdb_games::nim::slice_id(h).as_str()).copied())
-                .collect(),
-            Game::Morris(_) => Vec::new(),
-        };
-        let morris_numbers = match &game {
-            Game::Morris(_) => records
-                .iter()
-                .enumerate()
-                .filter_map(|(i, r)| {
-                    Some((egdb_games::morris::MorrisSlice::parse(&r.slice)?, i as u32))
-                })
-                .collect(),
-            Game::Nim(_) => HashMap::new(),
-        };
+            .map(|(i, r)| (r.slice.as_str(), i as u32))
+            .collect::<HashMap<&str, u32>>();
+        let slices = game.slices();
+        let slots = slices
+            .iter()
+            .map(|s| numbers.get(s.id.as_str()).copied())
+            .collect::<Vec<_>>();
+        let mut misfits = vec![None; records.len()];
+        for (slice, number) in slices.iter().zip(&slots) {
+            if let Some(n) = *number {
+                let record = &records[n as usize];
+                misfits[n as usize] = misfit(&game, slice, record.encoding, record.raw_len);
+            }
+        }
+        let plan = slices.into_iter().map(|s| s.id).collect();
         Ok(Tablebase {
             store,
             game,
             records,
-            nim_numbers,
-            morris_numbers,
+            misfits,
+            plan,
+            slots,
             cache: RwLock::new(BlockCache::new(DEFAULT_CACHE_BYTES)),
             complete,
             id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-            morris: morris::Indexes::default(),
         })
     }
 
@@ -136,12 +133,7 @@ impl Tablebase {
     /// # Errors
     /// As [`Tablebase::answer`].
     pub fn start(&self) -> Result<Probe, TablebaseError> {
-        match &self.game {
-            Game::Nim(game) => self.probe_nim(game, game.start()),
-            Game::Morris(game) => {
-                self.probe_morris(game, &egdb_games::morris::Position::start(game.rules()))
-            }
-        }
+        with_game!(&self.game, g => self.probe_in(g, &g.start()))
     }
 
     /// The value (and depth) of a position given in notation.
@@ -157,19 +149,7 @@ impl Tablebase {
     /// # Errors
     /// As [`Tablebase::answer`].
     pub fn probe_named(&self, text: &str) -> Result<(String, Probe), TablebaseError> {
-        match &self.game {
-            Game::Nim(game) => {
-                let position = game.parse_position(text)?;
-                Ok((
-                    game.format_position(position),
-                    self.probe_nim(game, position)?,
-                ))
-            }
-            Game::Morris(game) => {
-                let position = egdb_games::morris::Position::parse(game.rules(), text)?;
-                Ok((position.to_string(), self.probe_morris(game, &position)?))
-            }
-        }
+        with_game!(&self.game, g => self.probe_named_in(g, text))
     }
 
     /// The value (and depth) of a position given in notation, and of every
@@ -181,10 +161,7 @@ impl Tablebase {
     /// in the store; [`FormatError::Corrupt`] naming slice and block when a
     /// block fails its checksum — never a value from a bad block.
     pub fn answer(&self, text: &str) -> Result<Answer, TablebaseError> {
-        match &self.game {
-            Game::Nim(game) => self.answer_nim(game, text),
-            Game::Morris(game) => self.answer_morris(game, text),
-        }
+        with_game!(&self.game, g => self.answer_in(g, text))
     }
 
     /// `N` stored bytes of slice number `slice` from byte `at` on; one block

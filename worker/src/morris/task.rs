@@ -2,7 +2,6 @@
 //! encode.
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -15,8 +14,7 @@ use egdb_proto::Task;
 use rayon::prelude::*;
 
 use super::{Dependencies, MorrisEngine, SolvedSlice, SolvedTable};
-use crate::solver::{keep_dependencies, shard_of, ShardOptions, SliceSolver, Solved};
-use crate::source::ShardSource;
+use crate::solver::{keep_dependencies, shard_of, SliceSolver, SolveContext, Solved};
 use crate::table::zeroed_table;
 use crate::WorkerError;
 
@@ -45,13 +43,8 @@ impl MorrisTasks {
 }
 
 impl SliceSolver for MorrisTasks {
-    fn solve(
-        &mut self,
-        task: &Task,
-        source: &ShardSource,
-        options: ShardOptions,
-        cancel: &AtomicBool,
-    ) -> Result<Solved, WorkerError> {
+    fn solve(&mut self, task: &Task, context: SolveContext<'_>) -> Result<Solved, WorkerError> {
+        let (source, options, cancel) = context.parts();
         let slice = self.slice(task, &task.slice_id)?;
         let needed = task
             .dependencies

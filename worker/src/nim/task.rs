@@ -1,7 +1,6 @@
 //! Leased Nim slices: fetch, solve, count, encode.
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -10,8 +9,7 @@ use egdb_games::SliceId;
 use egdb_proto::Task;
 
 use super::NimEngine;
-use crate::solver::{keep_dependencies, ShardOptions, SliceSolver, Solved};
-use crate::source::ShardSource;
+use crate::solver::{keep_dependencies, SliceSolver, SolveContext, Solved};
 use crate::table::SliceTable;
 use crate::WorkerError;
 
@@ -38,13 +36,8 @@ impl NimTasks {
 }
 
 impl SliceSolver for NimTasks {
-    fn solve(
-        &mut self,
-        task: &Task,
-        source: &ShardSource,
-        options: ShardOptions,
-        cancel: &AtomicBool,
-    ) -> Result<Solved, WorkerError> {
+    fn solve(&mut self, task: &Task, context: SolveContext<'_>) -> Result<Solved, WorkerError> {
+        let (source, options, cancel) = context.parts();
         let h = self.slice_number(task, &task.slice_id)?;
         let needed = task
             .dependencies

@@ -1,0 +1,208 @@
+//! Morris games as a [`Family`]: where a position's symmetry class lies
+//! among the tables of its slice, and back.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use super::index::TableIndex;
+use super::moves::{legal_moves, terminal_value};
+use super::slices::table_of;
+use super::{Color, MorrisGame, MorrisSlice, Move, Position};
+use crate::family::{Cell, Family};
+use crate::{GameError, GameSpec, SliceInfo, Value};
+
+/// The slices of a game by their place in the plan, with each slice's
+/// tables indexed on first use (an index costs memory and time to build,
+/// and a query touches few slices).
+#[derive(Debug, Default)]
+pub(super) struct Locator {
+    places: HashMap<MorrisSlice, u32>,
+    slices: Vec<(MorrisSlice, OnceLock<SliceIndex>)>,
+}
+
+/// A slice's tables and where each starts among its cells.
+#[derive(Debug)]
+struct SliceIndex {
+    tables: Vec<TableIndex>,
+    /// Cells before each table; one more entry: all the slice's cells.
+    starts: Vec<u64>,
+}
+
+impl SliceIndex {
+    fn new(slice: MorrisSlice) -> SliceIndex {
+        let tables: Vec<TableIndex> = slice.tables().into_iter().map(TableIndex::new).collect();
+        let starts = std::iter::once(0)
+            .chain(tables.iter().scan(0, |sum, t| {
+                *sum += t.len();
+                Some(*sum)
+            }))
+            .collect();
+        SliceIndex { tables, starts }
+    }
+}
+
+impl Locator {
+    pub(super) fn new(game: &MorrisGame) -> Locator {
+        let slices: Vec<_> = game
+            .plan()
+            .into_iter()
+            .map(|(slice, _)| (slice, OnceLock::new()))
+            .collect();
+        let places = slices
+            .iter()
+            .enumerate()
+            .map(|(i, (slice, _))| (*slice, i as u32))
+            .collect();
+        Locator { places, slices }
+    }
+
+    fn index(&self, place: u32) -> Option<(MorrisSlice, &SliceIndex)> {
+        let (slice, index) = self.slices.get(place as usize)?;
+        Some((*slice, index.get_or_init(|| SliceIndex::new(*slice))))
+    }
+}
+
+impl Family for MorrisGame {
+    type Position = Position;
+    type Move = Move;
+
+    fn spec(&self) -> GameSpec {
+        MorrisGame::spec(self)
+    }
+
+    fn name(&self) -> String {
+        MorrisGame::name(self)
+    }
+
+    fn fingerprint(&self) -> u64 {
+        MorrisGame::fingerprint(self)
+    }
+
+    fn slices(&self) -> Vec<SliceInfo> {
+        MorrisGame::slices(self)
+    }
+
+    fn start(&self) -> Position {
+        Position::start(self.rules())
+    }
+
+    fn parse_position(&self, text: &str) -> Result<Position, GameError> {
+        Position::parse(self.rules(), text)
+    }
+
+    fn format_position(&self, position: &Position) -> String {
+        position.to_string()
+    }
+
+    fn format_move(&self, mv: &Move) -> String {
+        mv.to_string()
+    }
+
+    fn moves(&self, position: &Position) -> Vec<(Move, Position)> {
+        legal_moves(self.rules(), position)
+    }
+
+    fn terminal(&self, position: &Position) -> Option<Value> {
+        terminal_value(self.rules(), position)
+    }
+
+    /// Finished positions have no cell; the others lie in the table their
+    /// counts name, at their symmetry class's entry.
+    fn locate(&self, position: &Position) -> Option<Cell> {
+        let rules = self.rules();
+        if terminal_value(rules, position).is_some() {
+            return None;
+        }
+        let (mover, opponent) = position.sides();
+        let odd = mover.odd_count() + opponent.odd_count();
+        let (slice, table) =
+            table_of(rules, position.ply(rules), mover.len(), opponent.len(), odd)?;
+        let locator = self.locator();
+        let place = *locator.places.get(&slice)?;
+        let (_, index) = locator.index(place)?;
+        Some(Cell {
+            slice: place,
+            entry: index.starts[table] + index.tables[table].index(mover, opponent),
+        })
+    }
+
+    /// The class's own member; `None` for the entries an index keeps only
+    /// to stay regular (stored as don't-care).
+    fn position_at(&self, cell: Cell) -> Option<Position> {
+        let rules = self.rules();
+        let (slice, index) = self.locator().index(cell.slice)?;
+        let table = index
+            .starts
+            .partition_point(|&s| s <= cell.entry)
+            .checked_sub(1)?;
+        let within = cell.entry - index.starts[table];
+        let entry = index
+            .tables
+            .get(table)
+            .filter(|t| within < t.len())?
+            .entry(within);
+        if !entry.canonical {
+            return None;
+        }
+        let ply = match slice {
+            MorrisSlice::Placement { ply, .. } => ply,
+            MorrisSlice::Movement { .. } => 2 * u32::from(rules.pieces),
+        };
+        // Hands as the side to move and the other side hold them.
+        let [mover_hand, other_hand] = rules.hands_after(ply).map(|h| h as u8);
+        let (to_move, hand) = if ply % 2 == 0 {
+            (Color::First, [mover_hand, other_hand])
+        } else {
+            (Color::Second, [other_hand, mover_hand])
+        };
+        Position::from_sides(rules, entry.mover, entry.opponent, to_move, hand).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::family::XorShift;
+    use crate::morris::rules::Variant;
+
+    #[test]
+    fn a_cell_gives_back_a_member_of_its_class() {
+        for (variant, pieces) in [(Variant::Taiwan, 4), (Variant::Standard, 5)] {
+            let game = MorrisGame::new(variant, pieces);
+            let mut random = XorShift(7);
+            let mut checked = 0;
+            for _ in 0..400 {
+                let position = game.random_position(random.next());
+                let Some(cell) = game.locate(&position) else {
+                    assert!(game.terminal(&position).is_some());
+                    continue;
+                };
+                let back = game.position_at(cell).expect("a stored class");
+                assert_eq!(game.locate(&back), Some(cell), "{position}");
+                assert_eq!(back.ply(game.rules()), position.ply(game.rules()));
+                checked += 1;
+            }
+            assert!(checked > 150, "{checked} positions had cells");
+        }
+    }
+
+    #[test]
+    fn cells_off_the_tables_hold_no_position() {
+        let game = MorrisGame::new(Variant::Taiwan, 3);
+        let slices = game.slices();
+        let last = slices.len() as u32 - 1;
+        let entries = slices[last as usize].entries;
+        assert!(game
+            .position_at(Cell {
+                slice: last,
+                entry: entries
+            })
+            .is_none());
+        assert!(game
+            .position_at(Cell {
+                slice: last + 1,
+                entry: 0
+            })
+            .is_none());
+    }
+}
