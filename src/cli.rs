@@ -183,7 +183,8 @@ pub struct WorkerArgs {
 #[derive(Debug, Args)]
 pub struct BuildArgs {
     /// nim:triangle:LAYERS:normal|misere, nim:hexagram, nim:file:PATH,
-    /// morris:taiwan:PIECES or morris:standard:PIECES.
+    /// morris:taiwan:PIECES, morris:standard:PIECES or
+    /// morris:taiwan-protected:PIECES.
     pub game: String,
     /// The store to write (default: ./GAME.egdb with `:` turned into `-`).
     #[arg(long)]

@@ -1,7 +1,9 @@
 //! Game specs: the `GAME` argument of the command line.
 //!
 //! `nim:triangle:LAYERS:normal|misere`, `nim:hexagram`, `nim:file:PATH`,
-//! `morris:taiwan:PIECES`, `morris:standard:PIECES`.
+//! `morris:taiwan:PIECES`, `morris:standard:PIECES`,
+//! `morris:taiwan-protected:PIECES` (RULES.md §2 with mills protected while
+//! placing).
 
 use std::fmt;
 use std::path::PathBuf;
@@ -98,11 +100,11 @@ impl FromStr for GameSpec {
                 }
                 Ok(GameSpec::NimFile { path: path.into() })
             }
-            ["morris", variant @ ("taiwan" | "standard"), pieces] => {
-                let variant = if *variant == "taiwan" {
-                    Variant::Taiwan
-                } else {
-                    Variant::Standard
+            ["morris", variant @ ("taiwan" | "standard" | "taiwan-protected"), pieces] => {
+                let variant = match *variant {
+                    "taiwan" => Variant::Taiwan,
+                    "standard" => Variant::Standard,
+                    _ => Variant::TaiwanProtected,
                 };
                 let pieces: u8 = pieces
                     .parse()
@@ -123,7 +125,9 @@ impl FromStr for GameSpec {
                 ))),
             },
             ["morris", ..] => Err(fail(
-                "expected morris:taiwan:PIECES or morris:standard:PIECES".to_string(),
+                "expected morris:taiwan:PIECES, morris:standard:PIECES or \
+                 morris:taiwan-protected:PIECES"
+                    .to_string(),
             )),
             _ => Err(fail(
                 "expected nim:triangle:LAYERS:RULE, nim:hexagram, nim:file:PATH, \
@@ -163,6 +167,7 @@ mod tests {
             "nim:file:a:b.toml",
             "morris:taiwan:6",
             "morris:standard:12",
+            "morris:taiwan-protected:6",
         ] {
             let spec: GameSpec = text.parse().unwrap();
             assert_eq!(spec.to_string(), text);

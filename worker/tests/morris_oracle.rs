@@ -50,3 +50,8 @@ fn taiwan_four_agrees_with_the_plain_solver() {
 fn standard_four_agrees_with_the_plain_solver() {
     check(Variant::Standard, 4);
 }
+
+#[test]
+fn taiwan_protected_four_agrees_with_the_plain_solver() {
+    check(Variant::TaiwanProtected, 4);
+}

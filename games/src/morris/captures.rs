@@ -103,7 +103,9 @@ pub fn capture_options(
         .any(|&others| others & !m == 0);
     if mill && o != 0 {
         singles = match rules.mill_targets {
-            MillTargets::Any => o,
+            // Moves of the movement phase come here with the rules as they
+            // are (placements with `MorrisRules::in_phase`).
+            MillTargets::Any | MillTargets::NotInMillWhilePlacing => o,
             MillTargets::NotInMillUnlessAll => {
                 let free = o & !in_mills(rules, opponent).bits();
                 if free == 0 {

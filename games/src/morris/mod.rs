@@ -86,6 +86,7 @@ impl MorrisGame {
     pub fn name(&self) -> String {
         let name = match self.variant {
             Variant::Taiwan => "Taiwan Morris",
+            Variant::TaiwanProtected => "Taiwan Morris, mills protected while placing",
             Variant::Standard => "Morris, standard rules",
         };
         format!("{name}, {} pieces", self.rules.pieces)
@@ -136,6 +137,7 @@ impl MorrisGame {
             match r.mill_targets {
                 MillTargets::Any => 0,
                 MillTargets::NotInMillUnlessAll => 1,
+                MillTargets::NotInMillWhilePlacing => 2,
             },
             u8::from(r.gang),
             u8::from(r.dan),

@@ -85,6 +85,7 @@ pub fn for_each_move(
     opponent: PointSet,
     mut visit: impl FnMut(Successor),
 ) {
+    let rules = &rules.in_phase(placing);
     let empty = mover.union(opponent).complement();
     let mut arrive = |from: Option<Point>, to: Point, mover_after: PointSet| {
         let options = capture_options(rules, to, mover_after, opponent);
@@ -300,4 +301,67 @@ pub fn play(rules: &MorrisRules, position: &Position, text: &str) -> Result<Posi
         text: text.to_string(),
         reason,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::morris::rules::Variant;
+
+    /// Which opponent pieces a mill just closed may take, with 槓 and 擔
+    /// turned off so that only the mill captures.
+    fn mill_removals(variant: Variant, placing: bool) -> PointSet {
+        let rules = MorrisRules {
+            gang: false,
+            dan: false,
+            ..MorrisRules::preset(variant, 9)
+        };
+        let lines = rules.lines();
+        let theirs = lines[0].points;
+        let ours = lines
+            .iter()
+            .map(|l| l.points)
+            .find(|l| l.iter().all(|p| !theirs.contains(p)))
+            .unwrap();
+        let spare = (0..24)
+            .map(|n| Point::new(n).unwrap())
+            .find(|p| !theirs.contains(p) && !ours.contains(p))
+            .unwrap();
+        let opponent = theirs.iter().fold(spare.set(), |s, &p| s.with(p));
+        let (mover, to) = if placing {
+            (PointSet::EMPTY.with(ours[0]).with(ours[1]), None)
+        } else {
+            // One step away from closing the mill (the board's lines all
+            // have a neighbour of their third point off the line).
+            let third = ours[2];
+            let taken = ours.iter().fold(opponent, |s, &p| s.with(p));
+            let from = destinations(&rules, third, 9, taken.complement())
+                .iter()
+                .find(|p| !ours.contains(p))
+                .unwrap();
+            (
+                PointSet::EMPTY.with(ours[0]).with(ours[1]).with(from),
+                Some(from),
+            )
+        };
+        let mut removed = PointSet::EMPTY;
+        for_each_move(&rules, placing, mover, opponent, |s| {
+            if s.mv.to == ours[2] && s.mv.from == to {
+                removed = removed.union(s.mv.removed);
+            }
+        });
+        removed
+    }
+
+    #[test]
+    fn protected_mills_hold_while_placing_only() {
+        let all = |v, placing| mill_removals(v, placing).len();
+        // Three pieces in a mill and a spare: only the spare while placing.
+        assert_eq!(all(Variant::TaiwanProtected, true), 1);
+        assert_eq!(all(Variant::TaiwanProtected, false), 4);
+        assert_eq!(all(Variant::Taiwan, true), 4);
+        assert_eq!(all(Variant::Taiwan, false), 4);
+        assert_eq!(all(Variant::Standard, true), 1);
+        assert_eq!(all(Variant::Standard, false), 1);
+    }
 }

@@ -13,6 +13,10 @@ pub enum MillTargets {
     Any,
     /// A piece not in a mill, unless every piece is in one (standard).
     NotInMillUnlessAll,
+    /// As `NotInMillUnlessAll` while placing, any piece while moving (the
+    /// base Twelve Men's Morris rule kept for Taiwan's placement phase: the
+    /// reading issue 16 tests against the 2011 thesis).
+    NotInMillWhilePlacing,
 }
 
 /// When a player has lost for lack of pieces.
@@ -48,6 +52,8 @@ pub struct MorrisRules {
 pub enum Variant {
     Taiwan,
     Standard,
+    /// Taiwan with pieces in mills protected while placing.
+    TaiwanProtected,
 }
 
 impl Variant {
@@ -55,6 +61,7 @@ impl Variant {
         match self {
             Variant::Taiwan => "taiwan",
             Variant::Standard => "standard",
+            Variant::TaiwanProtected => "taiwan-protected",
         }
     }
 }
@@ -90,6 +97,24 @@ impl MorrisRules {
         match variant {
             Variant::Taiwan => MorrisRules::taiwan(pieces),
             Variant::Standard => MorrisRules::standard(pieces),
+            Variant::TaiwanProtected => MorrisRules {
+                mill_targets: MillTargets::NotInMillWhilePlacing,
+                ..MorrisRules::taiwan(pieces)
+            },
+        }
+    }
+
+    /// The rules as they stand in one phase: a mill's targets may depend
+    /// on it.
+    pub const fn in_phase(&self, placing: bool) -> MorrisRules {
+        let mill_targets = match (self.mill_targets, placing) {
+            (MillTargets::NotInMillWhilePlacing, true) => MillTargets::NotInMillUnlessAll,
+            (MillTargets::NotInMillWhilePlacing, false) => MillTargets::Any,
+            (targets, _) => targets,
+        };
+        MorrisRules {
+            mill_targets,
+            ..*self
         }
     }
 
