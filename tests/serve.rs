@@ -3,7 +3,6 @@
 
 mod common;
 
-
 use common::*;
 use egdb_games::morris::oracle::Oracle;
 use egdb_games::morris::{MorrisGame, Variant};
