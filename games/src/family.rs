@@ -53,7 +53,9 @@ pub trait Family: Clone + Send + Sync + 'static {
     /// move), in the game's move order; empty when the game is over.
     fn moves(&self, position: &Self::Position) -> Vec<(Self::Move, Self::Position)>;
 
-    /// The value of a position whose game is over, for the side to move.
+    /// The value of a position whose game is over, for the side to move:
+    /// `Some` for every position without moves and every one [`Family::locate`]
+    /// finds no cell for.
     fn terminal(&self, position: &Self::Position) -> Option<Value>;
 
     /// The cell holding the position's value (that of its symmetry class);

@@ -84,8 +84,10 @@ impl<F: Family> PlainTasks<F> {
             let mut next = Vec::new();
             for (_, p) in position.iter().flat_map(|p| game.moves(p)) {
                 next.push(match game.locate(&p) {
-                    None => Next::Known(game.terminal(&p).unwrap_or(Value::Draw), 0),
-                    Some(c) if c.slice == place => Next::Inside(c.entry as usize),
+                    None => Next::Known(over(game, &p)?, 0),
+                    Some(c) if c.slice == place && c.entry < entries => {
+                        Next::Inside(c.entry as usize)
+                    }
                     Some(c) => {
                         let (value, depth) = self
                             .kept
@@ -98,13 +100,13 @@ impl<F: Family> PlainTasks<F> {
             }
             moves.push(next);
         }
-        let mut cells: Cells = positions
-            .iter()
-            .map(|p| {
-                let over = p.as_ref().filter(|p| game.moves(p).is_empty())?;
-                Some((game.terminal(over).unwrap_or(Value::Draw), 0))
-            })
-            .collect();
+        let mut cells: Cells = Vec::with_capacity(positions.len());
+        for (position, next) in positions.iter().zip(&moves) {
+            cells.push(match position {
+                Some(p) if next.is_empty() => Some((over(game, p)?, 0)),
+                _ => None,
+            });
+        }
         // Round k settles the wins and losses of depth k.
         let deepest_known = |cells: &Cells| {
             let inside = cells.iter().flatten().map(|c| c.1).max().unwrap_or(0);
@@ -147,6 +149,15 @@ impl<F: Family> PlainTasks<F> {
         }
         Ok(cells)
     }
+}
+
+/// The value of a position that has no cell or no move: the game is over,
+/// or the family breaks its contract.
+fn over<F: Family>(game: &F, position: &F::Position) -> Result<Value, WorkerError> {
+    game.terminal(position).ok_or_else(|| {
+        let text = game.format_position(position);
+        WorkerError::BadTask(format!("{text} has no cell or no move, yet is not over"))
+    })
 }
 
 /// A move into a dependency's cell that holds nothing.

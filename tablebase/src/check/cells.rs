@@ -99,7 +99,12 @@ pub fn check_cells<'t, F: Family>(
         for (_, next) in game.moves(&position) {
             successors.push(match game.locate(&next) {
                 None => Probe {
-                    value: game.terminal(&next).unwrap_or(Value::Draw),
+                    value: game.terminal(&next).ok_or_else(|| {
+                        format!(
+                            "{} lies in no slice and is not over",
+                            game.format_position(&next)
+                        )
+                    })?,
                     depth: with_depth.then_some(0),
                 },
                 Some(c) => {

@@ -18,10 +18,19 @@ impl Tablebase {
     ) -> Result<Probe, TablebaseError> {
         match game.locate(position) {
             Some(cell) => self.cell(cell),
-            None => Ok(Probe {
-                value: game.terminal(position).unwrap_or(Value::Draw),
-                depth: Some(0),
-            }),
+            None => {
+                // A family whose position is neither stored nor over breaks
+                // its contract: said, not answered with a made-up value.
+                let value =
+                    game.terminal(position)
+                        .ok_or_else(|| TablebaseError::SliceNotFound {
+                            slice: format!("none holds {}", game.format_position(position)),
+                        })?;
+                Ok(Probe {
+                    value,
+                    depth: Some(0),
+                })
+            }
         }
     }
 
