@@ -1,7 +1,7 @@
 //! `egdb status`: how far a running build is, asked of its coordinator.
 
 use egdb_proto::client::RemoteCoordinator;
-use egdb_proto::v1::{StatusReply, WorkerStatus};
+use egdb_proto::{BuildStatus, WorkerStatus};
 use egdb_proto::{Coordinator, LinkKind};
 use serde_json::json;
 
@@ -39,7 +39,7 @@ pub fn run(args: StatusArgs) -> Exit {
     Ok(0)
 }
 
-fn as_json(s: &StatusReply) -> serde_json::Value {
+fn as_json(s: &BuildStatus) -> serde_json::Value {
     let workers: Vec<serde_json::Value> = s
         .workers
         .iter()
@@ -48,13 +48,13 @@ fn as_json(s: &StatusReply) -> serde_json::Value {
                 "name": w.name,
                 "threads": w.threads,
                 "memory": w.memory,
-                "slice": w.slice_id,
-                "held_seconds": w.held_seconds,
+                "slice": w.holds.as_ref().map(|(slice, _)| slice),
+                "held_seconds": w.holds.as_ref().map_or(0.0, |(_, held)| held.as_secs_f64()),
                 "slices_done": w.slices_done,
                 "positions_done": w.positions_done,
                 "bytes_sent": w.bytes_sent,
                 "bytes_received": w.bytes_received,
-                "last_seen_seconds": w.last_seen_seconds,
+                "last_seen_seconds": w.last_seen.as_secs_f64(),
             })
         })
         .collect();
@@ -72,13 +72,13 @@ fn as_json(s: &StatusReply) -> serde_json::Value {
         "positions_done": s.positions_done,
         "bytes_sent": s.bytes_sent,
         "bytes_received": s.bytes_received,
-        "elapsed_seconds": s.elapsed_seconds,
-        "eta_seconds": s.eta_seconds,
+        "elapsed_seconds": s.elapsed.as_secs_f64(),
+        "eta_seconds": s.eta.map(|eta| eta.as_secs_f64()),
         "workers": workers,
     })
 }
 
-fn as_text(s: &StatusReply) -> String {
+fn as_text(s: &BuildStatus) -> String {
     let mut out = format!(
         "{}: {}\nslices: {} done, {} running, {} pending ({} ready, {} waiting) of {}\n",
         s.game,
@@ -100,9 +100,9 @@ fn as_text(s: &StatusReply) -> String {
     );
     out += &format!(
         "running for {}, {}\n",
-        clock(s.elapsed_seconds),
-        match s.eta_seconds {
-            Some(eta) => format!("about {} left at this run's rate", clock(eta)),
+        clock(s.elapsed.as_secs_f64()),
+        match s.eta {
+            Some(eta) => format!("about {} left at this run's rate", clock(eta.as_secs_f64())),
             None => "no time estimate before the first slice is done".to_string(),
         }
     );
@@ -116,9 +116,9 @@ fn as_text(s: &StatusReply) -> String {
 }
 
 fn worker_line(w: &WorkerStatus) -> String {
-    let holds = match &w.slice_id {
+    let holds = match &w.holds {
         None => "idle".to_string(),
-        Some(slice) => format!("{slice} for {}", clock(w.held_seconds)),
+        Some((slice, held)) => format!("{slice} for {}", clock(held.as_secs_f64())),
     };
     format!(
         "  {}  {} threads, {:.1} GiB  {holds}; {} slices done, {} in, {} out; seen {:.0} s ago\n",
@@ -128,7 +128,7 @@ fn worker_line(w: &WorkerStatus) -> String {
         w.slices_done,
         mib(w.bytes_sent),
         mib(w.bytes_received),
-        w.last_seen_seconds,
+        w.last_seen.as_secs_f64(),
     )
 }
 

@@ -9,11 +9,11 @@ use std::process::Child;
 use std::time::Duration;
 
 use common::*;
+use egdb_db_format::SliceCounts;
 use egdb_db_format::{encode_block, CellEncoding, Store};
 use egdb_games::{Game, GameSpec, SliceInfo};
 use egdb_proto::client::RemoteCoordinator;
-use egdb_proto::v1::{Shard, ShardBlock, SliceCounts, SliceResult};
-use egdb_proto::{Coordinator, LinkKind, WorkerInfo};
+use egdb_proto::{Coordinator, LinkKind, Shard, SliceResult, WorkerInfo};
 use egdb_tablebase::identity::cell_encoding;
 use egdb_worker::shard::encode_shard;
 
@@ -72,13 +72,13 @@ fn plan() -> (Vec<SliceInfo>, CellEncoding) {
 fn forged(slice: &SliceInfo, encoding: CellEncoding) -> SliceResult {
     let raw = vec![0u8; encoding.table_bytes(slice.entries) as usize];
     SliceResult {
-        shard: Some(encode_shard(slice.id.as_str(), encoding, &raw, 65536, 1).unwrap()),
-        counts: Some(SliceCounts {
+        shard: encode_shard(slice.id.as_str(), encoding, &raw, 65536, 1).unwrap(),
+        counts: SliceCounts {
             positions: slice.positions,
             loss: slice.positions,
             ..SliceCounts::default()
-        }),
-        solve_seconds: 0.0,
+        },
+        solve_time: Duration::ZERO,
     }
 }
 
@@ -138,18 +138,15 @@ fn blocks_announcing_other_sizes_are_refused_before_inflating() {
         .find(|s| s.id.as_str() == task.slice_id)
         .unwrap();
     let honest = forged(slice, encoding);
-    let shard = honest.shard.clone().unwrap();
+    let shard = honest.shard.clone();
     // One block whose header announces 64 MiB of zeros (a few KB on the
     // wire) where the slice holds a few bytes.
     let bomb = encode_block(0, encoding, &vec![0u8; 64 << 20], 1).unwrap();
     let bombed = SliceResult {
-        shard: Some(Shard {
-            blocks: vec![ShardBlock {
-                index: 0,
-                record: bomb,
-            }],
+        shard: Shard {
+            blocks: vec![bomb],
             ..shard.clone()
-        }),
+        },
         ..honest.clone()
     };
     let err = mallory.complete("mallory", bombed).unwrap_err();
@@ -166,10 +163,10 @@ fn blocks_announcing_other_sizes_are_refused_before_inflating() {
         .expect("the slice again");
     assert_eq!(again.slice_id, task.slice_id);
     let split = SliceResult {
-        shard: Some(Shard {
+        shard: Shard {
             block_bytes: 1 << 30,
             ..shard
-        }),
+        },
         ..honest
     };
     let err = mallory.complete("mallory", split).unwrap_err();

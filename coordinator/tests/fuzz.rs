@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use egdb_coordinator::{Build, BuildOptions};
 use egdb_db_format::{encode_block, CellEncoding};
 use egdb_games::{with_game, Family, Game, GameSpec, SliceInfo};
-use egdb_proto::v1::{self, Shard, ShardBlock, SliceResult};
-use egdb_proto::{Coordinator, WorkerInfo};
+use egdb_proto::v1::{self, ShardBlock};
+use egdb_proto::{Coordinator, Shard, SliceResult, WorkerInfo};
 use egdb_tablebase::Tablebase;
 use proptest::prelude::*;
 use proptest::sample::{select, Index};
@@ -35,13 +35,14 @@ fn noise(seed: u64, len: usize) -> Vec<u8> {
         .collect()
 }
 
-/// A result for `info` whose table holds `raw`, cut into `block_bytes`.
+/// A result for `info` whose table holds `raw`, cut into `block_bytes`, as
+/// it crosses the wire.
 fn result_of(
     info: &SliceInfo,
     encoding: CellEncoding,
     raw: &[u8],
     block_bytes: usize,
-) -> SliceResult {
+) -> v1::SliceResult {
     let blocks = raw
         .chunks(block_bytes)
         .enumerate()
@@ -50,8 +51,8 @@ fn result_of(
             record: encode_block(i as u32, encoding, chunk, 1).expect("encodes"),
         })
         .collect();
-    SliceResult {
-        shard: Some(Shard {
+    v1::SliceResult {
+        shard: Some(v1::Shard {
             slice_id: info.id.to_string(),
             encoding: u32::from(encoding.tag()),
             raw_len: raw.len() as u64,
@@ -134,7 +135,7 @@ fn damage() -> impl Strategy<Value = Damage> {
     ]
 }
 
-fn damaged(mut result: SliceResult, damage: &[Damage]) -> SliceResult {
+fn damaged(mut result: v1::SliceResult, damage: &[Damage]) -> v1::SliceResult {
     for d in damage {
         match d {
             Damage::NoShard => result.shard = None,
@@ -210,19 +211,25 @@ fn results_to_a_build(spec: &str, deep_verify: bool) {
         let raw = noise(seed, encoding.table_bytes(info.entries) as usize);
         let valid = result_of(info, encoding, &raw, block_bytes);
         let result = damaged(valid.clone(), damage.as_deref().unwrap_or_default());
+        // What the server does: the header is admitted, then the whole
+        // result taken, each once it converts.
         if let Some(shard) = &result.shard {
-            let header = Shard {
+            let header = v1::Shard {
                 blocks: Vec::new(),
                 ..shard.clone()
             };
-            let _ = build.admit_result("w-1", &header);
+            if let Ok(header) = Shard::try_from(header) {
+                let _ = build.admit_result("w-1", &header);
+            }
         }
         let was_done = build
             .store()
             .slice(info.id.as_str())
             .expect("reads")
             .is_some();
-        let answer = build.complete("w-1", result);
+        let answer = SliceResult::try_from(result)
+            .map_err(egdb_proto::LinkError::refused)
+            .and_then(|result| build.complete("w-1", result));
         let held = build.store().slice(info.id.as_str()).expect("reads");
         // A valid result from the lease holder, or for a slice done, is taken.
         if damage.is_none() && (held_lease.is_some() || was_done) {
@@ -278,7 +285,7 @@ fn noise_store(path: &Path, spec: &str) -> Game {
             noise(seed, len)
         };
         build
-            .complete("w-1", result_of(info, encoding, &raw, 4096))
+            .complete("w-1", taken(result_of(info, encoding, &raw, 4096)))
             .expect("takes a valid result");
     }
     assert!(build.is_complete().expect("reads"));
@@ -383,11 +390,17 @@ fn verify_journals() {
     assert!(kept.load(Ordering::SeqCst) > 0);
 }
 
+/// A result as the server hands it to the build.
+fn taken(result: v1::SliceResult) -> SliceResult {
+    SliceResult::try_from(result).expect("a valid result")
+}
+
 /// Found by `stored_slices_read_back_or_fail_cleanly` (db-format): JSON
 /// has no number for NaN or infinity, serde_json writes `null`, and the
 /// manifest record no longer reads. A solve time that is NaN (a clock gone
 /// wrong, or a hostile peer) is refused: taken, it left a store that opened
-/// neither for the build nor for queries.
+/// neither for the build nor for queries. Now a result holds a duration:
+/// NaN does not convert, and the longest one stores.
 #[test]
 fn a_result_with_a_nan_solve_time_leaves_a_store_that_opens() {
     let dir = tempfile::tempdir().unwrap();
@@ -406,16 +419,20 @@ fn a_result_with_a_nan_solve_time_leaves_a_store_that_opens() {
         1,
         CellEncoding::ValueDepth8.table_bytes(info.entries) as usize,
     );
-    let result = SliceResult {
-        solve_seconds: f64::NAN,
-        ..result_of(&info, CellEncoding::ValueDepth8, &raw, 4096)
+    let wire = result_of(&info, CellEncoding::ValueDepth8, &raw, 4096);
+    for seconds in [f64::NAN, f64::INFINITY, -1.0] {
+        let nan = v1::SliceResult {
+            solve_seconds: seconds,
+            ..wire.clone()
+        };
+        assert!(SliceResult::try_from(nan).is_err(), "{seconds}");
+    }
+    let longest = SliceResult {
+        solve_time: std::time::Duration::MAX,
+        ..taken(wire)
     };
-    let taken = build.complete("w-1", result);
+    build.complete("w-1", longest).expect("taken");
     drop(build);
     let reopened = Build::open(&path, &game, options(false));
-    assert!(
-        taken.is_err() || reopened.is_ok(),
-        "taken, then: {:?}",
-        reopened.err()
-    );
+    assert!(reopened.is_ok(), "taken, then: {:?}", reopened.err());
 }

@@ -13,11 +13,13 @@ use crate::server::MAX_MESSAGE_BYTES;
 use crate::tls::{client_config, client_refusal, TlsFiles};
 use crate::v1::coordination_client::CoordinationClient;
 use crate::v1::{
-    result_part, shard_part, Caller, CheckReport, FailRequest, FetchRequest, HeartbeatRequest,
-    LeaseRequest, RegisterRequest, ResultHeader, ResultPart, Shard, ShardBlock, SliceResult,
-    StatusReply, StatusRequest,
+    self, result_part, shard_part, Caller, FailRequest, FetchRequest, HeartbeatRequest,
+    LeaseRequest, RegisterRequest, ResultHeader, ResultPart, ShardBlock, StatusRequest,
 };
-use crate::{Coordinator, Lease, LinkError, LinkKind, Registration, WorkerInfo, PROTOCOL_VERSION};
+use crate::{
+    BuildStatus, CheckReport, Coordinator, Lease, LinkError, LinkKind, Registration, Shard,
+    SliceResult, WorkerInfo, PROTOCOL_VERSION,
+};
 
 /// The client of one coordinator.
 pub struct RemoteCoordinator {
@@ -170,7 +172,7 @@ async fn within<T>(
 /// one more than the header's layout gives, or longer than its raw bytes
 /// can compress to. Checked as each block arrives, so that a coordinator
 /// cannot make a worker hold more than the shard it announced.
-fn unexpected_block(shard: &Shard, block: &ShardBlock) -> Option<String> {
+fn unexpected_block(shard: &v1::Shard, block: &ShardBlock) -> Option<String> {
     let index = shard.blocks.len() as u64;
     if index >= shard.raw_len.div_ceil(shard.block_bytes) {
         return Some(format!(
@@ -297,7 +299,7 @@ impl Coordinator for RemoteCoordinator {
             let request = request.clone();
             async move {
                 let mut parts = within(deadline, c.fetch_shard(request)).await?.into_inner();
-                let mut shard: Option<Shard> = None;
+                let mut shard: Option<v1::Shard> = None;
                 while let Some(part) = within(deadline, parts.message()).await? {
                     match (part.part, shard.as_mut()) {
                         (Some(shard_part::Part::Header(header)), None) => {
@@ -325,12 +327,14 @@ impl Coordinator for RemoteCoordinator {
                         _ => return Err(Status::data_loss("shard stream out of order")),
                     }
                 }
-                shard.ok_or_else(|| Status::data_loss("empty shard stream"))
+                let shard = shard.ok_or_else(|| Status::data_loss("empty shard stream"))?;
+                Shard::try_from(shard).map_err(Status::data_loss)
             }
         })
     }
 
-    fn complete(&self, worker: &str, mut result: SliceResult) -> Result<(), LinkError> {
+    fn complete(&self, worker: &str, result: SliceResult) -> Result<(), LinkError> {
+        let mut result = v1::SliceResult::from(result);
         let blocks = result
             .shard
             .as_mut()
@@ -366,20 +370,23 @@ impl Coordinator for RemoteCoordinator {
         })
     }
 
-    fn status(&self) -> Result<StatusReply, LinkError> {
+    fn status(&self) -> Result<BuildStatus, LinkError> {
         let request = StatusRequest {
             caller: Some(self.caller("status")),
         };
         self.retrying(self.deadline, |mut c| {
             let request = request.clone();
-            async move { c.status(request).await.map(|r| r.into_inner()) }
+            async move {
+                let reply = c.status(request).await?.into_inner();
+                BuildStatus::try_from(reply).map_err(Status::internal)
+            }
         })
     }
 
     fn checked(&self, worker: &str, report: CheckReport) -> Result<(), LinkError> {
-        let request = CheckReport {
+        let request = v1::CheckReport {
             caller: Some(self.caller(worker)),
-            ..report
+            ..report.into()
         };
         self.retrying(self.deadline, |mut c| {
             let request = request.clone();

@@ -7,9 +7,12 @@
 //! [`client::RemoteCoordinator`] implements it for workers on other
 //! machines, so worker code is the same in both.
 
+pub mod check;
 pub mod client;
 pub mod lease;
 pub mod server;
+pub mod shard;
+pub mod status;
 #[cfg(feature = "store")]
 pub mod stored;
 pub mod tls;
@@ -22,22 +25,12 @@ pub mod v1 {
     /// The encoded descriptors of `egdb.v1`, for gRPC reflection.
     pub const FILE_DESCRIPTOR_SET: &[u8] =
         include_bytes!(concat!(env!("OUT_DIR"), "/egdb_descriptor.bin"));
-
-    impl Shard {
-        /// The cell encoding the shard's tag names.
-        ///
-        /// # Errors
-        /// The reason, for a tag that names none.
-        pub fn cell_encoding(&self) -> Result<egdb_db_format::CellEncoding, String> {
-            u8::try_from(self.encoding)
-                .ok()
-                .and_then(egdb_db_format::CellEncoding::from_tag)
-                .ok_or_else(|| format!("unknown encoding {}", self.encoding))
-        }
-    }
 }
 
+pub use check::CheckReport;
 pub use lease::{Lease, Task};
+pub use shard::{Shard, SliceResult};
+pub use status::{BuildStatus, WorkerStatus};
 
 /// Version of this contract; requests of another version are refused.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -173,17 +166,18 @@ pub trait Coordinator: Send + Sync {
     ///
     /// # Errors
     /// When the slice is not done or cannot be read.
-    fn fetch_shard(&self, worker: &str, slice_id: &str) -> Result<v1::Shard, LinkError>;
+    fn fetch_shard(&self, worker: &str, slice_id: &str) -> Result<Shard, LinkError>;
 
-    /// Whether a result whose shard carries this header (no blocks yet)
-    /// would be taken: asked before the blocks are received, so that a
-    /// server buffers nothing for a result it would refuse. The full checks
-    /// come with [`Coordinator::complete`]; by default every header passes.
+    /// Whether a result whose shard carries this header (a shard without
+    /// its blocks) would be taken: asked before the blocks are received, so
+    /// that a server buffers nothing for a result it would refuse. The full
+    /// checks come with [`Coordinator::complete`]; by default every header
+    /// passes.
     ///
     /// # Errors
     /// [`LinkKind::Refused`] for a slice not leased to the worker, or a
     /// header that does not fit the slice.
-    fn admit_result(&self, worker: &str, header: &v1::Shard) -> Result<(), LinkError> {
+    fn admit_result(&self, worker: &str, header: &Shard) -> Result<(), LinkError> {
         let _ = (worker, header);
         Ok(())
     }
@@ -192,7 +186,7 @@ pub trait Coordinator: Send + Sync {
     ///
     /// # Errors
     /// When the result fails its checks; the slice is then solved again.
-    fn complete(&self, worker: &str, result: v1::SliceResult) -> Result<(), LinkError>;
+    fn complete(&self, worker: &str, result: SliceResult) -> Result<(), LinkError>;
 
     /// Gives a lease back unsolved, with the reason.
     ///
@@ -204,7 +198,7 @@ pub trait Coordinator: Send + Sync {
     ///
     /// # Errors
     /// When the coordinator cannot be reached.
-    fn status(&self) -> Result<v1::StatusReply, LinkError>;
+    fn status(&self) -> Result<BuildStatus, LinkError>;
 
     /// Hands over what checking a leased slice found (a coordinator that
     /// verifies a store).
@@ -213,7 +207,7 @@ pub trait Coordinator: Send + Sync {
     /// [`LinkKind::Refused`] when the worker does not hold the slice's
     /// lease, the report is out of bounds, or the coordinator is not
     /// verifying.
-    fn checked(&self, worker: &str, report: v1::CheckReport) -> Result<(), LinkError>;
+    fn checked(&self, worker: &str, report: CheckReport) -> Result<(), LinkError>;
 }
 
 /// Per-slice counts cross the wire as [`v1::SliceCounts`] and are stored as

@@ -14,11 +14,11 @@ use tonic::{Request, Response, Status, Streaming};
 use crate::tls::ServerTls;
 use crate::v1::coordination_server::{Coordination, CoordinationServer};
 use crate::v1::{
-    result_part, shard_part, Caller, CheckReport, Empty, FailRequest, FetchRequest, HeartbeatReply,
-    HeartbeatRequest, LeaseReply, LeaseRequest, RegisterReply, RegisterRequest, ResultPart, Shard,
-    ShardPart, StatusReply, StatusRequest,
+    self, result_part, shard_part, Caller, CheckReport, Empty, FailRequest, FetchRequest,
+    HeartbeatReply, HeartbeatRequest, LeaseReply, LeaseRequest, RegisterReply, RegisterRequest,
+    ResultPart, ShardPart, StatusReply, StatusRequest,
 };
-use crate::{Coordinator, LinkError, LinkKind, WorkerInfo, PROTOCOL_VERSION};
+use crate::{Coordinator, LinkError, LinkKind, Shard, SliceResult, WorkerInfo, PROTOCOL_VERSION};
 
 /// Largest message either side accepts: a shard part is one block.
 pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
@@ -198,12 +198,13 @@ impl Coordination for Service {
     ) -> Result<Response<PartStream>, Status> {
         let r = request.into_inner();
         let worker = self.admit(r.caller.as_ref())?;
-        let mut shard = self
+        let shard = self
             .call(move |c| {
                 plain_slice_id(&r.slice_id)?;
                 c.fetch_shard(&worker, &r.slice_id)
             })
             .await?;
+        let mut shard = v1::Shard::from(shard);
         let blocks = std::mem::take(&mut shard.blocks);
         let header = std::iter::once(shard_part::Part::Header(shard));
         let parts = header
@@ -230,7 +231,7 @@ impl Coordination for Service {
         let mut result = header
             .result
             .ok_or_else(|| Status::invalid_argument("result header without a result"))?;
-        let shard: &mut Shard = result
+        let shard: &mut v1::Shard = result
             .shard
             .as_mut()
             .ok_or_else(|| Status::invalid_argument("result without a shard"))?;
@@ -239,7 +240,8 @@ impl Coordination for Service {
                 "a result header carries no blocks; they follow it",
             ));
         }
-        let header = shard.clone();
+        let header = Shard::try_from(shard.clone()).map_err(Status::invalid_argument)?;
+        let slice = header.slice_id.clone();
         let admitted = worker.clone();
         self.call(move |c| {
             plain_slice_id(&header.slice_id)?;
@@ -267,6 +269,16 @@ impl Coordination for Service {
                 }
             }
         }
+        let result = match SliceResult::try_from(result) {
+            Ok(result) => result,
+            Err(reason) => {
+                // Damaged on the way, say: the slice is leased again.
+                let given_back = reason.clone();
+                self.call(move |c| c.fail(&worker, &slice, &given_back))
+                    .await?;
+                return Err(Status::invalid_argument(reason));
+            }
+        };
         self.call(move |c| c.complete(&worker, result)).await?;
         Ok(Response::new(Empty {}))
     }
@@ -287,13 +299,14 @@ impl Coordination for Service {
         request: Request<StatusRequest>,
     ) -> Result<Response<StatusReply>, Status> {
         self.admit(request.get_ref().caller.as_ref())?;
-        let reply = self.call(|c| c.status()).await?;
-        Ok(Response::new(reply))
+        let status = self.call(|c| c.status()).await?;
+        Ok(Response::new(status.into()))
     }
 
     async fn checked(&self, request: Request<CheckReport>) -> Result<Response<Empty>, Status> {
         let report = request.into_inner();
         let worker = self.admit(report.caller.as_ref())?;
+        let report = crate::CheckReport::try_from(report).map_err(Status::invalid_argument)?;
         self.call(move |c| c.checked(&worker, report)).await?;
         Ok(Response::new(Empty {}))
     }

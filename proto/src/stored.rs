@@ -2,9 +2,9 @@
 //! as shards, and a worker's cache keeps the shards it fetched.
 
 use egdb_db_format::block::checksum_holds;
-use egdb_db_format::{CellEncoding, FormatError, SliceCounts, SliceRecord, Store};
+use egdb_db_format::{FormatError, SliceCounts, SliceRecord, Store};
 
-use crate::v1::{Shard, ShardBlock};
+use crate::Shard;
 
 /// A finished slice of `store` as a shard, `None` when it is not there. A
 /// block whose checksum fails is an error, never sent as good.
@@ -25,15 +25,12 @@ pub fn read_shard(store: &Store, slice_id: &str) -> Result<Option<Shard>, Format
                     reason: "checksum mismatch in the store".to_string(),
                 });
             }
-            Ok(ShardBlock {
-                index,
-                record: bytes,
-            })
+            Ok(bytes)
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Some(Shard {
         slice_id: slice_id.to_string(),
-        encoding: u32::from(record.encoding.tag()),
+        encoding: record.encoding,
         raw_len: record.raw_len,
         raw_crc32: record.raw_crc32,
         block_bytes: record.block_bytes,
@@ -45,31 +42,24 @@ pub fn read_shard(store: &Store, slice_id: &str) -> Result<Option<Shard>, Format
 /// manifest record.
 ///
 /// # Errors
-/// [`FormatError::Corrupt`] for an unknown encoding; store I/O errors.
+/// Store I/O errors.
 pub fn write_shard(store: &Store, shard: &Shard, counts: SliceCounts) -> Result<(), FormatError> {
-    let encoding = shard
-        .cell_encoding()
-        .map_err(|reason| FormatError::Corrupt {
-            slice: shard.slice_id.clone(),
-            block: None,
-            reason,
-        })?;
-    let record = record_of(shard, encoding, counts);
-    let blocks: Vec<&[u8]> = shard.blocks.iter().map(|b| b.record.as_slice()).collect();
+    let record = record_of(shard, counts);
+    let blocks: Vec<&[u8]> = shard.blocks.iter().map(Vec::as_slice).collect();
     store.put_slice(&record, &blocks)
 }
 
 /// The manifest record of a shard's slice (no stones, no solve time: the
 /// caller sets those it knows).
-pub fn record_of(shard: &Shard, encoding: CellEncoding, counts: SliceCounts) -> SliceRecord {
+pub fn record_of(shard: &Shard, counts: SliceCounts) -> SliceRecord {
     SliceRecord {
         slice: shard.slice_id.clone(),
-        encoding,
+        encoding: shard.encoding,
         raw_len: shard.raw_len,
         raw_crc32: shard.raw_crc32,
         block_bytes: shard.block_bytes,
         blocks: shard.blocks.len() as u32,
-        stored_bytes: shard.blocks.iter().map(|b| b.record.len() as u64).sum(),
+        stored_bytes: shard.stored_bytes(),
         counts,
         stones: None,
         seconds: 0.0,

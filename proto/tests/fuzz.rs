@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 
 use egdb_db_format::{block_len, max_record_len, MAX_BLOCK_BYTES};
+use egdb_proto::check::{Probe, EXAMPLES, MAX_TEXT};
 use egdb_proto::client::RemoteCoordinator;
 use egdb_proto::server::{bind, incoming, serve, Service};
 use egdb_proto::tls::{client_config, query_client_config, ServerTls, TlsFiles};
@@ -29,9 +30,6 @@ use egdb_proto::{
     worker_name_fault, Coordinator, LinkError, LinkKind, Registration, WorkerInfo, MAX_WORKER_NAME,
     PROTOCOL_VERSION,
 };
-use egdb_tablebase::check::wire::{report_of, MAX_TEXT};
-use egdb_tablebase::check::EXAMPLES;
-use egdb_tablebase::SliceCheck;
 use proptest::prelude::*;
 use proptest::sample::{select, Index};
 use prost::Message;
@@ -271,8 +269,14 @@ fn report_seeds_convert() {
         }],
         ..CheckReport::default()
     };
-    let check = SliceCheck::try_from(&report).unwrap();
-    assert_eq!(SliceCheck::try_from(&report_of(&check, 0, 0.0)), Ok(check));
+    let taken = egdb_proto::CheckReport::try_from(report).unwrap();
+    let expected = Probe {
+        value: egdb_games::Value::Win,
+        depth: Some(1),
+    };
+    assert_eq!(taken.check.examples[0].expected, expected);
+    let again = egdb_proto::CheckReport::try_from(v1::CheckReport::from(taken.clone()));
+    assert_eq!(again, Ok(taken));
     assert_eq!(worker_name_fault("host-12:3@x_y.z"), None);
 }
 
@@ -281,11 +285,12 @@ proptest! {
 
     #[test]
     fn check_reports(report in check_report()) {
-        if let Ok(check) = SliceCheck::try_from(&report) {
-            prop_assert!(check.examples.len() <= EXAMPLES);
-            prop_assert!(check.slice.len() <= MAX_TEXT);
-            let again = SliceCheck::try_from(&report_of(&check, report.raw_crc32, report.seconds));
-            prop_assert_eq!(again, Ok(check));
+        if let Ok(taken) = egdb_proto::CheckReport::try_from(report) {
+            prop_assert!(taken.check.examples.len() <= EXAMPLES);
+            prop_assert!(taken.check.slice.len() <= MAX_TEXT);
+            prop_assert!(taken.seconds.is_finite() && taken.seconds >= 0.0);
+            let again = egdb_proto::CheckReport::try_from(v1::CheckReport::from(taken.clone()));
+            prop_assert_eq!(again, Ok(taken));
         }
     }
 
@@ -383,8 +388,8 @@ impl Drop for Served {
 /// What the server handed to the coordinator.
 #[derive(Debug, Clone)]
 struct Handed {
-    admitted_header: Option<Shard>,
-    completed: Option<SliceResult>,
+    admitted_header: Option<egdb_proto::Shard>,
+    completed: Option<egdb_proto::SliceResult>,
 }
 
 /// A coordinator that takes what the server hands it, and admits a
@@ -410,10 +415,10 @@ impl Coordinator for Taker {
     fn heartbeat(&self, _: &str, _: &str) -> Result<bool, LinkError> {
         Ok(false)
     }
-    fn fetch_shard(&self, _: &str, _: &str) -> Result<Shard, LinkError> {
+    fn fetch_shard(&self, _: &str, _: &str) -> Result<egdb_proto::Shard, LinkError> {
         Err(LinkError::new(LinkKind::NotFound, "not here"))
     }
-    fn admit_result(&self, _: &str, header: &Shard) -> Result<(), LinkError> {
+    fn admit_result(&self, _: &str, header: &egdb_proto::Shard) -> Result<(), LinkError> {
         self.handed().admitted_header = Some(header.clone());
         if self.admit.load(Ordering::SeqCst) {
             Ok(())
@@ -421,17 +426,17 @@ impl Coordinator for Taker {
             Err(LinkError::refused("not leased"))
         }
     }
-    fn complete(&self, _: &str, result: SliceResult) -> Result<(), LinkError> {
+    fn complete(&self, _: &str, result: egdb_proto::SliceResult) -> Result<(), LinkError> {
         self.handed().completed = Some(result);
         Ok(())
     }
     fn fail(&self, _: &str, _: &str, _: &str) -> Result<(), LinkError> {
         Ok(())
     }
-    fn status(&self) -> Result<StatusReply, LinkError> {
+    fn status(&self) -> Result<egdb_proto::BuildStatus, LinkError> {
         Err(LinkError::internal("not here"))
     }
-    fn checked(&self, _: &str, _: CheckReport) -> Result<(), LinkError> {
+    fn checked(&self, _: &str, _: egdb_proto::CheckReport) -> Result<(), LinkError> {
         Ok(())
     }
 }
@@ -457,15 +462,19 @@ fn result_parts() -> impl Strategy<Value = Vec<ResultPart>> {
         prop::option::weighted(0.95, caller()),
         prop::option::weighted(
             0.95,
-            (prop::option::weighted(0.95, header_shard), any::<f64>()),
+            (
+                prop::option::weighted(0.95, header_shard),
+                prop::option::weighted(0.95, Just(v1::SliceCounts::default())),
+                prop_oneof![4 => 0.0..1e6, 1 => any::<f64>()],
+            ),
         ),
     )
         .prop_map(|(caller, result)| ResultPart {
             part: Some(result_part::Part::Header(ResultHeader {
                 caller,
-                result: result.map(|(shard, solve_seconds)| SliceResult {
+                result: result.map(|(shard, counts, solve_seconds)| SliceResult {
                     shard,
-                    counts: None,
+                    counts,
                     solve_seconds,
                 }),
             })),
@@ -533,7 +542,7 @@ fn results_streamed_to_the_server() {
             prop_assert!(admit);
             let header = handed.admitted_header.expect("admitted before completed");
             prop_assert!(header.blocks.is_empty());
-            let shard = result.shard.expect("a result with a shard");
+            let shard = result.shard;
             prop_assert!(
                 shard.blocks.len() as u64 <= header.raw_len.div_ceil(header.block_bytes.max(1))
             );
@@ -551,7 +560,10 @@ fn results_streamed_to_the_server() {
                     _ => None,
                 })
                 .collect();
-            prop_assert_eq!(shard.blocks, blocks);
+            // In order, each where its index says.
+            prop_assert!(blocks.iter().zip(0u32..).all(|(b, i)| b.index == i));
+            let records: Vec<Vec<u8>> = blocks.into_iter().map(|b| b.record).collect();
+            prop_assert_eq!(shard.blocks, records);
             completed.fetch_add(1, Ordering::SeqCst);
             Ok(())
         },
@@ -659,8 +671,9 @@ const MAX_SHARD_BYTES: u64 = 100;
 
 /// The shard `parts` make, if they are a header of a possible layout, no
 /// larger than [`MAX_SHARD_BYTES`], and no more blocks than it gives, none
-/// longer than zstd can make of its raw bytes.
-fn assembled(parts: &[Result<ShardPart, Status>]) -> Option<Shard> {
+/// longer than zstd can make of its raw bytes, and it converts (a known
+/// encoding, blocks in order).
+fn assembled(parts: &[Result<ShardPart, Status>]) -> Option<egdb_proto::Shard> {
     let mut shard: Option<Shard> = None;
     for part in parts {
         match (part.as_ref().ok()?.part.as_ref()?, shard.as_mut()) {
@@ -684,7 +697,7 @@ fn assembled(parts: &[Result<ShardPart, Status>]) -> Option<Shard> {
             _ => return None,
         }
     }
-    shard
+    egdb_proto::Shard::try_from(shard?).ok()
 }
 
 #[test]
@@ -797,16 +810,16 @@ mod stored {
         let store = Store::create_or_open(&dir.path().join("s"), &identity).expect("a store");
         let whole = AtomicUsize::new(0);
         run(written(), |(shard, damaged)| {
-            let written = write_shard(&store, &shard, SliceCounts::default());
-            if u8::try_from(shard.encoding)
+            let known = u8::try_from(shard.encoding)
                 .ok()
                 .and_then(CellEncoding::from_tag)
-                .is_none()
-            {
-                prop_assert!(written.is_err());
+                .is_some();
+            let Ok(shard) = egdb_proto::Shard::try_from(shard) else {
+                prop_assert!(!known);
                 return Ok(());
-            }
-            written.map_err(|e| TestCaseError::fail(e.to_string()))?;
+            };
+            write_shard(&store, &shard, SliceCounts::default())
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
             let read = read_shard(&store, &shard.slice_id);
             if !damaged {
                 prop_assert_eq!(read.ok().flatten(), Some(shard));

@@ -7,8 +7,8 @@
 //! * [`check`] — every stored position of a slice against the positions
 //!   its legal moves lead to, from decoded tables in memory (forward move
 //!   generation and the rules of `egdb-games`, nothing of the engines).
-//!   Workers run it for a coordinator that leases verification; its
-//!   reports cross the wire through [`check::wire`].
+//!   Workers run it for a coordinator that leases verification; what it
+//!   finds ([`SliceCheck`]) is a type of the wire contract, `egdb-proto`.
 //! * [`verify`] — `egdb verify`: a store checked slice by slice, with a
 //!   journal so that an interrupted verify goes on.
 //! * [`identity`] — a store's identity and the game it names.

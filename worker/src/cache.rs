@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use egdb_db_format::{SliceCounts, Store, StoreIdentity};
 use egdb_proto::stored::{read_shard, write_shard};
-use egdb_proto::v1::Shard;
+use egdb_proto::Shard;
 use egdb_proto::Task;
 
 use crate::WorkerError;

@@ -4,8 +4,10 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use egdb_proto::v1::{CheckReport, Shard, SliceResult, StatusReply};
-use egdb_proto::{Coordinator, Lease, LinkError, Registration, WorkerInfo};
+use egdb_proto::{
+    BuildStatus, CheckReport, Coordinator, Lease, LinkError, Registration, Shard, SliceResult,
+    WorkerInfo,
+};
 
 /// A coordinator link that flips one byte in the first `n` shards it
 /// receives and in the first `n` results it sends.
@@ -41,10 +43,15 @@ fn take_one(left: &AtomicU64) -> bool {
 
 /// Flips a byte in the middle of the shard's first non-empty block.
 fn damage(shard: &mut Shard) {
-    if let Some(block) = shard.blocks.iter_mut().find(|b| !b.record.is_empty()) {
-        let middle = block.record.len() / 2;
-        block.record[middle] ^= 0x5a;
-        tracing::warn!(slice = %shard.slice_id, block = block.index, "damaged a shard in transfer (test option)");
+    if let Some((index, block)) = shard
+        .blocks
+        .iter_mut()
+        .enumerate()
+        .find(|(_, b)| !b.is_empty())
+    {
+        let middle = block.len() / 2;
+        block[middle] ^= 0x5a;
+        tracing::warn!(slice = %shard.slice_id, block = index, "damaged a shard in transfer (test option)");
     }
 }
 
@@ -70,10 +77,8 @@ impl Coordinator for DamagingLink<'_> {
     }
 
     fn complete(&self, worker: &str, mut result: SliceResult) -> Result<(), LinkError> {
-        if let Some(shard) = result.shard.as_mut() {
-            if take_one(&self.results_left) {
-                damage(shard);
-            }
+        if take_one(&self.results_left) {
+            damage(&mut result.shard);
         }
         self.inner.complete(worker, result)
     }
@@ -82,7 +87,7 @@ impl Coordinator for DamagingLink<'_> {
         self.inner.fail(worker, slice_id, reason)
     }
 
-    fn status(&self) -> Result<StatusReply, LinkError> {
+    fn status(&self) -> Result<BuildStatus, LinkError> {
         self.inner.status()
     }
 

@@ -3,7 +3,7 @@
 use egdb_db_format::{
     block_len, decode_block, encode_block, layout_fault, CellEncoding, FormatError,
 };
-use egdb_proto::v1::{Shard, ShardBlock};
+use egdb_proto::Shard;
 use rayon::prelude::*;
 
 /// Cuts raw bytes into blocks and compresses them in parallel.
@@ -54,11 +54,7 @@ where
             let mut crc = crc32fast::Hasher::new();
             crc.update(&raw);
             let record = encode_block(index as u32, encoding, &raw, level)?;
-            let block = ShardBlock {
-                index: index as u32,
-                record,
-            };
-            Ok((block, crc))
+            Ok((record, crc))
         })
         .collect::<Result<Vec<_>, FormatError>>()?;
     let mut crc = crc32fast::Hasher::new();
@@ -69,7 +65,7 @@ where
     }
     Ok(Shard {
         slice_id: slice_id.to_string(),
-        encoding: encoding.tag() as u32,
+        encoding,
         raw_len: raw_len as u64,
         raw_crc32: crc.finalize(),
         block_bytes: block_bytes as u64,
@@ -87,9 +83,7 @@ pub fn decode_shard(shard: &Shard) -> Result<(CellEncoding, Vec<u8>), FormatErro
         block,
         reason,
     };
-    let encoding = shard
-        .cell_encoding()
-        .map_err(|reason| corrupt(None, reason))?;
+    let encoding = shard.encoding;
     if let Some(reason) = layout_fault(shard.raw_len, shard.block_bytes, shard.blocks.len() as u64)
     {
         return Err(corrupt(None, reason));
@@ -98,19 +92,10 @@ pub fn decode_shard(shard: &Shard) -> Result<(CellEncoding, Vec<u8>), FormatErro
         .blocks
         .par_iter()
         .enumerate()
-        .map(|(i, block)| {
-            if block.index != i as u32 {
-                return Err(corrupt(
-                    Some(i as u32),
-                    format!("block {} out of order", block.index),
-                ));
-            }
-            decode_block(
-                &shard.slice_id,
-                block.index,
-                block_len(shard.raw_len, shard.block_bytes, block.index),
-                &block.record,
-            )
+        .map(|(i, record)| {
+            let index = i as u32;
+            let len = block_len(shard.raw_len, shard.block_bytes, index);
+            decode_block(&shard.slice_id, index, len, record)
         })
         .collect::<Result<Vec<_>, _>>()?;
     // Every block decoded to its announced length: the whole is raw_len.

@@ -8,7 +8,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use egdb_db_format::{CellEncoding, SliceCounts};
-use egdb_proto::v1::Shard;
+use egdb_proto::Shard;
 use egdb_proto::Task;
 
 use crate::shard::encode_shard;
@@ -31,7 +31,7 @@ pub struct Solved {
 
 /// One game's engine with the dependency tables it keeps between tasks.
 pub trait SliceSolver: Send {
-    /// Solves `task`'s slice; dependencies not kept from earlier tasks are
+    /// Solves `task`'s slice; dependencies not loaded for earlier tasks are
     /// read from the context's source.
     ///
     /// # Errors
@@ -57,23 +57,23 @@ impl<'a> SolveContext<'a> {
     }
 }
 
-/// Makes `kept` hold exactly the tables a task reads: `keys[i]` is the
-/// slice named `ids[i]`. Tables kept from earlier tasks stay; the others are
+/// Makes `loaded` hold exactly the tables a task reads: `keys[i]` is the
+/// slice named `ids[i]`. Tables loaded for earlier tasks stay; the others are
 /// read from `source` (every block and the whole checked) and turned into
 /// tables by `load`.
 ///
 /// # Errors
 /// Coordinator errors, corrupt shards, and `load`'s errors.
 pub fn keep_dependencies<K: Copy + Eq + Hash, T>(
-    kept: &mut HashMap<K, Arc<T>>,
+    loaded: &mut HashMap<K, Arc<T>>,
     ids: &[String],
     keys: &[K],
     source: &ShardSource,
     mut load: impl FnMut(K, CellEncoding, Vec<u8>) -> Result<T, WorkerError>,
 ) -> Result<(), WorkerError> {
-    kept.retain(|key, _| keys.contains(key));
+    loaded.retain(|key, _| keys.contains(key));
     for (id, &key) in ids.iter().zip(keys) {
-        if let Entry::Vacant(slot) = kept.entry(key) {
+        if let Entry::Vacant(slot) = loaded.entry(key) {
             let (encoding, raw) = source.fetch(id)?;
             slot.insert(Arc::new(load(key, encoding, raw)?));
         }

@@ -3,8 +3,8 @@
 //! the whole) before use; one damaged on the way is fetched again.
 
 use egdb_db_format::{CellEncoding, FormatError};
-use egdb_proto::v1::Shard;
 use egdb_proto::Coordinator;
+use egdb_proto::Shard;
 use egdb_proto::Task;
 
 use crate::cache::ShardCache;

@@ -6,9 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use egdb_games::{with_game, Game, GameSpec};
-use egdb_proto::v1::{CheckReport, SliceCounts as WireCounts, SliceResult};
-use egdb_proto::{Coordinator, Lease, LinkKind, Task, WorkerInfo};
-use egdb_tablebase::check::wire::report_of;
+use egdb_proto::{CheckReport, Coordinator, Lease, LinkKind, SliceResult, Task, WorkerInfo};
 use egdb_tablebase::check::{Checker, Fetched};
 
 use crate::cache::ShardCache;
@@ -155,7 +153,7 @@ impl<'a> Worker<'a> {
             });
             let outcome = match outcome {
                 Ok(Outcome::Checked(found)) => {
-                    let positions = found.positions;
+                    let positions = found.check.positions;
                     match self.link.checked(&name, found) {
                         Ok(()) => {
                             report.slices += 1;
@@ -174,7 +172,7 @@ impl<'a> Worker<'a> {
             };
             match outcome {
                 Ok(result) => {
-                    let positions = result.counts.as_ref().map_or(0, |c| c.positions);
+                    let positions = result.counts.positions;
                     match self.link.complete(&name, result) {
                         Ok(()) => {
                             report.slices += 1;
@@ -259,9 +257,9 @@ impl<'a> Worker<'a> {
         self.cache = cache;
         let solved = solved?;
         Ok(SliceResult {
-            shard: Some(solved.shard),
-            counts: Some(WireCounts::from(&solved.counts)),
-            solve_seconds: started.elapsed().as_secs_f64(),
+            shard: solved.shard,
+            counts: solved.counts,
+            solve_time: started.elapsed(),
         })
     }
 }
@@ -320,7 +318,11 @@ impl Worker<'_> {
         self.cache = cache;
         let check = checked?.ok_or(WorkerError::Cancelled)?;
         tracing::debug!(slice = %task.slice_id, passed = check.passed(), "slice checked");
-        Ok(report_of(&check, crc, started.elapsed().as_secs_f64()))
+        Ok(CheckReport {
+            check,
+            raw_crc32: crc,
+            seconds: started.elapsed().as_secs_f64(),
+        })
     }
 }
 

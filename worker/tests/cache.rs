@@ -58,8 +58,8 @@ fn a_cached_block_damaged_on_disk_is_an_error_not_a_shard() {
     let mut shard = encode_shard("outer-01", CellEncoding::WinBits, &raw, 1024, 1).unwrap();
     let nim = task("nim:triangle:5:normal", false);
     let cache = ShardCache::open(dir.path()).unwrap();
-    let middle = shard.blocks[2].record.len() / 2;
-    shard.blocks[2].record[middle] ^= 1;
+    let middle = shard.blocks[2].len() / 2;
+    shard.blocks[2][middle] ^= 1;
     cache.put(&nim, &shard).unwrap();
     assert!(cache.get(&nim, "outer-01").is_err());
 }

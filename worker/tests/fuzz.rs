@@ -15,8 +15,11 @@ use egdb_db_format::CellEncoding;
 use egdb_games::morris::{MorrisGame, MorrisSlice, Variant};
 use egdb_games::nim::{slice_id, NimGame};
 use egdb_games::{GameSpec, Rule, SliceInfo};
-use egdb_proto::v1::{CheckReport, Shard, ShardBlock, SliceResult, StatusReply};
-use egdb_proto::{Coordinator, Lease, LinkError, LinkKind, Registration, Task, WorkerInfo};
+use egdb_proto::v1::{self, ShardBlock};
+use egdb_proto::{
+    BuildStatus, CheckReport, Coordinator, Lease, LinkError, LinkKind, Registration, Shard,
+    SliceResult, Task, WorkerInfo,
+};
 use egdb_worker::morris::task::{from_stored, stored_bytes, MorrisTasks};
 use egdb_worker::morris::{Dependencies, MorrisEngine, SolvedSlice, SolvedTable};
 use egdb_worker::nim::task::NimTasks;
@@ -76,7 +79,7 @@ fn shard_damage() -> impl Strategy<Value = ShardDamage> {
     ]
 }
 
-fn damaged(shard: &Shard, damage: &[ShardDamage]) -> Shard {
+fn damaged(shard: &v1::Shard, damage: &[ShardDamage]) -> v1::Shard {
     let mut shard = shard.clone();
     for d in damage {
         let n = shard.blocks.len();
@@ -111,12 +114,16 @@ fn damaged(shard: &Shard, damage: &[ShardDamage]) -> Shard {
     shard
 }
 
-/// Decodes a shard; what decodes is its announced length and checksum.
-fn check_decode(shard: &Shard) -> Result<Option<Vec<u8>>, TestCaseError> {
-    let Ok((encoding, raw)) = decode_shard(shard) else {
+/// Decodes a shard as received (converted, then checked); what decodes is
+/// its announced length and checksum.
+fn check_decode(received: &v1::Shard) -> Result<Option<Vec<u8>>, TestCaseError> {
+    let Ok(shard) = Shard::try_from(received.clone()) else {
         return Ok(None);
     };
-    prop_assert_eq!(u32::from(encoding.tag()), shard.encoding);
+    let Ok((encoding, raw)) = decode_shard(&shard) else {
+        return Ok(None);
+    };
+    prop_assert_eq!(u32::from(encoding.tag()), received.encoding);
     prop_assert_eq!(raw.len() as u64, shard.raw_len);
     prop_assert_eq!(crc32fast::hash(&raw), shard.raw_crc32);
     Ok(Some(raw))
@@ -129,7 +136,7 @@ fn raw_bytes() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
-fn valid_shard() -> impl Strategy<Value = (Shard, Vec<u8>)> {
+fn valid_shard() -> impl Strategy<Value = (v1::Shard, Vec<u8>)> {
     (
         "[a-z0-9-]{0,10}",
         encoding(),
@@ -139,11 +146,11 @@ fn valid_shard() -> impl Strategy<Value = (Shard, Vec<u8>)> {
     )
         .prop_map(|(id, encoding, raw, block_bytes, level)| {
             let shard = encode_shard(&id, encoding, &raw, block_bytes, level).expect("encodes");
-            (shard, raw)
+            (v1::Shard::from(shard), raw)
         })
 }
 
-fn arbitrary_shard() -> impl Strategy<Value = Shard> {
+fn arbitrary_shard() -> impl Strategy<Value = v1::Shard> {
     let block = (
         prop_oneof![0u32..4, any::<u32>()],
         prop::collection::vec(any::<u8>(), 0..64),
@@ -158,7 +165,7 @@ fn arbitrary_shard() -> impl Strategy<Value = Shard> {
         prop::collection::vec(block, 0..5),
     )
         .prop_map(
-            |(slice_id, encoding, raw_len, raw_crc32, block_bytes, blocks)| Shard {
+            |(slice_id, encoding, raw_len, raw_crc32, block_bytes, blocks)| v1::Shard {
                 slice_id,
                 encoding,
                 raw_len,
@@ -199,7 +206,7 @@ proptest! {
             (None, Some(edits)) => edited(&shard.encode_to_vec(), &edits),
             (None, None) => shard.encode_to_vec(),
         };
-        if let Ok(received) = Shard::decode(bytes.as_slice()) {
+        if let Ok(received) = v1::Shard::decode(bytes.as_slice()) {
             check_decode(&received)?;
         }
     }
@@ -207,8 +214,9 @@ proptest! {
 
 // ---- Tables inside checked shards, and tasks ----
 
-/// A coordinator that serves fixed shards and nothing else.
-struct Served(HashMap<String, Shard>);
+/// A coordinator that serves fixed shards (as they come off the wire) and
+/// nothing else.
+struct Served(HashMap<String, v1::Shard>);
 
 fn not_served() -> LinkError {
     LinkError::internal("not served here")
@@ -225,10 +233,12 @@ impl Coordinator for Served {
         Err(not_served())
     }
     fn fetch_shard(&self, _: &str, slice_id: &str) -> Result<Shard, LinkError> {
-        self.0
-            .get(slice_id)
-            .cloned()
-            .ok_or_else(|| LinkError::new(LinkKind::NotFound, format!("{slice_id} is not done")))
+        let received =
+            self.0.get(slice_id).cloned().ok_or_else(|| {
+                LinkError::new(LinkKind::NotFound, format!("{slice_id} is not done"))
+            })?;
+        // As the client does.
+        Shard::try_from(received).map_err(|e| LinkError::new(LinkKind::DataLoss, e))
     }
     fn complete(&self, _: &str, _: SliceResult) -> Result<(), LinkError> {
         Err(not_served())
@@ -236,7 +246,7 @@ impl Coordinator for Served {
     fn fail(&self, _: &str, _: &str, _: &str) -> Result<(), LinkError> {
         Err(not_served())
     }
-    fn status(&self) -> Result<StatusReply, LinkError> {
+    fn status(&self) -> Result<BuildStatus, LinkError> {
         Err(not_served())
     }
     fn checked(&self, _: &str, _: CheckReport) -> Result<(), LinkError> {
@@ -252,13 +262,13 @@ struct Solved {
     depth: bool,
     slices: Vec<SliceInfo>,
     raw: HashMap<String, (CellEncoding, Vec<u8>)>,
-    shards: HashMap<String, Shard>,
+    shards: HashMap<String, v1::Shard>,
 }
 
 impl Solved {
     fn add(&mut self, id: String, encoding: CellEncoding, raw: Vec<u8>) {
         let shard = encode_shard(&id, encoding, &raw, OPTIONS.block_bytes, 1).expect("encodes");
-        self.shards.insert(id.clone(), shard);
+        self.shards.insert(id.clone(), shard.into());
         self.raw.insert(id, (encoding, raw));
     }
 }
@@ -571,7 +581,7 @@ fn check_task(solved: &Solved, info: &SliceInfo, case: &TaskCase) -> Result<(), 
                 let (encoding, raw) = filled(*encoding, raw, content);
                 let shard =
                     encode_shard(id, encoding, &raw, OPTIONS.block_bytes, 1).expect("encodes");
-                shards.insert(id.clone(), shard);
+                shards.insert(id.clone(), shard.into());
             }
             DepChange::Transfer(damage) => {
                 if let Some(shard) = shards.get(id) {
@@ -645,7 +655,7 @@ fn solve_over(
     for (id, (encoding, raw)) in &solved.raw {
         let shard =
             encode_shard(id, *encoding, &cell(raw), OPTIONS.block_bytes, 1).expect("encodes");
-        shards.insert(id.clone(), shard);
+        shards.insert(id.clone(), shard.into());
     }
     let link = Served(shards);
     let never = AtomicBool::new(false);

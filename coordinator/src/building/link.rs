@@ -4,8 +4,10 @@
 use std::time::Instant;
 
 use egdb_proto::stored::read_shard;
-use egdb_proto::v1::{CheckReport, Shard, SliceResult, StatusReply};
-use egdb_proto::{Coordinator, Lease, LinkError, LinkKind, Registration, WorkerInfo};
+use egdb_proto::{
+    BuildStatus, CheckReport, Coordinator, Lease, LinkError, LinkKind, Registration, Shard,
+    SliceResult, WorkerInfo,
+};
 
 use super::{lease_length, Build};
 use crate::schedule::{Offer, Refusal};
@@ -93,11 +95,7 @@ impl Coordinator for Build {
                 LinkError::new(LinkKind::NotFound, format!("slice {slice_id} is not done"))
             })?;
         if let Some(record) = self.lock().schedule.seen(worker, Instant::now()) {
-            record.bytes_sent += shard
-                .blocks
-                .iter()
-                .map(|b| b.record.len() as u64)
-                .sum::<u64>();
+            record.bytes_sent += shard.stored_bytes();
         }
         Ok(shard)
     }
@@ -127,21 +125,13 @@ impl Coordinator for Build {
                 "this coordinator verifies a finished store; it takes no results",
             ));
         }
-        let bytes: u64 = result
-            .shard
-            .iter()
-            .flat_map(|s| &s.blocks)
-            .map(|b| b.record.len() as u64)
-            .sum();
         if let Some(record) = self.lock().schedule.seen(worker, Instant::now()) {
-            record.bytes_received += bytes;
+            record.bytes_received += result.shard.stored_bytes();
         }
         let record = match self.check(&result) {
             Ok(checked) => checked,
             Err(e) => {
-                if let Some(shard) = &result.shard {
-                    self.lock().schedule.release(worker, &shard.slice_id);
-                }
+                self.lock().schedule.release(worker, &result.shard.slice_id);
                 tracing::warn!(worker, error = %e, "result refused; the slice will be solved again");
                 return Err(LinkError::refused(e.to_string()));
             }
@@ -161,12 +151,7 @@ impl Coordinator for Build {
                 return Err(not_leased(&record.slice, worker));
             }
         }
-        let blocks: Vec<&[u8]> = result
-            .shard
-            .iter()
-            .flat_map(|s| &s.blocks)
-            .map(|b| b.record.as_slice())
-            .collect();
+        let blocks: Vec<&[u8]> = result.shard.blocks.iter().map(Vec::as_slice).collect();
         self.store
             .put_slice(&record, &blocks)
             .map_err(|e| LinkError::internal(e.to_string()))?;
@@ -224,7 +209,7 @@ impl Coordinator for Build {
         Ok(())
     }
 
-    fn status(&self) -> Result<StatusReply, LinkError> {
+    fn status(&self) -> Result<BuildStatus, LinkError> {
         Ok(self.status_now())
     }
 

@@ -11,13 +11,12 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use egdb_db_format::{
-    block_len, check_block, decode_block, layout_fault, CellEncoding, SliceCounts, SliceRecord,
-    Store,
+    block_len, check_block, decode_block, layout_fault, CellEncoding, SliceRecord, Store,
 };
 use egdb_games::{Game, SliceInfo};
 use egdb_proto::stored::record_of;
-use egdb_proto::v1::{Shard, SliceResult};
 use egdb_proto::Task;
+use egdb_proto::{Shard, SliceResult};
 
 use crate::schedule::{Job, Scheduler};
 use crate::CoordinatorError;
@@ -229,7 +228,7 @@ impl Build {
             .iter()
             .find(|s| s.id.as_str() == shard.slice_id)
             .ok_or_else(|| refuse("not a slice of this build".to_string()))?;
-        let encoding = shard.cell_encoding().map_err(refuse)?;
+        let encoding = shard.encoding;
         let expected = self.encoding;
         if encoding != expected {
             return Err(refuse(format!(
@@ -252,17 +251,11 @@ impl Build {
 
     /// Checks a result and turns it into its manifest record.
     fn check(&self, result: &SliceResult) -> Result<SliceRecord, CoordinatorError> {
-        let shard = result.shard.as_ref();
-        let slice_id = shard.map(|s| s.slice_id.clone()).unwrap_or_default();
+        let shard = &result.shard;
         let refuse = |reason: String| CoordinatorError::ShardRefused {
-            slice: slice_id.clone(),
+            slice: shard.slice_id.clone(),
             reason,
         };
-        let shard = shard.ok_or_else(|| refuse("result carries no shard".to_string()))?;
-        let counts = result
-            .counts
-            .as_ref()
-            .ok_or_else(|| refuse("result carries no counts".to_string()))?;
         let (info, encoding) = self.check_header(shard)?;
         if let Some(reason) =
             layout_fault(shard.raw_len, shard.block_bytes, shard.blocks.len() as u64)
@@ -270,22 +263,18 @@ impl Build {
             return Err(refuse(reason));
         }
         let mut raw = self.options.deep_verify.then(Vec::new);
-        for (i, block) in shard.blocks.iter().enumerate() {
-            if block.index != i as u32 {
-                return Err(refuse(format!("block {} out of order", block.index)));
-            }
-            let len = block_len(shard.raw_len, shard.block_bytes, block.index);
+        for (index, record) in (0u32..).zip(&shard.blocks) {
+            let len = block_len(shard.raw_len, shard.block_bytes, index);
             let found = if let Some(raw) = raw.as_mut() {
-                let decoded = decode_block(&shard.slice_id, block.index, len, &block.record)?;
+                let decoded = decode_block(&shard.slice_id, index, len, record)?;
                 raw.extend_from_slice(&decoded.raw);
                 decoded.encoding
             } else {
-                check_block(&shard.slice_id, block.index, len, &block.record)?.0
+                check_block(&shard.slice_id, index, len, record)?.0
             };
             if found != encoding {
                 return Err(refuse(format!(
-                    "block {} holds {found:?}, the shard {encoding:?}",
-                    block.index
+                    "block {index} holds {found:?}, the shard {encoding:?}"
                 )));
             }
         }
@@ -294,18 +283,10 @@ impl Build {
                 return Err(refuse("slice checksum mismatch".to_string()));
             }
         }
-        // Stored as JSON, where NaN would become a record that never
-        // reads back: the store would no longer open.
-        if !(result.solve_seconds.is_finite() && result.solve_seconds >= 0.0) {
-            return Err(refuse(format!(
-                "a solve time of {} is not a number of seconds",
-                result.solve_seconds
-            )));
-        }
         let record = SliceRecord {
             stones: info.stones,
-            seconds: result.solve_seconds,
-            ..record_of(shard, encoding, SliceCounts::from(counts))
+            seconds: result.solve_time.as_secs_f64(),
+            ..record_of(shard, result.counts.clone())
         };
         if record.counts.positions != info.positions {
             return Err(refuse(format!(

@@ -1,9 +1,9 @@
 //! What `egdb status` shows of a running build: slices by state, who holds
 //! what, bytes moved and the time left.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use egdb_proto::v1::{StatusReply, WorkerStatus};
+use egdb_proto::{BuildStatus, WorkerStatus};
 
 use super::Build;
 
@@ -18,7 +18,7 @@ impl Build {
 
     /// The build as it stands. The time left is the entries still to solve
     /// at the rate (entries per second of wall time) of this run so far.
-    pub fn status_now(&self) -> StatusReply {
+    pub fn status_now(&self) -> BuildStatus {
         let now = Instant::now();
         let state = self.lock();
         let schedule = &state.schedule;
@@ -31,9 +31,13 @@ impl Build {
                 entries_left += slice.entries;
             }
         }
-        let elapsed = now.duration_since(self.started).as_secs_f64();
-        let eta_seconds = (state.entries_done_now > 0)
-            .then(|| entries_left as f64 * elapsed / state.entries_done_now as f64);
+        let elapsed = now.duration_since(self.started);
+        let eta = (state.entries_done_now > 0)
+            .then(|| {
+                let rate = elapsed.as_secs_f64() / state.entries_done_now as f64;
+                Duration::try_from_secs_f64(entries_left as f64 * rate).ok()
+            })
+            .flatten();
         let mut workers: Vec<WorkerStatus> = schedule
             .workers()
             .iter()
@@ -43,19 +47,18 @@ impl Build {
                     name: name.clone(),
                     threads: w.threads,
                     memory: w.memory,
-                    slice_id: held.map(|(i, _)| self.plan[i].id.to_string()),
-                    held_seconds: held
-                        .map_or(0.0, |(_, l)| now.duration_since(l.since).as_secs_f64()),
+                    holds: held
+                        .map(|(i, l)| (self.plan[i].id.to_string(), now.duration_since(l.since))),
                     slices_done: w.slices_done,
                     positions_done: w.positions_done,
                     bytes_sent: w.bytes_sent,
                     bytes_received: w.bytes_received,
-                    last_seen_seconds: now.duration_since(w.last_seen).as_secs_f64(),
+                    last_seen: now.duration_since(w.last_seen),
                 }
             })
             .collect();
         workers.sort_by(|a, b| a.name.cmp(&b.name));
-        StatusReply {
+        BuildStatus {
             game: self.store.identity().game.clone(),
             slices_total: self.plan.len() as u32,
             slices_done: schedule.done_count() as u32,
@@ -66,8 +69,8 @@ impl Build {
             positions_done,
             bytes_sent: workers.iter().map(|w| w.bytes_sent).sum(),
             bytes_received: workers.iter().map(|w| w.bytes_received).sum(),
-            elapsed_seconds: elapsed,
-            eta_seconds,
+            elapsed,
+            eta,
             complete: schedule.is_complete(),
             workers,
         }

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use egdb_db_format::{FormatError, Store};
 use egdb_games::{Game, SliceInfo};
-use egdb_proto::v1::CheckReport;
+use egdb_proto::CheckReport;
 use egdb_proto::LinkError;
 use egdb_tablebase::SliceCheck;
 
@@ -147,7 +147,11 @@ impl Build {
                 "this coordinator builds; it verifies nothing",
             ));
         };
-        let check = SliceCheck::try_from(&report).map_err(LinkError::refused)?;
+        let CheckReport {
+            mut check,
+            raw_crc32,
+            seconds,
+        } = report;
         let slice = check.slice.clone();
         {
             let mut state = self.lock();
@@ -162,18 +166,23 @@ impl Build {
                 me.positions_done += check.positions;
             }
         }
+        let stored_crc = verifying.crcs.get(&slice).copied();
+        if check.corrupt.is_none() && stored_crc.is_some_and(|crc| crc != raw_crc32) {
+            // The worker checked other bytes than this store holds.
+            check.corrupt = Some(format!(
+                "the worker checked bytes of CRC {raw_crc32:08x}; the store's are {:08x}",
+                stored_crc.unwrap_or_default()
+            ));
+        }
         if check.passed() {
-            if let (Some(&crc), Some(journal)) = (
-                verifying.crcs.get(&slice),
-                lock(&verifying.journal).as_mut(),
-            ) {
+            if let (Some(crc), Some(journal)) = (stored_crc, lock(&verifying.journal).as_mut()) {
                 journal.record(&slice, crc);
             }
             tracing::info!(
                 slice,
                 worker,
                 positions = check.positions,
-                seconds = report.seconds,
+                seconds,
                 "slice verified"
             );
         } else {

@@ -16,118 +16,12 @@ mod checker;
 mod loaded;
 pub mod morris;
 pub mod nim;
-pub mod wire;
 
 pub use checker::{Checker, Fetched};
+// What a check finds crosses the wire; its types live with the contract.
+pub use egdb_proto::check::{Mismatch, Probe, SliceCheck, EXAMPLES};
 
 use egdb_games::Value;
-
-/// Mismatches kept as examples per slice.
-pub const EXAMPLES: usize = 10;
-
-/// What the table says of one position.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Probe {
-    pub value: Value,
-    /// Plies to the end under perfect play, where the table has depths.
-    pub depth: Option<u32>,
-}
-
-impl Probe {
-    /// A probe as a message carries it: a value tag and a depth.
-    ///
-    /// # Errors
-    /// The reason, for a tag that names no value.
-    pub fn from_wire(tag: i32, depth: Option<u32>) -> Result<Probe, String> {
-        Ok(Probe {
-            value: egdb_proto::values::value_of(tag)?,
-            depth,
-        })
-    }
-
-    /// A stored value code and depth as a probe (draws have no depth);
-    /// `None` for "don't care".
-    pub fn of_code(code: egdb_db_format::ValueCode, depth: u32) -> Option<Probe> {
-        use egdb_db_format::ValueCode;
-        let value = match code {
-            ValueCode::Win => Value::Win,
-            ValueCode::Loss => Value::Loss,
-            ValueCode::Draw => Value::Draw,
-            ValueCode::DontCare => return None,
-        };
-        Some(Probe {
-            value,
-            depth: (value != Value::Draw).then_some(depth),
-        })
-    }
-}
-
-/// A position whose stored probe is not what its moves say.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Mismatch {
-    /// The position in the game's notation.
-    pub position: String,
-    /// `None`: the position's cell holds no value ("don't care").
-    pub stored: Option<Probe>,
-    pub expected: Probe,
-}
-
-/// What checking one slice found.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SliceCheck {
-    pub slice: String,
-    /// Positions checked against their moves.
-    pub positions: u64,
-    /// Positions whose stored probe is wrong.
-    pub mismatches: u64,
-    /// Entries that only repeat a symmetry class yet hold a value (they
-    /// must be "don't care").
-    pub duplicates_with_values: u64,
-    /// The first few mismatches.
-    pub examples: Vec<Mismatch>,
-    /// Why the slice's bytes cannot be trusted (a checksum that fails);
-    /// its positions are not checked then.
-    pub corrupt: Option<String>,
-}
-
-impl SliceCheck {
-    pub fn passed(&self) -> bool {
-        self.corrupt.is_none() && self.mismatches == 0 && self.duplicates_with_values == 0
-    }
-
-    /// Adds what another part of the same slice found.
-    pub fn add(&mut self, other: SliceCheck) {
-        self.positions += other.positions;
-        self.mismatches += other.mismatches;
-        self.duplicates_with_values += other.duplicates_with_values;
-        let room = EXAMPLES.saturating_sub(self.examples.len());
-        self.examples.extend(other.examples.into_iter().take(room));
-        if self.corrupt.is_none() {
-            self.corrupt = other.corrupt;
-        }
-    }
-
-    /// Counts a checked position, and keeps it as an example when it is
-    /// wrong and there is room.
-    pub fn record(
-        &mut self,
-        position: impl FnOnce() -> String,
-        stored: Option<Probe>,
-        expected: Probe,
-    ) {
-        self.positions += 1;
-        if stored != Some(expected) {
-            self.mismatches += 1;
-            if self.examples.len() < EXAMPLES {
-                self.examples.push(Mismatch {
-                    position: position(),
-                    stored,
-                    expected,
-                });
-            }
-        }
-    }
-}
 
 /// The probe a position must have, given its moves' probes (each from the
 /// next mover's view); `terminal` is the rules' value when it has no move.

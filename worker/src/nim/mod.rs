@@ -207,7 +207,7 @@ impl NimEngine {
         h: u32,
         table: &SliceTable,
         options: ShardOptions,
-    ) -> Result<egdb_proto::v1::Shard, WorkerError> {
+    ) -> Result<egdb_proto::Shard, WorkerError> {
         let id = slice_id(h).to_string();
         match table {
             SliceTable::Bits(words) => shard_of(

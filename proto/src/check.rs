@@ -1,0 +1,271 @@
+//! What checking a slice finds ([`SliceCheck`]) and the report that
+//! carries it from a worker to a verifying coordinator ([`CheckReport`]).
+//! The report crosses the wire as [`v1::CheckReport`]; these are the two
+//! conversions, the incoming one bounded.
+
+use egdb_games::Value;
+
+use crate::v1::{self, CheckMismatch, CheckedProbe};
+use crate::values::tag_of;
+
+/// Mismatches kept as examples per slice.
+pub const EXAMPLES: usize = 10;
+
+/// What the table says of one position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Probe {
+    pub value: Value,
+    /// Plies to the end under perfect play, where the table has depths.
+    pub depth: Option<u32>,
+}
+
+impl Probe {
+    /// A probe as a message carries it: a value tag and a depth.
+    ///
+    /// # Errors
+    /// The reason, for a tag that names no value.
+    pub fn from_wire(tag: i32, depth: Option<u32>) -> Result<Probe, String> {
+        Ok(Probe {
+            value: crate::values::value_of(tag)?,
+            depth,
+        })
+    }
+
+    /// A stored value code and depth as a probe (draws have no depth);
+    /// `None` for "don't care".
+    pub fn of_code(code: egdb_db_format::ValueCode, depth: u32) -> Option<Probe> {
+        use egdb_db_format::ValueCode;
+        let value = match code {
+            ValueCode::Win => Value::Win,
+            ValueCode::Loss => Value::Loss,
+            ValueCode::Draw => Value::Draw,
+            ValueCode::DontCare => return None,
+        };
+        Some(Probe {
+            value,
+            depth: (value != Value::Draw).then_some(depth),
+        })
+    }
+}
+
+/// A position whose stored probe is not what its moves say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The position in the game's notation.
+    pub position: String,
+    /// `None`: the position's cell holds no value ("don't care").
+    pub stored: Option<Probe>,
+    pub expected: Probe,
+}
+
+/// What checking one slice found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SliceCheck {
+    pub slice: String,
+    /// Positions checked against their moves.
+    pub positions: u64,
+    /// Positions whose stored probe is wrong.
+    pub mismatches: u64,
+    /// Entries that only repeat a symmetry class yet hold a value (they
+    /// must be "don't care").
+    pub duplicates_with_values: u64,
+    /// The first few mismatches.
+    pub examples: Vec<Mismatch>,
+    /// Why the slice's bytes cannot be trusted (a checksum that fails);
+    /// its positions are not checked then.
+    pub corrupt: Option<String>,
+}
+
+impl SliceCheck {
+    pub fn passed(&self) -> bool {
+        self.corrupt.is_none() && self.mismatches == 0 && self.duplicates_with_values == 0
+    }
+
+    /// Adds what another part of the same slice found.
+    pub fn add(&mut self, other: SliceCheck) {
+        self.positions += other.positions;
+        self.mismatches += other.mismatches;
+        self.duplicates_with_values += other.duplicates_with_values;
+        let room = EXAMPLES.saturating_sub(self.examples.len());
+        self.examples.extend(other.examples.into_iter().take(room));
+        if self.corrupt.is_none() {
+            self.corrupt = other.corrupt;
+        }
+    }
+
+    /// Counts a checked position, and keeps it as an example when it is
+    /// wrong and there is room.
+    pub fn record(
+        &mut self,
+        position: impl FnOnce() -> String,
+        stored: Option<Probe>,
+        expected: Probe,
+    ) {
+        self.positions += 1;
+        if stored != Some(expected) {
+            self.mismatches += 1;
+            if self.examples.len() < EXAMPLES {
+                self.examples.push(Mismatch {
+                    position: position(),
+                    stored,
+                    expected,
+                });
+            }
+        }
+    }
+}
+
+/// Longest position, slice id or reason taken from a report.
+pub const MAX_TEXT: usize = 1000;
+
+/// What a worker found checking a leased slice.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckReport {
+    pub check: SliceCheck,
+    /// CRC-32 of the slice's bytes as checked.
+    pub raw_crc32: u32,
+    pub seconds: f64,
+}
+
+/// A report as it crosses the wire (its caller set by the client).
+impl From<CheckReport> for v1::CheckReport {
+    fn from(report: CheckReport) -> v1::CheckReport {
+        let check = report.check;
+        v1::CheckReport {
+            caller: None,
+            slice_id: check.slice,
+            positions: check.positions,
+            mismatches: check.mismatches,
+            duplicates_with_values: check.duplicates_with_values,
+            corrupt: check.corrupt,
+            examples: check
+                .examples
+                .into_iter()
+                .map(|m| CheckMismatch {
+                    position: m.position,
+                    stored: m.stored.as_ref().map(wire),
+                    expected: Some(wire(&m.expected)),
+                })
+                .collect(),
+            seconds: report.seconds,
+            raw_crc32: report.raw_crc32,
+        }
+    }
+}
+
+fn wire(p: &Probe) -> CheckedProbe {
+    CheckedProbe {
+        value: tag_of(p.value),
+        depth: p.depth,
+    }
+}
+
+impl TryFrom<v1::CheckReport> for CheckReport {
+    type Error = String;
+
+    /// # Errors
+    /// A field out of bounds (texts over [`MAX_TEXT`] bytes, more than
+    /// [`EXAMPLES`] examples, a value that is none, a time that is not a
+    /// number of seconds).
+    fn try_from(report: v1::CheckReport) -> Result<CheckReport, String> {
+        let text = |s: String, what: &str| {
+            if s.len() > MAX_TEXT {
+                Err(format!("{what} longer than {MAX_TEXT} bytes"))
+            } else {
+                Ok(s)
+            }
+        };
+        if report.examples.len() > EXAMPLES {
+            return Err(format!(
+                "{} examples; at most {EXAMPLES}",
+                report.examples.len()
+            ));
+        }
+        if !(report.seconds.is_finite() && report.seconds >= 0.0) {
+            return Err(format!(
+                "a check time of {} is not a number of seconds",
+                report.seconds
+            ));
+        }
+        let examples = report
+            .examples
+            .into_iter()
+            .map(|m| {
+                Ok(Mismatch {
+                    position: text(m.position, "a position")?,
+                    stored: m.stored.as_ref().map(probe_of).transpose()?,
+                    expected: m
+                        .expected
+                        .as_ref()
+                        .map(probe_of)
+                        .transpose()?
+                        .ok_or("a mismatch without its expected value")?,
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let check = SliceCheck {
+            slice: text(report.slice_id, "a slice id")?,
+            positions: report.positions,
+            mismatches: report.mismatches,
+            duplicates_with_values: report.duplicates_with_values,
+            examples,
+            corrupt: report.corrupt.map(|c| text(c, "a reason")).transpose()?,
+        };
+        Ok(CheckReport {
+            check,
+            raw_crc32: report.raw_crc32,
+            seconds: report.seconds,
+        })
+    }
+}
+
+fn probe_of(p: &v1::CheckedProbe) -> Result<Probe, String> {
+    Probe::from_wire(p.value, p.depth)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_check_crosses_the_wire_unchanged_and_oversized_ones_are_refused() {
+        let report = CheckReport {
+            check: SliceCheck {
+                slice: "move-03-03".to_string(),
+                positions: 10,
+                mismatches: 1,
+                duplicates_with_values: 2,
+                examples: vec![Mismatch {
+                    position: "B....................... w 2 3".to_string(),
+                    stored: None,
+                    expected: Probe {
+                        value: Value::Win,
+                        depth: Some(3),
+                    },
+                }],
+                corrupt: None,
+            },
+            raw_crc32: 7,
+            seconds: 1.5,
+        };
+        let wire = v1::CheckReport::from(report.clone());
+        assert_eq!(CheckReport::try_from(wire.clone()), Ok(report));
+        let refused = |change: fn(&mut v1::CheckReport)| {
+            let mut bad = wire.clone();
+            change(&mut bad);
+            CheckReport::try_from(bad).is_err()
+        };
+        assert!(refused(|r| r.corrupt = Some("x".repeat(MAX_TEXT + 1))));
+        assert!(refused(
+            |r| r.examples = vec![r.examples[0].clone(); EXAMPLES + 1]
+        ));
+        assert!(refused(|r| r.examples[0].expected = None));
+        assert!(refused(|r| {
+            r.examples[0].expected = Some(CheckedProbe {
+                value: 0,
+                depth: None,
+            })
+        }));
+        assert!(refused(|r| r.seconds = f64::INFINITY));
+    }
+}
