@@ -171,8 +171,8 @@ pub struct WorkerArgs {
     /// Seconds to wait for an unreachable coordinator before giving up.
     #[arg(long, default_value = "120", value_parser = parse_seconds)]
     pub patience: Duration,
-    /// zstd level of the blocks handed over.
-    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
+    /// zstd level of the blocks handed over, -7 (fastest) to 22 (smallest).
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-7..=22))]
     pub zstd_level: i32,
     /// A directory where the worker keeps the shards it reads and solves,
     /// so that after a restart it reads them from disk (one per worker).
@@ -206,7 +206,7 @@ pub struct BuildArgs {
     #[arg(long)]
     pub max_slices: Option<u64>,
     /// zstd level of the stored blocks, -7 (fastest) to 22 (smallest).
-    #[arg(long, default_value_t = 1, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-7..=22))]
     pub zstd_level: i32,
 }
 

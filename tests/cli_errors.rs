@@ -127,6 +127,15 @@ fn durations_names_and_endless_game_files_are_refused() {
         ],
         "a worker name is",
     );
+    for level in ["--zstd-level=23", "--zstd-level=-8"] {
+        let out = egdb(&["build", "nim:triangle:3:normal", level]);
+        assert_eq!(out.status.code(), Some(2), "{level}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("-7..=22"),
+            "{level}: {}",
+            stderr(&out)
+        );
+    }
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("s");
     assert_refused(&["plan", "nim:file:/dev/zero"], "longer than 1048576 bytes");

@@ -31,7 +31,7 @@ pub struct PlainTasks<F: Family> {
     game: F,
     /// Each slice id's place in the plan, cells and dependencies.
     plan: HashMap<String, (u32, u64, Vec<String>)>,
-    kept: HashMap<u32, Arc<Cells>>,
+    loaded: HashMap<u32, Arc<Cells>>,
 }
 
 /// Where a move leads, for the rounds.
@@ -54,7 +54,7 @@ impl<F: Family> PlainTasks<F> {
         PlainTasks {
             game,
             plan,
-            kept: HashMap::new(),
+            loaded: HashMap::new(),
         }
     }
 
@@ -90,7 +90,7 @@ impl<F: Family> PlainTasks<F> {
                     }
                     Some(c) => {
                         let (value, depth) = self
-                            .kept
+                            .loaded
                             .get(&c.slice)
                             .and_then(|t| t.get(c.entry as usize).copied().flatten())
                             .ok_or_else(|| bad_cell(game, c))?;
@@ -190,7 +190,7 @@ impl<F: Family> SliceSolver for PlainTasks<F> {
             .collect::<Result<Vec<_>, _>>()?;
         let sizes: HashMap<u32, u64> = self.plan.values().map(|s| (s.0, s.1)).collect();
         keep_dependencies(
-            &mut self.kept,
+            &mut self.loaded,
             &task.dependencies,
             &places,
             source,
@@ -201,7 +201,7 @@ impl<F: Family> SliceSolver for PlainTasks<F> {
         let raw = encode(&task.slice_id, encoding, &cells)?;
         let shard = shard_of(&task.slice_id, encoding, &raw, options)?;
         let counts = counts(&cells, encoding);
-        self.kept.insert(place, Arc::new(cells));
+        self.loaded.insert(place, Arc::new(cells));
         Ok(Solved { shard, counts })
     }
 }

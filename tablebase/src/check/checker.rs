@@ -161,14 +161,14 @@ impl Checker {
         Ok(Some(found.unwrap_or_else(failed)))
     }
 
-    /// The decoded slice, kept or fetched; `Ok(Err(reason))` when it is
+    /// The decoded slice, loaded before or fetched now; `Ok(Err(reason))` when it is
     /// corrupt or missing.
     fn load<E>(
         &mut self,
         slice: &str,
         fetch: &mut impl FnMut(&str) -> Result<Fetched, E>,
     ) -> Result<Result<Decoded, String>, E> {
-        let kept = match &self.game {
+        let loaded = match &self.game {
             Game::Morris(_) => MorrisSlice::parse(slice)
                 .and_then(|s| self.morris.get(s))
                 .map(Decoded::Morris),
@@ -182,8 +182,8 @@ impl Checker {
                 .and_then(|(place, _)| self.cells.get(*place))
                 .map(Decoded::Cells),
         };
-        if let Some(kept) = kept {
-            return Ok(Ok(kept));
+        if let Some(loaded) = loaded {
+            return Ok(Ok(loaded));
         }
         let (encoding, raw) = match fetch(slice)? {
             Fetched::Slice(encoding, raw) => (encoding, raw),

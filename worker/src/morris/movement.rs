@@ -44,14 +44,14 @@ const MAX_MOVES: usize = 72;
 /// how many values there are.
 fn dedup_sorted(items: &mut [u64]) -> usize {
     items.sort_unstable();
-    let mut kept = 0;
+    let mut unique = 0;
     for k in 0..items.len() {
         if k == 0 || items[k] != items[k - 1] {
-            items[kept] = items[k];
-            kept += 1;
+            items[unique] = items[k];
+            unique += 1;
         }
     }
-    kept
+    unique
 }
 
 /// One table of the slice while it is solved.
@@ -347,8 +347,8 @@ impl Batch {
         // Distinct un-moves give distinct sets; they share a class only
         // through a symmetry that fixes `mover`.
         if !class.is_asymmetric() {
-            let kept = dedup_sorted(&mut self.predecessors[first..]);
-            self.predecessors.truncate(first + kept);
+            let unique = dedup_sorted(&mut self.predecessors[first..]);
+            self.predecessors.truncate(first + unique);
         }
         self.settled.push((lost, self.predecessors.len()));
         if self.settled.len() == BATCH {

@@ -23,7 +23,7 @@ pub struct MorrisTasks {
     engine: MorrisEngine,
     /// Every slice of the game with the slices it reads.
     plan: HashMap<MorrisSlice, Vec<MorrisSlice>>,
-    kept: Dependencies,
+    loaded: Dependencies,
 }
 
 impl MorrisTasks {
@@ -31,7 +31,7 @@ impl MorrisTasks {
         MorrisTasks {
             plan: game.plan().into_iter().collect(),
             engine: MorrisEngine::new(game),
-            kept: Dependencies::new(),
+            loaded: Dependencies::new(),
         }
     }
 
@@ -59,21 +59,21 @@ impl SliceSolver for MorrisTasks {
             )));
         }
         keep_dependencies(
-            &mut self.kept,
+            &mut self.loaded,
             &task.dependencies,
             &needed,
             source,
             |s, encoding, raw| from_stored(s, encoding, &raw),
         )?;
         let started = Instant::now();
-        let solved = self.engine.solve(slice, &self.kept, cancel)?;
+        let solved = self.engine.solve(slice, &self.loaded, cancel)?;
         let seconds = started.elapsed().as_secs_f64();
         let counts = counts(&solved)?;
         let raw = stored_bytes(&solved);
         let shard = shard_of(&task.slice_id, CellEncoding::ValueDepth16, &raw, options)?;
         drop(raw);
         tracing::debug!(%slice, seconds, total = started.elapsed().as_secs_f64(), "solved");
-        self.kept.insert(slice, Arc::new(solved));
+        self.loaded.insert(slice, Arc::new(solved));
         Ok(Solved { shard, counts })
     }
 }

@@ -16,14 +16,14 @@ use crate::WorkerError;
 /// The Nim engine of one game and the tables later tasks will read.
 pub struct NimTasks {
     engine: NimEngine,
-    kept: HashMap<u32, Arc<SliceTable>>,
+    loaded: HashMap<u32, Arc<SliceTable>>,
 }
 
 impl NimTasks {
     pub fn new(game: NimGame) -> NimTasks {
         NimTasks {
             engine: NimEngine::new(game),
-            kept: HashMap::new(),
+            loaded: HashMap::new(),
         }
     }
 
@@ -46,19 +46,19 @@ impl SliceSolver for NimTasks {
             .collect::<Result<Vec<_>, _>>()?;
         let engine = &self.engine;
         keep_dependencies(
-            &mut self.kept,
+            &mut self.loaded,
             &task.dependencies,
             &needed,
             source,
             |s, encoding, raw| engine.table_from_stored(s, encoding, raw),
         )?;
         let started = Instant::now();
-        let table = self.engine.solve(h, task.depth, &self.kept, cancel)?;
+        let table = self.engine.solve(h, task.depth, &self.loaded, cancel)?;
         let solved = started.elapsed().as_secs_f64();
         let counts = self.engine.counts(h, &table)?;
         let shard = self.engine.shard(h, &table, options)?;
         tracing::debug!(slice = %task.slice_id, solved, seconds = started.elapsed().as_secs_f64(), "solved");
-        self.kept.insert(h, Arc::new(table));
+        self.loaded.insert(h, Arc::new(table));
         Ok(Solved { shard, counts })
     }
 }
