@@ -183,8 +183,9 @@ pub struct WorkerArgs {
 #[derive(Debug, Args)]
 pub struct BuildArgs {
     /// nim:triangle:LAYERS:normal|misere, nim:hexagram, nim:file:PATH,
-    /// morris:taiwan:PIECES, morris:standard:PIECES or
-    /// morris:taiwan-protected:PIECES.
+    /// morris:taiwan:PIECES, morris:standard:PIECES,
+    /// morris:taiwan-protected:PIECES, morris:morabaraba:PIECES or
+    /// morris:file:PATH (a rules file, as in docs/variants/).
     pub game: String,
     /// The store to write (default: ./GAME.egdb with `:` turned into `-`).
     #[arg(long)]

@@ -15,9 +15,14 @@ fn store_agrees_with_the_plain_solver(variant: Variant, pieces: u8, spec: &str) 
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("m");
     build(spec, &store, &["--workers", "2"]);
-    assert_verified(&store);
-    let tablebase = Tablebase::open(&store).unwrap();
-    let game = MorrisGame::new(variant, pieces);
+    store_holds_the_plain_solution(&store, &MorrisGame::new(variant, pieces), spec);
+}
+
+/// The store passes `egdb verify`, holds the plain solver's value and depth
+/// of every position of the whole game, and its stats add up.
+fn store_holds_the_plain_solution(store: &std::path::Path, game: &MorrisGame, spec: &str) {
+    assert_verified(store);
+    let tablebase = Tablebase::open(store).unwrap();
     let mut checked = 0;
     for (position, (value, depth)) in Oracle::whole_game(game.rules()).solutions() {
         let probe = tablebase.probe(&position.to_string()).unwrap();
@@ -27,11 +32,8 @@ fn store_agrees_with_the_plain_solver(variant: Variant, pieces: u8, spec: &str) 
     }
     assert!(checked > 10_000, "{checked} positions");
 
-    let slices = stats_json(&store);
-    let Game::Morris(planned) = Game::from_spec(&spec.parse().unwrap()).unwrap() else {
-        unreachable!()
-    };
-    assert_eq!(slices.len(), planned.slices().len());
+    let slices = stats_json(store);
+    assert_eq!(slices.len(), game.slices().len(), "{spec}");
     for s in &slices {
         let n = |field: &str| s[field].as_u64().unwrap();
         assert_eq!(n("win") + n("loss") + n("draw"), n("positions"), "{s}");
@@ -57,6 +59,62 @@ fn standard_three_store_agrees_with_the_plain_solver() {
 #[test]
 fn taiwan_three_store_agrees_with_the_plain_solver() {
     store_agrees_with_the_plain_solver(Variant::Taiwan, 3, "morris:taiwan:3");
+}
+
+#[test]
+fn morabaraba_three_store_agrees_with_the_plain_solver() {
+    store_agrees_with_the_plain_solver(Variant::Morabaraba, 3, "morris:morabaraba:3");
+}
+
+/// A rules file builds like a preset (in two runs: it resumes), and its
+/// store keeps the rules: with the file gone it still answers and verifies.
+#[test]
+fn a_rules_file_builds_resumes_and_its_store_outlives_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("mixed.toml");
+    let text = "name = \"Mixed rules\"\npieces = 3\ndiagonals = false\n\
+                mill_takes = \"any\"\ngang = true\ndan = false\nflying = true\n\
+                lose_below_three = \"board-in-movement\"\n";
+    std::fs::write(&rules, text).unwrap();
+    let spec = format!("morris:file:{}", rules.display());
+    let store = dir.path().join("f");
+    let first = build(&spec, &store, &["--max-slices", "3"]);
+    assert!(
+        stdout(&first).contains("stopped as asked: 3 of"),
+        "{}",
+        stdout(&first)
+    );
+    build(&spec, &store, &[]);
+    let Game::Morris(game) = Game::from_spec(&spec.parse().unwrap()).unwrap() else {
+        unreachable!()
+    };
+    assert_eq!(game.name(), "Mixed rules");
+    std::fs::remove_file(&rules).unwrap();
+    store_holds_the_plain_solution(&store, &game, &spec);
+    let start = query_json(&store, "start");
+    assert!(start["value"].is_string(), "{start}");
+
+    // A preset's rules from a file: the same tables as the preset.
+    let morabaraba = dir.path().join("morabaraba.toml");
+    std::fs::write(
+        &morabaraba,
+        "pieces = 3\ndiagonals = true\nmill_takes = \"not-in-mill-unless-all\"\n\
+         gang = false\ndan = false\nflying = true\nlose_below_three = \"board-and-hand\"\n",
+    )
+    .unwrap();
+    let from_file = dir.path().join("m-file");
+    let preset = dir.path().join("m-preset");
+    build(
+        &format!("morris:file:{}", morabaraba.display()),
+        &from_file,
+        &[],
+    );
+    build("morris:morabaraba:3", &preset, &[]);
+    assert_eq!(checksums(&from_file), checksums(&preset));
+
+    let out = egdb(&["plan", &format!("morris:file:{}", rules.display())]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("mixed.toml"), "{}", stderr(&out));
 }
 
 /// The value and depth a query's moves give its position: the fastest win,

@@ -42,7 +42,8 @@ families! {$
 }
 
 impl Game {
-    /// Instantiates a spec; `nim:file:PATH` reads and validates the file.
+    /// Instantiates a spec; `nim:file:PATH` and `morris:file:PATH` read and
+    /// validate their file.
     ///
     /// # Errors
     /// As [`NimGame::from_spec`].
@@ -62,6 +63,13 @@ impl Game {
         match *spec {
             GameSpec::Morris { variant, pieces } => {
                 Ok(Game::Morris(MorrisGame::new(variant, pieces)))
+            }
+            GameSpec::MorrisFile { ref path } => {
+                let text = match definition {
+                    Some(text) => text.to_string(),
+                    None => crate::morris::file::read(path)?,
+                };
+                MorrisGame::from_rules_file(spec.clone(), &text).map(Game::Morris)
             }
             GameSpec::Rotor { tokens } => Ok(Game::Rotor(RotorGame::new(tokens))),
             _ => NimGame::from_spec_with_definition(spec, definition).map(Game::Nim),

@@ -25,6 +25,7 @@ pub mod morris;
 pub mod nim;
 pub mod slice;
 pub mod spec;
+mod text_file;
 pub mod toy;
 pub mod value;
 

@@ -3,7 +3,8 @@
 //! `nim:triangle:LAYERS:normal|misere`, `nim:hexagram`, `nim:file:PATH`,
 //! `morris:taiwan:PIECES`, `morris:standard:PIECES`,
 //! `morris:taiwan-protected:PIECES` (RULES.md §2 with mills protected while
-//! placing).
+//! placing), `morris:morabaraba:PIECES`, `morris:file:PATH` (a rules file,
+//! [`crate::morris::file`]).
 
 use std::fmt;
 use std::path::PathBuf;
@@ -60,11 +61,19 @@ pub enum GameSpec {
         variant: Variant,
         pieces: u8,
     },
+    /// A Morris variant from a rules file (`morris:file:PATH`).
+    MorrisFile {
+        path: PathBuf,
+    },
     /// The test-only rotor game (feature `toy`).
     Rotor {
         tokens: u32,
     },
 }
+
+/// What a Morris spec may be, for errors.
+const MORRIS_SPECS: &str = "expected morris:taiwan:PIECES, morris:standard:PIECES, \
+     morris:taiwan-protected:PIECES, morris:morabaraba:PIECES or morris:file:PATH";
 
 impl FromStr for GameSpec {
     type Err = GameError;
@@ -100,12 +109,16 @@ impl FromStr for GameSpec {
                 }
                 Ok(GameSpec::NimFile { path: path.into() })
             }
-            ["morris", variant @ ("taiwan" | "standard" | "taiwan-protected"), pieces] => {
-                let variant = match *variant {
-                    "taiwan" => Variant::Taiwan,
-                    "standard" => Variant::Standard,
-                    _ => Variant::TaiwanProtected,
-                };
+            ["morris", "file", _, ..] => {
+                let path = spec["morris:file:".len()..].to_string();
+                if path.is_empty() {
+                    return Err(fail("expected morris:file:PATH".to_string()));
+                }
+                Ok(GameSpec::MorrisFile { path: path.into() })
+            }
+            ["morris", name, pieces] => {
+                let variant =
+                    Variant::from_name(name).ok_or_else(|| fail(MORRIS_SPECS.to_string()))?;
                 let pieces: u8 = pieces
                     .parse()
                     .map_err(|_| fail(format!("pieces must be a whole number, not `{pieces}`")))?;
@@ -124,14 +137,11 @@ impl FromStr for GameSpec {
                     crate::toy::MAX_TOKENS
                 ))),
             },
-            ["morris", ..] => Err(fail(
-                "expected morris:taiwan:PIECES, morris:standard:PIECES or \
-                 morris:taiwan-protected:PIECES"
-                    .to_string(),
-            )),
+            ["morris", ..] => Err(fail(MORRIS_SPECS.to_string())),
             _ => Err(fail(
                 "expected nim:triangle:LAYERS:RULE, nim:hexagram, nim:file:PATH, \
-                 morris:taiwan:PIECES or morris:standard:PIECES"
+                 morris:taiwan:PIECES, morris:standard:PIECES, \
+                 morris:morabaraba:PIECES or morris:file:PATH"
                     .to_string(),
             )),
         }
@@ -149,6 +159,7 @@ impl fmt::Display for GameSpec {
             GameSpec::Morris { variant, pieces } => {
                 write!(f, "morris:{}:{pieces}", variant.as_str())
             }
+            GameSpec::MorrisFile { path } => write!(f, "morris:file:{}", path.display()),
             GameSpec::Rotor { tokens } => write!(f, "toy:rotor:{tokens}"),
         }
     }
@@ -168,6 +179,8 @@ mod tests {
             "morris:taiwan:6",
             "morris:standard:12",
             "morris:taiwan-protected:6",
+            "morris:morabaraba:12",
+            "morris:file:rules/lasker.toml",
         ] {
             let spec: GameSpec = text.parse().unwrap();
             assert_eq!(spec.to_string(), text);
@@ -186,6 +199,8 @@ mod tests {
             ("morris:taiwan:13", "pieces must be 3 to 12"),
             ("morris:standard:two", "whole number"),
             ("morris:tw:6", "expected morris:taiwan"),
+            ("morris:morabaraba:2", "pieces must be 3 to 12"),
+            ("morris:file:", "expected morris:file"),
         ] {
             let err = text.parse::<GameSpec>().unwrap_err().to_string();
             assert!(err.contains(needle), "{text}: {err}");

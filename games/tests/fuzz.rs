@@ -1,4 +1,4 @@
-//! Fuzzing the parsers of outside text: game specs, game files (and the
+//! Fuzzing the parsers of outside text: game specs, game and rules files (and the
 //! definitions stores and tasks carry), slice ids, and the position and move
 //! notation of both families. Each is fed arbitrary text and valid text with
 //! a few edits (what reaches the checks past the first one); it must answer
@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use egdb_games::morris::moves::{legal_moves, play, terminal_value};
 use egdb_games::morris::slices::{plan, table_of};
-use egdb_games::morris::{MorrisRules, MorrisSlice, Move, Position, Variant};
+use egdb_games::morris::{file, MorrisGame, MorrisRules, MorrisSlice, Move, Position, Variant};
 use egdb_games::nim::{custom, slice_id, NimGame};
 use egdb_games::{Game, GameSpec, Rule, SliceId};
 use proptest::prelude::*;
@@ -92,6 +92,7 @@ fn spec_text() -> impl Strategy<Value = String> {
     let part = prop_oneof![
         4 => select(&[
             "nim", "morris", "triangle", "hexagram", "file", "taiwan", "standard", "normal",
+            "morabaraba", "taiwan-protected",
             "misere", "misère", "0", "1", "3", "6", "9", "10", "12", "13", "-1", "+4", " 5",
             "4294967296", "", "x.toml",
         ][..])
@@ -112,7 +113,7 @@ fn check_spec(text: &str) -> Result<(), TestCaseError> {
     prop_assert_eq!(again.as_ref(), Ok(&spec), "{:?} printed as {}", text, spec);
     match spec {
         // A file spec reads its file: not fuzzed text's business.
-        GameSpec::NimFile { .. } => {}
+        GameSpec::NimFile { .. } | GameSpec::MorrisFile { .. } => {}
         // Layouts of the big triangles take a while; the specs are alike.
         GameSpec::NimTriangle { layers, .. } if layers > 6 => {}
         _ => {
@@ -302,16 +303,8 @@ fn nim_notation_seeds_parse() {
 // ---- Morris positions and moves ----
 
 fn rules() -> impl Strategy<Value = MorrisRules> {
-    (any::<bool>(), 3u8..=12).prop_map(|(taiwan, pieces)| {
-        MorrisRules::preset(
-            if taiwan {
-                Variant::Taiwan
-            } else {
-                Variant::Standard
-            },
-            pieces,
-        )
-    })
+    (select(&Variant::ALL[..]), 3u8..=12)
+        .prop_map(|(variant, pieces)| MorrisRules::preset(variant, pieces))
 }
 
 /// Position text near the notation (24 points, side, two hands), mostly
@@ -720,5 +713,90 @@ proptest! {
     #[test]
     fn game_files_arbitrary(text in any_text()) {
         check_game_file(&text)?;
+    }
+}
+
+// ---- Morris rules files ----
+
+/// A rules file near the format: every key most of the time, values mostly
+/// in range, a name with noise.
+fn rules_file() -> impl Strategy<Value = String> {
+    let word = |names: &'static [&'static str]| prop_oneof![8 => select(names).prop_map(String::from), 1 => any_text()];
+    (
+        prop::option::of(any_text()),
+        prop_oneof![8 => 3u32..=12, 1 => any::<u32>()],
+        any::<[bool; 4]>(),
+        word(&["any", "not-in-mill-unless-all", "not-in-mill-while-placing"]),
+        word(&["board-and-hand", "board-in-movement"]),
+        prop::option::weighted(0.1, any::<Index>()),
+    )
+        .prop_map(|(name, pieces, flags, takes, loss, drop)| {
+            let mut lines = vec![
+                format!("pieces = {pieces}"),
+                format!("diagonals = {}", flags[0]),
+                format!("mill_takes = {}", quoted(&takes)),
+                format!("gang = {}", flags[1]),
+                format!("dan = {}", flags[2]),
+                format!("flying = {}", flags[3]),
+                format!("lose_below_three = {}", quoted(&loss)),
+            ];
+            if let Some(name) = name {
+                lines.push(format!("name = {}", quoted(&name)));
+            }
+            if let Some(at) = drop {
+                lines.remove(at.index(lines.len()));
+            }
+            lines.join("\n")
+        })
+}
+
+/// A rules file is refused or read; what is read prints back to itself and
+/// makes a game whose plan starts.
+fn check_rules_file(text: &str) -> Result<(), TestCaseError> {
+    let Ok(def) = file::parse(text, "fuzz.toml") else {
+        return Ok(());
+    };
+    prop_assert_eq!(
+        file::parse(&file::to_toml(&def), "again.toml"),
+        Ok(def.clone())
+    );
+    let spec = GameSpec::MorrisFile {
+        path: "fuzz.toml".into(),
+    };
+    let game = MorrisGame::from_rules_file(spec, text).expect("parsed once");
+    prop_assert_eq!(*game.rules(), def.rules);
+    prop_assert!(!game.slices().is_empty());
+    Ok(())
+}
+
+#[test]
+fn rules_file_seeds_parse() {
+    let mut runner = proptest::test_runner::TestRunner::deterministic();
+    let read = (0..200)
+        .filter(|_| {
+            let text = rules_file().new_tree(&mut runner).unwrap().current();
+            file::parse(&text, "seed.toml").is_ok()
+        })
+        .count();
+    // The generator must reach files that parse, not only errors.
+    assert!(read >= 40, "only {read} of 200 generated files parse");
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn rules_files(text in rules_file()) {
+        check_rules_file(&text)?;
+    }
+
+    #[test]
+    fn rules_files_edited(text in rules_file(), edits in edits()) {
+        check_rules_file(&edited(&text, &edits))?;
+    }
+
+    #[test]
+    fn rules_files_arbitrary(text in any_text()) {
+        check_rules_file(&text)?;
     }
 }

@@ -3,11 +3,15 @@
 
 use egdb_games::morris::oracle::Oracle;
 use egdb_games::morris::{MorrisGame, MorrisRules, Position, Variant};
-use egdb_games::Value;
+use egdb_games::{GameSpec, Value};
 use egdb_worker::morris::{probe, MorrisEngine};
 
 fn check(variant: Variant, pieces: u8) {
-    let game = MorrisGame::new(variant, pieces);
+    check_game(MorrisGame::new(variant, pieces));
+}
+
+fn check_game(game: MorrisGame) {
+    let pieces = game.rules().pieces;
     let rules: MorrisRules = *game.rules();
     let solved = MorrisEngine::new(game.clone()).solve_all();
     for oracle in [
@@ -54,4 +58,35 @@ fn standard_four_agrees_with_the_plain_solver() {
 #[test]
 fn taiwan_protected_four_agrees_with_the_plain_solver() {
     check(Variant::TaiwanProtected, 4);
+}
+
+#[test]
+fn morabaraba_three_agrees_with_the_plain_solver() {
+    check(Variant::Morabaraba, 3);
+}
+
+#[test]
+fn morabaraba_four_agrees_with_the_plain_solver() {
+    check(Variant::Morabaraba, 4);
+}
+
+/// A rules file's game, at 3 pieces.
+fn from_file(rules: &str) -> MorrisGame {
+    let spec: GameSpec = "morris:file:mixed.toml".parse().unwrap();
+    MorrisGame::from_rules_file(spec, &format!("pieces = 3\n{rules}")).unwrap()
+}
+
+/// Every rules option in combinations no preset has: 槓 without 擔 or
+/// diagonals, flying under Taiwan's count of pieces, 擔 with protected
+/// mills and the standard count.
+#[test]
+fn mixed_rules_files_agree_with_the_plain_solver() {
+    check_game(from_file(
+        "diagonals = false\nmill_takes = \"any\"\ngang = true\ndan = false\n\
+         flying = true\nlose_below_three = \"board-in-movement\"",
+    ));
+    check_game(from_file(
+        "diagonals = true\nmill_takes = \"not-in-mill-while-placing\"\ngang = false\n\
+         dan = true\nflying = false\nlose_below_three = \"board-and-hand\"",
+    ));
 }

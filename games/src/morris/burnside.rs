@@ -105,4 +105,27 @@ mod tests {
             }
         }
     }
+
+    /// Every slice of every preset at 3 and 4 pieces: its positions (from
+    /// Burnside) are the arrangements its index's classes stand for.
+    #[test]
+    fn slice_positions_equal_index_class_sizes_for_every_preset() {
+        use super::super::{MorrisGame, Variant};
+        for variant in Variant::ALL {
+            for pieces in [3, 4] {
+                let game = MorrisGame::new(variant, pieces);
+                for ((slice, _), info) in game.plan().into_iter().zip(game.slices()) {
+                    let mut arrangements = 0u64;
+                    for key in slice.tables() {
+                        TableIndex::new(key).for_each_entry(|_, e| {
+                            if e.canonical {
+                                arrangements += u64::from(e.class_size);
+                            }
+                        });
+                    }
+                    assert_eq!(arrangements, info.positions, "{variant:?} {}", info.id);
+                }
+            }
+        }
+    }
 }

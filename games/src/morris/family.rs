@@ -78,6 +78,10 @@ impl Family for MorrisGame {
         MorrisGame::fingerprint(self)
     }
 
+    fn definition(&self) -> Option<String> {
+        MorrisGame::definition(self).map(str::to_string)
+    }
+
     fn slices(&self) -> Vec<SliceInfo> {
         MorrisGame::slices(self)
     }

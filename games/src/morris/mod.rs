@@ -1,8 +1,10 @@
-//! Morris games on the 24-point board: Taiwan Morris and Nine Men's Morris
-//! rules with any number of pieces (RULES.md §1-3).
+//! Morris games on the 24-point board: Taiwan Morris, Nine Men's Morris
+//! and Morabaraba rules with any number of pieces (RULES.md §1-3), and any
+//! variant a rules file gives.
 //!
 //! * [`board`] — points, point sets, lines, adjacency, notation order.
 //! * [`rules`] — the rules as one options struct with presets.
+//! * [`file`] — rules files (`morris:file:PATH`).
 //! * [`position`] — positions and their notation.
 //! * [`moves`] — moves, un-moves, terminal positions.
 //! * [`symmetry`] — the 16 board symmetries and canonical forms.
@@ -17,6 +19,7 @@ pub mod burnside;
 pub mod captures;
 pub mod colex;
 mod family;
+pub mod file;
 pub mod index;
 pub mod moves;
 #[cfg(any(test, feature = "oracle"))]
@@ -35,14 +38,17 @@ pub use slices::MorrisSlice;
 use std::sync::{Arc, OnceLock};
 
 use crate::fingerprint::Fnv;
-use crate::{GameSpec, SliceInfo};
+use crate::{GameError, GameSpec, SliceInfo};
 use index::TableIndex;
 use rules::{MillTargets, PieceLoss};
 
-/// A Morris game: a rule preset and the pieces per side.
+/// A Morris game: rules (a preset's or a file's) and the pieces per side.
 #[derive(Debug, Clone)]
 pub struct MorrisGame {
-    variant: Variant,
+    spec: GameSpec,
+    name: String,
+    /// A rules file's variant as a store keeps it; `None` for presets.
+    definition: Option<String>,
     rules: MorrisRules,
     /// Built on the first position located, shared by clones.
     locator: Arc<OnceLock<family::Locator>>,
@@ -50,7 +56,7 @@ pub struct MorrisGame {
 
 impl PartialEq for MorrisGame {
     fn eq(&self, other: &MorrisGame) -> bool {
-        (self.variant, &self.rules) == (other.variant, &other.rules)
+        (&self.spec, &self.rules) == (&other.spec, &other.rules)
     }
 }
 
@@ -62,17 +68,41 @@ impl MorrisGame {
     pub fn new(variant: Variant, pieces: u8) -> MorrisGame {
         assert!((MIN_PIECES..=MAX_PIECES).contains(&pieces));
         MorrisGame {
-            variant,
+            spec: GameSpec::Morris { variant, pieces },
+            name: format!("{}, {pieces} pieces", variant.title()),
+            definition: None,
             rules: MorrisRules::preset(variant, pieces),
             locator: Arc::default(),
         }
     }
 
+    /// The game of a rules file (`morris:file:PATH`): its text as the file
+    /// holds it or as a store kept it.
+    ///
+    /// # Errors
+    /// [`GameError::GameFile`] for text that gives no variant.
+    pub fn from_rules_file(spec: GameSpec, text: &str) -> Result<MorrisGame, GameError> {
+        let path = match &spec {
+            GameSpec::MorrisFile { path } => path.display().to_string(),
+            other => other.to_string(),
+        };
+        let def = file::parse(text, &path)?;
+        Ok(MorrisGame {
+            spec,
+            definition: Some(file::to_toml(&def)),
+            name: def.name,
+            rules: def.rules,
+            locator: Arc::default(),
+        })
+    }
+
     pub fn spec(&self) -> GameSpec {
-        GameSpec::Morris {
-            variant: self.variant,
-            pieces: self.rules.pieces,
-        }
+        self.spec.clone()
+    }
+
+    /// A rules file's variant as a store keeps it; `None` for presets.
+    pub fn definition(&self) -> Option<&str> {
+        self.definition.as_deref()
     }
 
     pub fn rules(&self) -> &MorrisRules {
@@ -84,12 +114,7 @@ impl MorrisGame {
     }
 
     pub fn name(&self) -> String {
-        let name = match self.variant {
-            Variant::Taiwan => "Taiwan Morris",
-            Variant::TaiwanProtected => "Taiwan Morris, mills protected while placing",
-            Variant::Standard => "Morris, standard rules",
-        };
-        format!("{name}, {} pieces", self.rules.pieces)
+        self.name.clone()
     }
 
     /// Every slice with the slices it reads, dependencies first.

@@ -7,7 +7,8 @@ pub const MIN_PIECES: u8 = 3;
 pub const MAX_PIECES: u8 = 12;
 
 /// Which opponent pieces a mill may remove.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum MillTargets {
     /// Any piece (Taiwan: pieces in mills are not protected).
     Any,
@@ -19,8 +20,20 @@ pub enum MillTargets {
     NotInMillWhilePlacing,
 }
 
+impl MillTargets {
+    /// The name rules files use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MillTargets::Any => "any",
+            MillTargets::NotInMillUnlessAll => "not-in-mill-unless-all",
+            MillTargets::NotInMillWhilePlacing => "not-in-mill-while-placing",
+        }
+    }
+}
+
 /// When a player has lost for lack of pieces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum PieceLoss {
     /// Fewer than 3 on the board, counted from the first position of the
     /// movement phase on (Taiwan).
@@ -30,7 +43,20 @@ pub enum PieceLoss {
     BoardAndHand,
 }
 
-/// The rules of one Morris variant.
+impl PieceLoss {
+    /// The name rules files use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PieceLoss::BoardInMovement => "board-in-movement",
+            PieceLoss::BoardAndHand => "board-and-hand",
+        }
+    }
+}
+
+/// The rules of one Morris variant. Rules every variant shares: a move
+/// that opens several captures takes exactly one of them (a double mill
+/// takes one piece), a capture that is open must be taken, the side to
+/// move without a legal move loses, and a full board is a draw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MorrisRules {
     /// Pieces each side starts with in hand.
@@ -54,6 +80,8 @@ pub enum Variant {
     Standard,
     /// Taiwan with pieces in mills protected while placing.
     TaiwanProtected,
+    /// The South African game: the board with diagonals, mills only.
+    Morabaraba,
 }
 
 impl Variant {
@@ -62,6 +90,30 @@ impl Variant {
             Variant::Taiwan => "taiwan",
             Variant::Standard => "standard",
             Variant::TaiwanProtected => "taiwan-protected",
+            Variant::Morabaraba => "morabaraba",
+        }
+    }
+
+    /// Every preset, in the order specs list them.
+    pub const ALL: [Variant; 4] = [
+        Variant::Taiwan,
+        Variant::Standard,
+        Variant::TaiwanProtected,
+        Variant::Morabaraba,
+    ];
+
+    /// The preset a spec names, e.g. `taiwan`.
+    pub fn from_name(name: &str) -> Option<Variant> {
+        Variant::ALL.into_iter().find(|v| v.as_str() == name)
+    }
+
+    /// How games of this preset are called.
+    pub fn title(self) -> &'static str {
+        match self {
+            Variant::Taiwan => "Taiwan Morris",
+            Variant::TaiwanProtected => "Taiwan Morris, mills protected while placing",
+            Variant::Standard => "Morris, standard rules",
+            Variant::Morabaraba => "Morabaraba",
         }
     }
 }
@@ -101,6 +153,22 @@ impl MorrisRules {
                 mill_targets: MillTargets::NotInMillWhilePlacing,
                 ..MorrisRules::taiwan(pieces)
             },
+            Variant::Morabaraba => MorrisRules::morabaraba(pieces),
+        }
+    }
+
+    /// Morabaraba: the board with diagonals, mills only (a piece in a mill
+    /// is taken only when all are), flying at 3 pieces, a player left with
+    /// fewer than 3 on the board and in hand loses.
+    pub const fn morabaraba(pieces: u8) -> MorrisRules {
+        MorrisRules {
+            pieces,
+            diagonals: true,
+            mill_targets: MillTargets::NotInMillUnlessAll,
+            gang: false,
+            dan: false,
+            flying: true,
+            piece_loss: PieceLoss::BoardAndHand,
         }
     }
 

@@ -44,20 +44,7 @@ pub const MAX_MOVES: usize = 1 << 16;
 /// [`GameError::GameFile`] when it cannot be read, is too long or is not
 /// UTF-8.
 pub fn read(path: &std::path::Path) -> Result<String, GameError> {
-    use std::io::Read;
-    let fail = |reason: String| GameError::GameFile {
-        path: path.display().to_string(),
-        reason,
-    };
-    let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| fail(e.to_string()))?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(fail(format!("longer than {MAX_FILE_BYTES} bytes")));
-    }
-    String::from_utf8(bytes).map_err(|_| fail("not UTF-8 text".to_string()))
+    crate::text_file::read_bounded(path, MAX_FILE_BYTES)
 }
 
 /// Parses and validates a game file's text; `path` only names it in errors.
@@ -74,15 +61,8 @@ pub fn parse(text: &str, path: &str) -> Result<NimDefinition, GameError> {
     if text.len() as u64 > MAX_FILE_BYTES {
         return Err(fail(format!("longer than {MAX_FILE_BYTES} bytes")));
     }
-    let file: GameFile = toml::from_str(text).map_err(|e| {
-        let line = e
-            .span()
-            .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
-        match line {
-            Some(line) => fail(format!("line {line}: {}", e.message())),
-            None => fail(e.message().to_string()),
-        }
-    })?;
+    let file: GameFile =
+        toml::from_str(text).map_err(|e| fail(crate::text_file::toml_error(&e, text)))?;
     if !(1..=MAX_CELLS).contains(&file.cells) {
         return Err(fail(format!(
             "cells must be 1 to {MAX_CELLS}, not {}",
@@ -175,30 +155,13 @@ pub fn to_toml(def: &NimDefinition) -> String {
         .collect();
     format!(
         "name = {}\ncells = {}\nrule = \"{}\"\nstart = {}\nmoves = [{}]\nsymmetries = [{}]\n",
-        toml_string(&def.name),
+        crate::text_file::toml_string(&def.name),
         def.cells,
         def.rule.as_str(),
         cells_of(def.start),
         moves.join(", "),
         symmetries.join(", ")
     )
-}
-
-/// `text` as a TOML basic string. Rust's `{:?}` is not TOML: it writes
-/// `\0` and `\u{11d3c}`, which TOML does not read back.
-fn toml_string(text: &str) -> String {
-    let mut quoted = String::with_capacity(text.len() + 2);
-    quoted.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => quoted.push_str("\\\""),
-            '\\' => quoted.push_str("\\\\"),
-            c if c.is_control() => quoted.push_str(&format!("\\U{:08X}", u32::from(c))),
-            c => quoted.push(c),
-        }
-    }
-    quoted.push('"');
-    quoted
 }
 
 #[cfg(test)]

@@ -1,0 +1,249 @@
+//! Morris variants read from a TOML rules file (`morris:file:PATH`).
+//!
+//! ```toml
+//! name = "Morabaraba, 12 pieces"
+//! pieces = 12                 # per side, 3 to 12
+//! diagonals = true            # the 4 diagonals are lines
+//! mill_takes = "not-in-mill-unless-all"  # or "any", "not-in-mill-while-placing"
+//! gang = false                # 槓 (RULES.md §2)
+//! dan = false                 # 擔 (RULES.md §2)
+//! flying = true               # a side with exactly 3 pieces flies
+//! lose_below_three = "board-and-hand"    # or "board-in-movement"
+//! ```
+//!
+//! Every key but `name` is required: a rules file says what it means. The
+//! rules every variant shares are those of [`MorrisRules`].
+
+use serde::Deserialize;
+
+use super::rules::{MillTargets, MorrisRules, PieceLoss, MAX_PIECES, MIN_PIECES};
+use crate::GameError;
+
+/// The longest rules file: real ones are a few hundred bytes.
+pub const MAX_RULES_BYTES: u64 = 64 << 10;
+
+/// The longest variant name, in characters.
+pub const MAX_NAME_CHARS: usize = 100;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RulesFile {
+    name: Option<String>,
+    pieces: u8,
+    diagonals: bool,
+    mill_takes: MillTargets,
+    gang: bool,
+    dan: bool,
+    flying: bool,
+    lose_below_three: PieceLoss,
+}
+
+/// A variant as a rules file gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RulesDefinition {
+    pub name: String,
+    pub rules: MorrisRules,
+}
+
+/// Reads a rules file of at most [`MAX_RULES_BYTES`].
+///
+/// # Errors
+/// [`GameError::GameFile`] when it cannot be read, is too long or is not
+/// UTF-8.
+pub fn read(path: &std::path::Path) -> Result<String, GameError> {
+    crate::text_file::read_bounded(path, MAX_RULES_BYTES)
+}
+
+/// Parses and checks a rules file's text; `path` only names it in errors.
+///
+/// # Errors
+/// [`GameError::GameFile`] naming the first problem: too long, TOML
+/// syntax, an unknown or missing key, a value out of range.
+pub fn parse(text: &str, path: &str) -> Result<RulesDefinition, GameError> {
+    let fail = |reason: String| GameError::GameFile {
+        path: path.to_string(),
+        reason,
+    };
+    if text.len() as u64 > MAX_RULES_BYTES {
+        return Err(fail(format!("longer than {MAX_RULES_BYTES} bytes")));
+    }
+    let file: RulesFile =
+        toml::from_str(text).map_err(|e| fail(crate::text_file::toml_error(&e, text)))?;
+    if !(MIN_PIECES..=MAX_PIECES).contains(&file.pieces) {
+        return Err(fail(format!(
+            "pieces must be {MIN_PIECES} to {MAX_PIECES}, not {}",
+            file.pieces
+        )));
+    }
+    let rules = MorrisRules {
+        pieces: file.pieces,
+        diagonals: file.diagonals,
+        mill_targets: file.mill_takes,
+        gang: file.gang,
+        dan: file.dan,
+        flying: file.flying,
+        piece_loss: file.lose_below_three,
+    };
+    let name = match file.name {
+        None => format!("Morris variant from {path}, {} pieces", file.pieces),
+        Some(name) => {
+            let plain = !name.trim().is_empty() && name.chars().all(|c| !c.is_control());
+            if !plain || name.chars().count() > MAX_NAME_CHARS {
+                return Err(fail(format!(
+                    "name must be 1 to {MAX_NAME_CHARS} characters without control characters"
+                )));
+            }
+            name
+        }
+    };
+    Ok(RulesDefinition { name, rules })
+}
+
+/// The definition as a rules file that [`parse`] reads back to the same
+/// variant: what a store keeps, so that it outlives the file.
+pub fn to_toml(def: &RulesDefinition) -> String {
+    let r = &def.rules;
+    format!(
+        "name = {}\npieces = {}\ndiagonals = {}\nmill_takes = \"{}\"\ngang = {}\ndan = {}\n\
+         flying = {}\nlose_below_three = \"{}\"\n",
+        crate::text_file::toml_string(&def.name),
+        r.pieces,
+        r.diagonals,
+        r.mill_targets.as_str(),
+        r.gang,
+        r.dan,
+        r.flying,
+        r.piece_loss.as_str(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MORABARABA: &str = r#"
+name = "Morabaraba"
+pieces = 12
+diagonals = true
+mill_takes = "not-in-mill-unless-all"
+gang = false
+dan = false
+flying = true
+lose_below_three = "board-and-hand"
+"#;
+
+    #[test]
+    fn a_file_gives_the_rules_it_names() {
+        let def = parse(MORABARABA, "m.toml").unwrap();
+        assert_eq!(def.name, "Morabaraba");
+        assert_eq!(def.rules, MorrisRules::morabaraba(12));
+        let taiwan = MORABARABA
+            .replace("\"not-in-mill-unless-all\"", "\"any\"")
+            .replace("gang = false", "gang = true")
+            .replace("dan = false", "dan = true")
+            .replace("flying = true", "flying = false")
+            .replace("board-and-hand", "board-in-movement")
+            .replace("name = \"Morabaraba\"\n", "");
+        let def = parse(&taiwan, "t.toml").unwrap();
+        assert_eq!(def.rules, MorrisRules::taiwan(12));
+        assert!(def.name.contains("t.toml"), "{}", def.name);
+    }
+
+    /// The rules files in `docs/variants/` are the presets' rules.
+    #[test]
+    fn the_documented_variants_are_the_presets() {
+        use super::super::Variant;
+        for (text, variant, pieces) in [
+            (
+                include_str!("../../../docs/variants/taiwan.toml"),
+                Variant::Taiwan,
+                12,
+            ),
+            (
+                include_str!("../../../docs/variants/standard.toml"),
+                Variant::Standard,
+                9,
+            ),
+            (
+                include_str!("../../../docs/variants/taiwan-protected.toml"),
+                Variant::TaiwanProtected,
+                6,
+            ),
+            (
+                include_str!("../../../docs/variants/morabaraba.toml"),
+                Variant::Morabaraba,
+                12,
+            ),
+        ] {
+            let def = parse(text, variant.as_str()).unwrap();
+            assert_eq!(
+                def.rules,
+                MorrisRules::preset(variant, pieces),
+                "{variant:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn definitions_read_back_the_same() {
+        let targets = [
+            MillTargets::Any,
+            MillTargets::NotInMillUnlessAll,
+            MillTargets::NotInMillWhilePlacing,
+        ];
+        for (i, mill_targets) in targets.into_iter().enumerate() {
+            for piece_loss in [PieceLoss::BoardInMovement, PieceLoss::BoardAndHand] {
+                let def = RulesDefinition {
+                    name: format!("v\"{i}\\ \u{1d11e}"),
+                    rules: MorrisRules {
+                        pieces: 3 + i as u8,
+                        diagonals: i % 2 == 0,
+                        mill_targets,
+                        gang: i == 1,
+                        dan: i != 1,
+                        flying: piece_loss == PieceLoss::BoardAndHand,
+                        piece_loss,
+                    },
+                };
+                assert_eq!(parse(&to_toml(&def), "x"), Ok(def));
+            }
+        }
+    }
+
+    #[test]
+    fn bad_files_name_the_problem() {
+        for (change, needle) in [
+            (("pieces = 12", "pieces = 13"), "pieces must be 3 to 12"),
+            (("pieces = 12", "pieces = 300"), "line"),
+            (("gang = false\n", ""), "missing field `gang`"),
+            (
+                ("dan = false", "dan = false\nkos = 1"),
+                "unknown field `kos`",
+            ),
+            (("\"any\"", "\"any\""), ""),
+            (
+                ("not-in-mill-unless-all", "sometimes"),
+                "unknown variant `sometimes`",
+            ),
+            (("board-and-hand", "never"), "unknown variant `never`"),
+            (("\"Morabaraba\"", "\"a\\u0007b\""), "control characters"),
+            (("\"Morabaraba\"", "\"  \""), "name must be"),
+            (("diagonals = true", "diagonals = 1"), "line 4"),
+        ] {
+            let text = MORABARABA.replace(change.0, change.1);
+            let result = parse(&text, "bad.toml");
+            if needle.is_empty() {
+                assert!(result.is_ok(), "{change:?}: {result:?}");
+                continue;
+            }
+            let err = result.unwrap_err().to_string();
+            assert!(err.contains(needle), "{change:?}: {err}");
+            assert!(err.contains("bad.toml"), "{err}");
+        }
+        let long = format!("{MORABARABA}#{}", "x".repeat(MAX_RULES_BYTES as usize));
+        assert!(parse(&long, "l.toml")
+            .unwrap_err()
+            .to_string()
+            .contains("longer"));
+    }
+}

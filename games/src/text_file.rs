@@ -1,0 +1,55 @@
+//! Game and rules files: read with a bound, TOML errors with their line,
+//! names written back as TOML strings.
+
+use crate::GameError;
+
+/// Reads a text file of at most `max` bytes (a device or a huge file is
+/// refused, not read to the end).
+///
+/// # Errors
+/// [`GameError::GameFile`] when it cannot be read, is too long or is not
+/// UTF-8.
+pub(crate) fn read_bounded(path: &std::path::Path, max: u64) -> Result<String, GameError> {
+    use std::io::Read;
+    let fail = |reason: String| GameError::GameFile {
+        path: path.display().to_string(),
+        reason,
+    };
+    let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+    let mut bytes = Vec::new();
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(e.to_string()))?;
+    if bytes.len() as u64 > max {
+        return Err(fail(format!("longer than {max} bytes")));
+    }
+    String::from_utf8(bytes).map_err(|_| fail("not UTF-8 text".to_string()))
+}
+
+/// A TOML error as one line, with the line of `text` it is on.
+pub(crate) fn toml_error(error: &toml::de::Error, text: &str) -> String {
+    let line = error
+        .span()
+        .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+    match line {
+        Some(line) => format!("line {line}: {}", error.message()),
+        None => error.message().to_string(),
+    }
+}
+
+/// `text` as a TOML basic string. Rust's `{:?}` is not TOML: it writes
+/// `\0` and `\u{11d3c}`, which TOML does not read back.
+pub(crate) fn toml_string(text: &str) -> String {
+    let mut quoted = String::with_capacity(text.len() + 2);
+    quoted.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => quoted.push_str("\\\""),
+            '\\' => quoted.push_str("\\\\"),
+            c if c.is_control() => quoted.push_str(&format!("\\U{:08X}", u32::from(c))),
+            c => quoted.push(c),
+        }
+    }
+    quoted.push('"');
+    quoted
+}
