@@ -24,30 +24,55 @@ pub const INTERRUPTED: i32 = 130;
 /// if one hangs.
 const LOCAL_LEASE_SECONDS: f64 = 60.0;
 
+/// `egdb build`'s arguments made into what the build runs with: the game
+/// (its file read and checked), the store, the options. The numbers were
+/// checked as they were parsed (`cli.rs`).
+struct BuildConfig {
+    spec: GameSpec,
+    game: Game,
+    store: PathBuf,
+    threads: Option<usize>,
+    options: BuildOptions,
+    workers: usize,
+    zstd_level: i32,
+}
+
+impl TryFrom<BuildArgs> for BuildConfig {
+    type Error = Failure;
+
+    fn try_from(args: BuildArgs) -> Result<BuildConfig, Failure> {
+        let spec: GameSpec = args.game.parse()?;
+        let game = Game::from_spec(&spec)?;
+        Ok(BuildConfig {
+            store: args.store.unwrap_or_else(|| default_store(&spec)),
+            spec,
+            game,
+            threads: args.threads,
+            options: BuildOptions {
+                depth: args.depth,
+                memory_budget: args.memory.unwrap_or_else(default_memory),
+                max_slices: args.max_slices,
+                deep_verify: false,
+                lease_seconds: LOCAL_LEASE_SECONDS,
+            },
+            workers: args.workers,
+            zstd_level: args.zstd_level,
+        })
+    }
+}
+
 pub fn run(args: BuildArgs) -> Exit {
-    let spec: GameSpec = args.game.parse()?;
-    let game = Game::from_spec(&spec)?;
-    if args.max_slices == Some(0) {
-        return Err(Failure::bad_input("--max-slices must be at least 1"));
-    }
-    if args.workers == 0 {
-        return Err(Failure::bad_input("--workers must be at least 1"));
-    }
-    if !(-7..=22).contains(&args.zstd_level) {
-        return Err(Failure::bad_input(
-            "--zstd-level must be -7 (fastest) to 22 (smallest)",
-        ));
-    }
-    let store_path = args.store.clone().unwrap_or_else(|| default_store(&spec));
-    use_engine_threads(args.threads);
-    let memory_budget = args.memory.unwrap_or_else(default_memory);
-    let options = BuildOptions {
-        depth: args.depth,
-        memory_budget,
-        max_slices: args.max_slices,
-        deep_verify: false,
-        lease_seconds: LOCAL_LEASE_SECONDS,
-    };
+    let BuildConfig {
+        spec,
+        game,
+        store: store_path,
+        threads,
+        options,
+        workers,
+        zstd_level,
+    } = BuildConfig::try_from(args)?;
+    use_engine_threads(threads);
+    let memory_budget = options.memory_budget;
     let started = Instant::now();
     let build = Build::open(&store_path, &game, options)?;
     let positions: u64 = build.plan().iter().map(|s| s.positions).sum();
@@ -80,11 +105,11 @@ pub fn run(args: BuildArgs) -> Exit {
     });
 
     let reports = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..args.workers)
+        let handles: Vec<_> = (0..workers)
             .map(|i| {
                 let (build, cancel) = (&build, &cancel);
                 let config = WorkerConfig {
-                    zstd_level: args.zstd_level,
+                    zstd_level,
                     ..WorkerConfig::named(format!("local-{i}"), memory_budget)
                 };
                 scope.spawn(move || Worker::new(config, build).run(cancel))

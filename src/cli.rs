@@ -204,7 +204,7 @@ pub struct BuildArgs {
     #[arg(long)]
     pub depth: bool,
     /// Stop after solving this many slices; a re-run goes on from there.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_slices: Option<u64>,
     /// zstd level of the stored blocks, -7 (fastest) to 22 (smallest).
     #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-7..=22))]

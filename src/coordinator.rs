@@ -1,7 +1,7 @@
 //! `egdb coordinator`: a build served to workers over gRPC.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -21,37 +21,71 @@ use crate::Exit;
 /// workers hear that there is nothing left and stop.
 const GRACE: Duration = Duration::from_secs(3);
 
+/// `egdb coordinator`'s arguments made into what it runs with: the game
+/// made, the token read, the TLS identity loaded, the build opened.
+struct CoordinatorSetup {
+    spec: GameSpec,
+    build: Build,
+    store: PathBuf,
+    listen: String,
+    token: Option<String>,
+    tls: Option<ServerTls>,
+}
+
+impl TryFrom<CoordinatorArgs> for CoordinatorSetup {
+    type Error = Failure;
+
+    fn try_from(args: CoordinatorArgs) -> Result<CoordinatorSetup, Failure> {
+        let spec: GameSpec = args.game.parse()?;
+        let game = Game::from_spec(&spec)?;
+        let token = read_token(args.token_file.as_deref())?;
+        let tls = args
+            .tls
+            .files()
+            .map(|files| ServerTls::mutual(&files))
+            .transpose()
+            .map_err(|e| Failure::bad_input(format!("TLS: {e}")))?;
+        let options = BuildOptions {
+            depth: args.depth,
+            // Each worker says what it can hold; slices go to those it fits.
+            memory_budget: u64::MAX,
+            max_slices: None,
+            deep_verify: true,
+            lease_seconds: args.lease_seconds.as_secs_f64(),
+        };
+        let build = if args.verify {
+            Build::open_verify(&args.store, &game, options)?
+        } else {
+            Build::open(&args.store, &game, options)?
+        };
+        Ok(CoordinatorSetup {
+            spec,
+            build,
+            store: args.store,
+            listen: args.listen,
+            token,
+            tls,
+        })
+    }
+}
+
 pub fn run(args: CoordinatorArgs) -> Exit {
-    let spec: GameSpec = args.game.parse()?;
-    let game = Game::from_spec(&spec)?;
-    let token = read_token(args.token_file.as_deref())?;
-    let tls = args
-        .tls
-        .files()
-        .map(|files| ServerTls::mutual(&files))
-        .transpose()
-        .map_err(|e| Failure::bad_input(format!("TLS: {e}")))?;
-    let options = BuildOptions {
-        depth: args.depth,
-        // Each worker says what it can hold; slices go to those it fits.
-        memory_budget: u64::MAX,
-        max_slices: None,
-        deep_verify: true,
-        lease_seconds: args.lease_seconds.as_secs_f64(),
-    };
-    let build = if args.verify {
-        Build::open_verify(&args.store, &game, options)?
-    } else {
-        Build::open(&args.store, &game, options)?
-    };
+    let CoordinatorSetup {
+        spec,
+        build,
+        store,
+        listen,
+        token,
+        tls,
+    } = CoordinatorSetup::try_from(args)?;
     let build = Arc::new(build);
     if build.is_complete()? {
         if build.is_verifying() {
-            return Ok(verify_report(&build, &args.store));
+            return Ok(verify_report(&build, &store));
         }
         println!(
             "{} already holds the complete tablebase of {spec}; nothing to do",
-            args.store.display()
+            store.display()
         );
         return Ok(0);
     }
@@ -60,9 +94,9 @@ pub fn run(args: CoordinatorArgs) -> Exit {
     let interrupted = runtime.block_on(async {
         let stop = StopSignal::install()
             .map_err(|e| Failure::failed(format!("no signal handlers: {e}")))?;
-        let (listener, address) = bind(&args.listen)
+        let (listener, address) = bind(&listen)
             .await
-            .map_err(|e| Failure::bad_input(format!("cannot listen on {}: {e}", args.listen)))?;
+            .map_err(|e| Failure::bad_input(format!("cannot listen on {}: {e}", listen)))?;
         warn_if_open(address, token.is_some(), tls.is_some());
         println!("listening on {address}");
         let _ = std::io::stdout().flush();
@@ -100,9 +134,9 @@ pub fn run(args: CoordinatorArgs) -> Exit {
         return Ok(INTERRUPTED);
     }
     if build.is_verifying() {
-        return Ok(verify_report(&build, &args.store));
+        return Ok(verify_report(&build, &store));
     }
-    println!("built {spec} in {}: {total} slices", args.store.display());
+    println!("built {spec} in {}: {total} slices", store.display());
     Ok(0)
 }
 

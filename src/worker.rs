@@ -13,29 +13,56 @@ use crate::coordinator::read_token;
 use crate::failure::Failure;
 use crate::Exit;
 
-pub fn run(args: WorkerArgs) -> Exit {
-    let token = read_token(args.token_file.as_deref())?;
-    use_engine_threads(args.threads);
-    let link = RemoteCoordinator::new(
-        &args.coordinator,
-        token,
-        args.patience,
-        args.tls.files().as_ref(),
-    )
-    .map_err(|e| Failure::bad_input(e.to_string()))?;
-    let memory = args.memory.unwrap_or_else(default_memory);
-    let link = link.with_max_shard_bytes(memory);
-    let name = args
-        .name
-        .unwrap_or_else(|| format!("{}-{}", hostname(), std::process::id()));
-    if let Some(fault) = egdb_proto::worker_name_fault(&name) {
-        return Err(Failure::bad_input(format!("--name: {fault}")));
+/// `egdb worker`'s arguments made into what the worker runs with: the
+/// token read, the name chosen and checked, the coordinator's client made.
+struct WorkerSetup {
+    link: RemoteCoordinator,
+    config: WorkerConfig,
+    threads: Option<usize>,
+    cache: Option<std::path::PathBuf>,
+    tls: bool,
+}
+
+impl TryFrom<WorkerArgs> for WorkerSetup {
+    type Error = Failure;
+
+    fn try_from(args: WorkerArgs) -> Result<WorkerSetup, Failure> {
+        let token = read_token(args.token_file.as_deref())?;
+        let tls = args.tls.files();
+        let memory = args.memory.unwrap_or_else(default_memory);
+        let link = RemoteCoordinator::new(&args.coordinator, token, args.patience, tls.as_ref())
+            .map_err(|e| Failure::bad_input(e.to_string()))?
+            .with_max_shard_bytes(memory);
+        let name = args
+            .name
+            .unwrap_or_else(|| format!("{}-{}", hostname(), std::process::id()));
+        if let Some(fault) = egdb_proto::worker_name_fault(&name) {
+            return Err(Failure::bad_input(format!("--name: {fault}")));
+        }
+        Ok(WorkerSetup {
+            link,
+            config: WorkerConfig {
+                game: args.game,
+                zstd_level: args.zstd_level,
+                ..WorkerConfig::named(name, memory)
+            },
+            threads: args.threads,
+            cache: args.cache,
+            tls: tls.is_some(),
+        })
     }
-    let config = WorkerConfig {
-        game: args.game,
-        zstd_level: args.zstd_level,
-        ..WorkerConfig::named(name.clone(), memory)
-    };
+}
+
+pub fn run(args: WorkerArgs) -> Exit {
+    let WorkerSetup {
+        link,
+        config,
+        threads,
+        cache,
+        tls,
+    } = WorkerSetup::try_from(args)?;
+    use_engine_threads(threads);
+    let name = config.name.clone();
     let cancel = Arc::new(AtomicBool::new(false));
     let flag = cancel.clone();
     // Ctrl-C or SIGTERM: give the slice in progress back and stop; a second
@@ -46,7 +73,7 @@ pub fn run(args: WorkerArgs) -> Exit {
         }
     });
     let mut worker = Worker::new(config, &link);
-    if let Some(dir) = &args.cache {
+    if let Some(dir) = &cache {
         worker = worker
             .with_cache(ShardCache::open(dir).map_err(|e| Failure::bad_input(e.to_string()))?);
     }
@@ -72,7 +99,7 @@ pub fn run(args: WorkerArgs) -> Exit {
         }
         Err(e) => Err(Failure::failed(format!(
             "worker {name} failed: {e}{}",
-            plaintext_hint(&e.to_string(), args.tls.files().is_some())
+            plaintext_hint(&e.to_string(), tls)
         ))),
     }
 }
