@@ -127,14 +127,15 @@ fn durations_names_and_endless_game_files_are_refused() {
         ],
         "a worker name is",
     );
-    for level in ["--zstd-level=23", "--zstd-level=-8"] {
-        let out = egdb(&["build", "nim:triangle:3:normal", level]);
-        assert_eq!(out.status.code(), Some(2), "{level}: {}", stderr(&out));
-        assert!(
-            stderr(&out).contains("-7..=22"),
-            "{level}: {}",
-            stderr(&out)
-        );
+    for (arg, needle) in [
+        ("--zstd-level=23", "-7..=22"),
+        ("--zstd-level=-8", "-7..=22"),
+        ("--max-slices=0", "1.."),
+        ("--workers=0", "1 to 256"),
+    ] {
+        let out = egdb(&["build", "nim:triangle:3:normal", arg]);
+        assert_eq!(out.status.code(), Some(2), "{arg}: {}", stderr(&out));
+        assert!(stderr(&out).contains(needle), "{arg}: {}", stderr(&out));
     }
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("s");
