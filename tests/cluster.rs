@@ -193,6 +193,19 @@ fn wait_for(what: &str, limit: Duration, mut ready: impl FnMut() -> bool) {
     }
 }
 
+/// Whether `egdb status` says the worker `name` holds a lease.
+fn holds_a_slice(url: &str, name: &str) -> bool {
+    let out = egdb(&["status", "--coordinator", url, "--json"]);
+    let Ok(status) = serde_json::from_slice::<serde_json::Value>(&out.stdout) else {
+        return false;
+    };
+    status["workers"].as_array().is_some_and(|workers| {
+        workers
+            .iter()
+            .any(|w| w["name"] == name && w["slice"].is_string())
+    })
+}
+
 fn kill_hard(child: &mut Child) {
     child.kill().unwrap();
     child.wait().unwrap();
@@ -216,7 +229,13 @@ fn a_killed_workers_lease_expires_and_another_finishes_the_slice() {
         slices_done(&log).len() >= 10
     });
     // Mid-slice: slices 10 to 13 take the worker's one thread over a
-    // second each, the gaps between slices a few milliseconds.
+    // second each; killed once the coordinator says it holds one (on a
+    // loaded machine the gap between two slices is long enough to land in).
+    wait_for(
+        "the doomed worker to hold a slice",
+        Duration::from_secs(60),
+        || holds_a_slice(&url, "doomed"),
+    );
     kill_hard(&mut first);
     let second = start_worker(&url, "heir", &[]);
     let limit = Duration::from_secs(300);
