@@ -237,6 +237,9 @@ pub struct QueryArgs {
     pub position: String,
     #[arg(long)]
     pub json: bool,
+    /// No picture of the position (drawn above the answer on a terminal).
+    #[arg(long)]
+    pub plain: bool,
 }
 
 #[derive(Debug, Args)]

@@ -6,6 +6,7 @@ mod build;
 mod cli;
 mod coordinator;
 mod failure;
+mod picture;
 mod plan;
 mod query;
 mod results;

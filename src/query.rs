@@ -1,7 +1,10 @@
 //! `egdb query`: a position's value, depth and moves, from a store on this
 //! machine or from an `egdb serve` (the same answer either way).
 
+use std::io::IsTerminal;
 use std::path::Path;
+
+use egdb_games::{Game, GameSpec};
 
 use egdb_proto::client::with_causes;
 use egdb_proto::tls::{client_refusal, query_client_config};
@@ -14,16 +17,25 @@ use tonic::transport::Endpoint;
 
 use crate::cli::QueryArgs;
 use crate::failure::Failure;
+use crate::picture::picture;
 use crate::Exit;
 
 pub fn run(args: QueryArgs) -> Exit {
-    let (game, answer) = match (&args.store, &args.server) {
+    // Rules files' rules are known from a store, not from a server's spec.
+    let (game, answer, rules) = match (&args.store, &args.server) {
         (Some(store), _) => {
             let tablebase = Tablebase::open(store)?;
             let answer = tablebase.answer(&args.position)?;
-            (tablebase.game().spec().to_string(), answer)
+            let rules = match tablebase.game() {
+                Game::Morris(g) => Some(*g.rules()),
+                _ => None,
+            };
+            (tablebase.game().spec().to_string(), answer, rules)
         }
-        (None, Some(server)) => ask(server, args.tls_ca.as_deref(), &args.position)?,
+        (None, Some(server)) => {
+            let (game, answer) = ask(server, args.tls_ca.as_deref(), &args.position)?;
+            (game, answer, None)
+        }
         (None, None) => return Err(Failure::bad_input("give --store or --server")),
     };
     if args.json {
@@ -41,6 +53,15 @@ pub fn run(args: QueryArgs) -> Exit {
         });
         println!("{out}");
         return Ok(0);
+    }
+    if !args.plain && std::io::stdout().is_terminal() {
+        let drawn = game
+            .parse::<GameSpec>()
+            .ok()
+            .and_then(|spec| picture(&spec, rules, &answer.position));
+        if let Some(drawn) = drawn {
+            println!("{drawn}");
+        }
     }
     println!("{}: {}", answer.position, describe(&answer.probe));
     for (m, p) in &answer.moves {
