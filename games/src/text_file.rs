@@ -26,8 +26,28 @@ pub(crate) fn read_bounded(path: &std::path::Path, max: u64) -> Result<String, G
     String::from_utf8(bytes).map_err(|_| fail("not UTF-8 text".to_string()))
 }
 
+/// `text`, at most `max` bytes, read as TOML into `T`; `path` only names
+/// the file in errors.
+///
+/// # Errors
+/// [`GameError::GameFile`]: too long, or the TOML error with its line.
+pub(crate) fn parse_bounded<T: serde::de::DeserializeOwned>(
+    text: &str,
+    path: &str,
+    max: u64,
+) -> Result<T, GameError> {
+    let fail = |reason: String| GameError::GameFile {
+        path: path.to_string(),
+        reason,
+    };
+    if text.len() as u64 > max {
+        return Err(fail(format!("longer than {max} bytes")));
+    }
+    toml::from_str(text).map_err(|e| fail(toml_error(&e, text)))
+}
+
 /// A TOML error as one line, with the line of `text` it is on.
-pub(crate) fn toml_error(error: &toml::de::Error, text: &str) -> String {
+fn toml_error(error: &toml::de::Error, text: &str) -> String {
     let line = error
         .span()
         .map(|s| text[..s.start.min(text.len())].lines().count().max(1));

@@ -167,12 +167,13 @@ impl Build {
             }
         }
         let stored_crc = verifying.crcs.get(&slice).copied();
-        if check.corrupt.is_none() && stored_crc.is_some_and(|crc| crc != raw_crc32) {
+        if let Some(crc) = stored_crc.filter(|&crc| crc != raw_crc32) {
             // The worker checked other bytes than this store holds.
-            check.corrupt = Some(format!(
-                "the worker checked bytes of CRC {raw_crc32:08x}; the store's are {:08x}",
-                stored_crc.unwrap_or_default()
-            ));
+            check.corrupt.get_or_insert_with(|| {
+                format!(
+                    "the worker checked bytes of CRC {raw_crc32:08x}; the store's are {crc:08x}"
+                )
+            });
         }
         if check.passed() {
             if let (Some(crc), Some(journal)) = (stored_crc, lock(&verifying.journal).as_mut()) {

@@ -64,11 +64,7 @@ pub fn parse(text: &str, path: &str) -> Result<RulesDefinition, GameError> {
         path: path.to_string(),
         reason,
     };
-    if text.len() as u64 > MAX_RULES_BYTES {
-        return Err(fail(format!("longer than {MAX_RULES_BYTES} bytes")));
-    }
-    let file: RulesFile =
-        toml::from_str(text).map_err(|e| fail(crate::text_file::toml_error(&e, text)))?;
+    let file: RulesFile = crate::text_file::parse_bounded(text, path, MAX_RULES_BYTES)?;
     if !(MIN_PIECES..=MAX_PIECES).contains(&file.pieces) {
         return Err(fail(format!(
             "pieces must be {MIN_PIECES} to {MAX_PIECES}, not {}",

@@ -58,11 +58,7 @@ pub fn parse(text: &str, path: &str) -> Result<NimDefinition, GameError> {
         path: path.to_string(),
         reason,
     };
-    if text.len() as u64 > MAX_FILE_BYTES {
-        return Err(fail(format!("longer than {MAX_FILE_BYTES} bytes")));
-    }
-    let file: GameFile =
-        toml::from_str(text).map_err(|e| fail(crate::text_file::toml_error(&e, text)))?;
+    let file: GameFile = crate::text_file::parse_bounded(text, path, MAX_FILE_BYTES)?;
     if !(1..=MAX_CELLS).contains(&file.cells) {
         return Err(fail(format!(
             "cells must be 1 to {MAX_CELLS}, not {}",
