@@ -2,8 +2,9 @@
 //! that `deploy/setup-slurm.sh` sets up (two slurmd nodes on this host): a
 //! coordinator job and a requeueable array of worker jobs, with mutual TLS.
 //! A worker's node dies whole mid-build (its slurmd, its job steps and their
-//! processes killed): Slurm notices, requeues the worker's job, the node
-//! comes back, the job runs again, and the build ends with the tables
+//! processes killed) while the other worker's job is suspended: Slurm
+//! notices, requeues the worker's job, the node comes back, the job runs
+//! again and joins the build, and the build ends with the tables
 //! `egdb build` makes, verified. Skipped, with the reason on standard error,
 //! where Slurm cannot start (not root, packages missing).
 
@@ -93,22 +94,36 @@ impl Slurm {
             .map(str::to_string)
     }
 
-    /// (array task id, job id, node, state) of every task of `array`.
-    fn tasks(&self, array: &str) -> Vec<(String, String, String, String)> {
+    /// (task id, e.g. `53_2`, node, state) of every task of `array`.
+    fn tasks(&self, array: &str) -> Vec<(String, String, String)> {
         let out = self
-            .run("squeue", &["-h", "-j", array, "-o", "%i %A %N %T"])
+            .run("squeue", &["-h", "-j", array, "-o", "%i %N %T"])
             .unwrap_or_default();
         out.lines()
             .filter_map(|line| {
                 let fields: Vec<&str> = line.split_whitespace().collect();
                 match fields[..] {
-                    [task, job, node, state] => {
-                        Some((task.into(), job.into(), node.into(), state.into()))
-                    }
+                    [task, node, state] => Some((task.into(), node.into(), state.into())),
                     _ => None,
                 }
             })
             .collect()
+    }
+
+    /// What Slurm says about its nodes and jobs, and the end of its
+    /// controller's log: what a failed wait prints.
+    fn state(&self) -> String {
+        let jobs = self
+            .run("squeue", &["-a", "-o", "%i %j %T %r %N"])
+            .unwrap_or_else(|e| e);
+        let nodes = self
+            .run("sinfo", &["-N", "-o", "%N %T %E"])
+            .unwrap_or_else(|e| e);
+        let log = read(&self.dir.join("log/slurmctld.log"));
+        format!(
+            "squeue:\n{jobs}sinfo:\n{nodes}slurmctld.log:\n{}",
+            tail(&log, 30)
+        )
     }
 
     /// What a dead host leaves: no slurmd for `node`, no job steps, no
@@ -157,12 +172,30 @@ impl Drop for Jobs<'_> {
     }
 }
 
-fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+/// Waits for `done`; past `limit`, fails with what the test saw: the
+/// coordinator's log and Slurm's state.
+fn wait_until(what: &str, limit: Duration, watch: &Watch, mut done: impl FnMut() -> bool) {
     let started = Instant::now();
     while !done() {
-        assert!(started.elapsed() < limit, "no {what} within {limit:?}");
+        assert!(
+            started.elapsed() < limit,
+            "no {what} within {limit:?}\ncoordinator log:\n{}\n{}",
+            tail(&read(&watch.coordinator_log), 30),
+            watch.slurm.state()
+        );
         std::thread::sleep(Duration::from_millis(250));
     }
+}
+
+/// What a failed wait reports.
+struct Watch<'a> {
+    slurm: &'a Slurm,
+    coordinator_log: PathBuf,
+}
+
+fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
 }
 
 fn read(path: &Path) -> String {
@@ -226,11 +259,15 @@ fn a_slurm_build_survives_a_dead_node_whose_worker_job_is_requeued() {
         driver: driver.trim().to_string(),
     };
     let minute = Duration::from_secs(60);
+    let watch = Watch {
+        slurm: &slurm,
+        coordinator_log: coordinator_log.clone(),
+    };
 
     // The workers' array: one task shares the coordinator's node, the other
     // has a node to itself (Slurm packs the first node first).
     let mut array = String::new();
-    wait_until("worker array", minute, || {
+    wait_until("worker array", minute, &watch, || {
         let log = read(&coordinator_log);
         array = log
             .split("workers: job array ")
@@ -240,31 +277,40 @@ fn a_slurm_build_survives_a_dead_node_whose_worker_job_is_requeued() {
         !array.is_empty()
     });
     let mut tasks = Vec::new();
-    wait_until("both worker tasks running", minute, || {
+    wait_until("both worker tasks running", minute, &watch, || {
         tasks = slurm.tasks(&array);
-        tasks.len() == 2 && tasks.iter().all(|t| t.3 == "RUNNING")
+        tasks.len() == 2 && tasks.iter().all(|t| t.2 == "RUNNING")
     });
     let driver_node = slurm.job_field(&jobs.driver, "NodeList").unwrap();
-    let (task, job, node, _) = tasks
+    let (victim_task, node, _) = tasks
         .iter()
-        .find(|t| t.2 != driver_node)
+        .find(|t| t.1 != driver_node)
         .unwrap_or_else(|| panic!("no worker off the coordinator's node {driver_node}: {tasks:?}"))
         .clone();
-    let array_task = task.rsplit('_').next().unwrap().to_string();
+    let (survivor_task, _, _) = tasks.iter().find(|t| t.0 != victim_task).unwrap().clone();
+    let array_task = victim_task.rsplit('_').next().unwrap().to_string();
     let victim = format!("\"{node}-{array_task}-0\"");
 
     // Its worker has solved a slice and goes on to the next: the node dies.
-    wait_until("a slice solved by the victim", 3 * minute, || {
+    // The other worker is suspended first (an operator's `scontrol suspend`),
+    // or it could finish the build alone before Slurm has requeued and
+    // restarted the victim's job: the build now cannot end without it.
+    wait_until("a slice solved by the victim", 3 * minute, &watch, || {
         read(&coordinator_log)
             .lines()
             .any(|l| l.contains("slice done") && l.contains(&victim))
     });
+    slurm
+        .run("scontrol", &["suspend", &survivor_task])
+        .expect("the other worker's job is suspended");
     slurm.kill_node(&node);
     let killed = Instant::now();
 
     // Slurm notices the dead node and requeues the worker's job.
-    wait_until("the worker's job requeued", 2 * minute, || {
-        slurm.job_field(&job, "Restarts").is_some_and(|n| n != "0")
+    wait_until("the worker's job requeued", 2 * minute, &watch, || {
+        slurm
+            .job_field(&victim_task, "Restarts")
+            .is_some_and(|n| n != "0")
     });
     let requeued = killed.elapsed();
     Slurm::start().expect("the node comes back");
@@ -272,13 +318,16 @@ fn a_slurm_build_survives_a_dead_node_whose_worker_job_is_requeued() {
     // The requeued job runs again under a new name and joins the build.
     let rejoined = format!("\"{node}-{array_task}-1\"");
     let rejoined_any = format!("-{array_task}-1\"");
-    wait_until("the requeued worker registered", 3 * minute, || {
+    wait_until("the requeued worker registered", 4 * minute, &watch, || {
         read(&coordinator_log)
             .lines()
             .any(|l| l.contains("worker registered") && l.contains(&rejoined_any))
     });
     let rejoin = killed.elapsed();
-    wait_until("the coordinator job finished", 10 * minute, || {
+    slurm
+        .run("scontrol", &["resume", &survivor_task])
+        .expect("the other worker's job resumes");
+    wait_until("the coordinator job finished", 10 * minute, &watch, || {
         slurm
             .job_field(&jobs.driver, "JobState")
             .is_some_and(|state| state != "RUNNING" && state != "PENDING")
@@ -291,7 +340,7 @@ fn a_slurm_build_survives_a_dead_node_whose_worker_job_is_requeued() {
     );
     assert!(log.contains(&format!("built {GAME}")), "{log}");
     eprintln!(
-        "slurm: {node} killed; job {task} requeued after {:.0} s, rejoined after {:.0} s{}",
+        "slurm: {node} killed; job {victim_task} requeued after {:.0} s, rejoined after {:.0} s{}",
         requeued.as_secs_f64(),
         rejoin.as_secs_f64(),
         if log.contains(&rejoined) {
