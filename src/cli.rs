@@ -273,6 +273,11 @@ pub struct ServeArgs {
     /// The key of --tls-cert (PEM).
     #[arg(long, requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
+    /// Also answer JSON over plain HTTP on this address (/api/v1/info,
+    /// probe, moves, line), e.g. 127.0.0.1:8080; the address taken is
+    /// printed. Put a TLS proxy in front of it beyond this machine.
+    #[arg(long)]
+    pub http: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -42,7 +42,10 @@ pub fn run(args: QueryArgs) -> Exit {
         let moves: Vec<_> = answer
             .moves
             .iter()
-            .map(|(m, p)| json!({"move": m, "value": p.value.as_str(), "depth": p.depth}))
+            .map(|m| {
+                json!({"move": m.mv, "after": m.after, "value": m.probe.value.as_str(),
+                       "depth": m.probe.depth})
+            })
             .collect();
         let out = json!({
             "game": game,
@@ -64,8 +67,8 @@ pub fn run(args: QueryArgs) -> Exit {
         }
     }
     println!("{}: {}", answer.position, describe(&answer.probe));
-    for (m, p) in &answer.moves {
-        println!("  {m:<10} -> {}", describe(p));
+    for m in &answer.moves {
+        println!("  {:<10} -> {}", m.mv, describe(&m.probe));
     }
     if answer.moves.is_empty() {
         println!("  (no moves: the game is over)");

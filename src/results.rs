@@ -12,7 +12,7 @@ use egdb_games::morris::index::TableIndex;
 use egdb_games::morris::symmetry::{BOARD_SYMMETRIES, SYMMETRIES};
 use egdb_games::morris::{Color, MorrisGame, MorrisSlice, Move, Position};
 use egdb_games::Game;
-use egdb_tablebase::{Probe, Tablebase};
+use egdb_tablebase::{MoveAnswer, Probe, Tablebase};
 
 use crate::cli::ResultsArgs;
 use crate::failure::Failure;
@@ -69,7 +69,7 @@ fn markdown(
 fn first_placements(tablebase: &Tablebase) -> Result<String, Failure> {
     let answer = tablebase.answer("start")?;
     let mut orbits: BTreeMap<Vec<usize>, (Vec<String>, Probe)> = BTreeMap::new();
-    for (mv, probe) in &answer.moves {
+    for MoveAnswer { mv, probe, .. } in &answer.moves {
         let parsed = Move::parse(mv)?;
         let p = parsed.to.index();
         let mut orbit: Vec<usize> = (0..SYMMETRIES)

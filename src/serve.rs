@@ -2,10 +2,12 @@
 //! reflection; `egdb_tablebase::served`), on the address and TLS asked for.
 
 use std::io::Write;
+use std::sync::Arc;
 
 use egdb_proto::server::bind;
 use egdb_proto::tls::ServerTls;
-use egdb_tablebase::served::QueryService;
+use egdb_tablebase::served::http::serve_http;
+use egdb_tablebase::served::{serve, QueryService};
 
 use crate::build::INTERRUPTED;
 use crate::cli::ServeArgs;
@@ -40,11 +42,44 @@ pub fn run(args: ServeArgs) -> Exit {
             .await
             .map_err(|e| Failure::bad_input(format!("cannot listen on {}: {e}", args.listen)))?;
         println!("listening on {address}");
+        let http = match &args.http {
+            Some(asked) => {
+                let (listener, address) = bind(asked)
+                    .await
+                    .map_err(|e| Failure::bad_input(format!("cannot listen on {asked}: {e}")))?;
+                println!("http on {address}");
+                Some(listener)
+            }
+            None => None,
+        };
         let _ = std::io::stdout().flush();
         tracing::info!(%address, %game, "serving queries");
-        egdb_tablebase::served::serve(service, listener, tls, stop.requested())
-            .await
-            .map_err(Failure::failed)
+        // Both servers stop on the one signal.
+        let (stopped, _) = tokio::sync::watch::channel(false);
+        let until_stopped = |mut watch: tokio::sync::watch::Receiver<bool>| async move {
+            let _ = watch.wait_for(|stop| *stop).await;
+        };
+        let service = Arc::new(service);
+        let http = http.map(|listener| {
+            tokio::spawn(serve_http(
+                service.clone(),
+                listener,
+                until_stopped(stopped.subscribe()),
+            ))
+        });
+        let grpc = serve(service, listener, tls, until_stopped(stopped.subscribe()));
+        let signal = async {
+            stop.requested().await;
+            let _ = stopped.send(true);
+        };
+        let (served, ()) = tokio::join!(grpc, signal);
+        served.map_err(Failure::failed)?;
+        if let Some(http) = http {
+            http.await
+                .map_err(|e| Failure::failed(format!("HTTP server: {e}")))?
+                .map_err(Failure::failed)?;
+        }
+        Ok::<(), Failure>(())
     })?;
     Ok(INTERRUPTED)
 }

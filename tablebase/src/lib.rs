@@ -25,4 +25,4 @@ pub mod verify;
 
 pub use check::{Mismatch, Probe, SliceCheck};
 pub use error::TablebaseError;
-pub use reader::{Answer, Tablebase};
+pub use reader::{Answer, MoveAnswer, Tablebase};

@@ -5,7 +5,7 @@ use egdb_db_format::encoding::{unpack_value_depth16, unpack_value_depth8};
 use egdb_db_format::{CellEncoding, SliceRecord, ValueCode};
 use egdb_games::{Cell, Family, Value};
 
-use super::{corrupt, Answer, Probe, Tablebase};
+use super::{corrupt, Answer, MoveAnswer, Probe, Tablebase};
 use crate::TablebaseError;
 
 impl Tablebase {
@@ -116,7 +116,13 @@ impl Tablebase {
         let moves = game
             .moves(&position)
             .into_iter()
-            .map(|(m, next)| Ok((game.format_move(&m), self.probe_in(game, &next)?)))
+            .map(|(m, next)| {
+                Ok(MoveAnswer {
+                    mv: game.format_move(&m),
+                    after: game.format_position(&next),
+                    probe: self.probe_in(game, &next)?,
+                })
+            })
             .collect::<Result<_, TablebaseError>>()?;
         Ok(Answer {
             position: game.format_position(&position),

@@ -34,9 +34,17 @@ pub struct Answer {
     /// The position as the game prints it.
     pub position: String,
     pub probe: Probe,
-    /// Each legal move with the probe of the position it leads to (from the
-    /// next mover's view), in the game's move order; empty when it is over.
-    pub moves: Vec<(String, Probe)>,
+    /// Each legal move, in the game's move order; empty when it is over.
+    pub moves: Vec<MoveAnswer>,
+}
+
+/// A legal move, the position it leads to and that position's probe (from
+/// the next mover's view).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MoveAnswer {
+    pub mv: String,
+    pub after: String,
+    pub probe: Probe,
 }
 
 /// A store opened for queries.

@@ -14,7 +14,7 @@ use super::QueryService;
 /// # Errors
 /// The reflection service cannot be built, or the server fails.
 pub async fn serve(
-    service: QueryService,
+    service: std::sync::Arc<QueryService>,
     listener: tokio::net::TcpListener,
     tls: Option<ServerTls>,
     shutdown: impl std::future::Future<Output = ()> + Send,
@@ -29,7 +29,7 @@ pub async fn serve(
         .add_service(health_service)
         .add_service(reflection)
         .add_service(
-            QueryServer::new(service)
+            QueryServer::from_arc(service)
                 .max_decoding_message_size(MAX_MESSAGE_BYTES)
                 .max_encoding_message_size(MAX_MESSAGE_BYTES),
         );

@@ -5,7 +5,7 @@
 use egdb_proto::v1::{MoveProbe, MovesReply, ProbeReply};
 use egdb_proto::values::tag_of;
 
-use crate::reader::{Answer, Probe};
+use crate::reader::{Answer, MoveAnswer, Probe};
 
 /// A position's probe as sent.
 pub fn probe_reply(position: String, probe: Probe) -> ProbeReply {
@@ -23,10 +23,11 @@ pub fn moves_reply(answer: Answer) -> MovesReply {
         moves: answer
             .moves
             .into_iter()
-            .map(|(mv, p)| MoveProbe {
-                r#move: mv,
-                value: tag_of(p.value),
-                depth: p.depth,
+            .map(|m| MoveProbe {
+                r#move: m.mv,
+                value: tag_of(m.probe.value),
+                depth: m.probe.depth,
+                after: m.after,
             })
             .collect(),
     }
@@ -51,7 +52,13 @@ pub fn answer_of(reply: &MovesReply) -> Result<Answer, String> {
     let moves = reply
         .moves
         .iter()
-        .map(|m| Ok((m.r#move.clone(), Probe::from_wire(m.value, m.depth)?)))
+        .map(|m| {
+            Ok(MoveAnswer {
+                mv: m.r#move.clone(),
+                after: m.after.clone(),
+                probe: Probe::from_wire(m.value, m.depth)?,
+            })
+        })
         .collect::<Result<_, String>>()?;
     Ok(Answer {
         position,
@@ -74,20 +81,22 @@ mod tests {
                 depth: Some(3),
             },
             moves: vec![
-                (
-                    "a1".to_string(),
-                    Probe {
+                MoveAnswer {
+                    mv: "a1".to_string(),
+                    after: "01111 b".to_string(),
+                    probe: Probe {
                         value: Value::Loss,
                         depth: Some(2),
                     },
-                ),
-                (
-                    "b2".to_string(),
-                    Probe {
+                },
+                MoveAnswer {
+                    mv: "b2".to_string(),
+                    after: "10111 b".to_string(),
+                    probe: Probe {
                         value: Value::Draw,
                         depth: None,
                     },
-                ),
+                },
             ],
         };
         let reply = moves_reply(answer.clone());

@@ -1,0 +1,267 @@
+//! The Query service as JSON over HTTP (`egdb serve --http ADDR`), for
+//! browsers and scripts: `GET /api/v1/info`, `/api/v1/probe?position=…`,
+//! `/api/v1/moves?position=…` and `/api/v1/line?position=…&max_plies=…`.
+//!
+//! Every handler calls the gRPC handler of [`QueryService`] and turns its
+//! reply or status into JSON, so both protocols give the same answers and
+//! the same errors: a status code becomes an HTTP status (400 a bad
+//! position, 404 no such slice, 503 a slice still being built, 500 damaged
+//! data, naming slice and block). Replies allow any origin (CORS); those
+//! of a finished store may be cached, as its answers never change.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use egdb_proto::v1::query_server::Query as _;
+use egdb_proto::v1::{InfoRequest, LineRequest, MovesReply, PositionRequest, ProbeReply};
+use serde_json::{json, Value as Json};
+use tonic::{Code, Request, Status};
+
+use super::wire::{answer_of, probe_of};
+use super::QueryService;
+use crate::reader::Probe;
+use egdb_games::Value;
+
+/// Longest position text taken: the longest notation (a custom game's list
+/// of 64 cells) is a few hundred bytes.
+const MAX_POSITION: usize = 4096;
+
+/// How long a browser or proxy may keep a finished store's answer.
+const FINISHED_MAX_AGE: &str = "public, max-age=86400, immutable";
+
+/// The HTTP routes over `service`.
+pub fn router(service: Arc<QueryService>) -> Router {
+    Router::new()
+        .route("/api/v1/info", get(info))
+        .route("/api/v1/probe", get(probe))
+        .route("/api/v1/moves", get(moves))
+        .route("/api/v1/line", get(line))
+        .fallback(not_found)
+        .with_state(service)
+}
+
+/// Serves `service` over HTTP on `listener` until `shutdown` completes.
+///
+/// # Errors
+/// The server fails.
+pub async fn serve_http(
+    service: Arc<QueryService>,
+    listener: tokio::net::TcpListener,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> Result<(), String> {
+    use axum::serve::ListenerExt;
+    // A small reply must not wait for the peer's delayed acknowledgement.
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, router(service))
+        .with_graceful_shutdown(shutdown)
+        .await
+        .map_err(|e| format!("HTTP serving failed: {e}"))
+}
+
+type Params = Result<Query<HashMap<String, String>>, QueryRejection>;
+
+async fn info(State(service): State<Arc<QueryService>>) -> Response {
+    let complete = service.tablebase().is_complete();
+    let reply = service.info(Request::new(InfoRequest {})).await;
+    respond(
+        complete,
+        reply.map(|r| {
+            let r = r.into_inner();
+            json!({
+                "game": r.game,
+                "complete": r.complete,
+                "slices": r.slices,
+                "positions": r.positions,
+                "depth": r.depth,
+            })
+        }),
+    )
+}
+
+async fn probe(State(service): State<Arc<QueryService>>, params: Params) -> Response {
+    let complete = service.tablebase().is_complete();
+    let position = match position(&params) {
+        Ok(position) => position,
+        Err(status) => return respond(complete, Err(status)),
+    };
+    let reply = service
+        .probe(Request::new(PositionRequest { position }))
+        .await;
+    respond(complete, reply.and_then(|r| probe_json(&r.into_inner())))
+}
+
+async fn moves(State(service): State<Arc<QueryService>>, params: Params) -> Response {
+    let complete = service.tablebase().is_complete();
+    let position = match position(&params) {
+        Ok(position) => position,
+        Err(status) => return respond(complete, Err(status)),
+    };
+    let reply = service
+        .moves(Request::new(PositionRequest { position }))
+        .await;
+    respond(complete, reply.and_then(|r| moves_json(&r.into_inner())))
+}
+
+async fn line(State(service): State<Arc<QueryService>>, params: Params) -> Response {
+    let complete = service.tablebase().is_complete();
+    let asked = position(&params).and_then(|position| {
+        let plies = match params.as_ref().ok().and_then(|q| q.get("max_plies")) {
+            None => 0,
+            Some(text) => text.parse::<u32>().map_err(|_| {
+                Status::invalid_argument(format!("max_plies is a number of plies, not {text:?}"))
+            })?,
+        };
+        Ok(LineRequest {
+            position,
+            max_plies: plies,
+        })
+    });
+    let request = match asked {
+        Ok(request) => request,
+        Err(status) => return respond(complete, Err(status)),
+    };
+    let reply = service.line(Request::new(request)).await;
+    respond(
+        complete,
+        reply.and_then(|r| {
+            let r = r.into_inner();
+            let start = r
+                .start
+                .as_ref()
+                .ok_or_else(|| Status::internal("a line without its start"))?;
+            let steps = r
+                .steps
+                .iter()
+                .map(|step| {
+                    let after = step
+                        .after
+                        .as_ref()
+                        .ok_or_else(|| Status::internal("a step without its position"))?;
+                    let mut json = probe_json(after)?;
+                    json["move"] = Json::from(step.r#move.clone());
+                    Ok(json)
+                })
+                .collect::<Result<Vec<_>, Status>>()?;
+            Ok(json!({"start": probe_json(start)?, "steps": steps}))
+        }),
+    )
+}
+
+async fn not_found() -> Response {
+    respond(
+        false,
+        Err(Status::not_found(
+            "no such page; the API is /api/v1/info, probe, moves and line",
+        )),
+    )
+}
+
+/// The `position` parameter, present and bounded.
+fn position(params: &Params) -> Result<String, Status> {
+    let query = params
+        .as_ref()
+        .map_err(|e| Status::invalid_argument(format!("bad query string: {e}")))?;
+    let text = query
+        .get("position")
+        .ok_or_else(|| Status::invalid_argument("no position given (?position=…)"))?;
+    if text.len() > MAX_POSITION {
+        return Err(Status::invalid_argument(format!(
+            "a position of {} bytes; at most {MAX_POSITION}",
+            text.len()
+        )));
+    }
+    Ok(text.clone())
+}
+
+fn probe_fields(position: &str, probe: Probe) -> Json {
+    json!({
+        "position": position,
+        "value": probe.value.as_str(),
+        "depth": probe.depth,
+    })
+}
+
+fn probe_json(reply: &ProbeReply) -> Result<Json, Status> {
+    let (position, probe) = probe_of(reply).map_err(Status::internal)?;
+    Ok(probe_fields(&position, probe))
+}
+
+fn moves_json(reply: &MovesReply) -> Result<Json, Status> {
+    let mut answer = answer_of(reply).map_err(Status::internal)?;
+    answer.moves.sort_by_key(|m| best_first(m.probe));
+    let moves: Vec<Json> = answer
+        .moves
+        .iter()
+        .map(|m| {
+            json!({
+                "move": m.mv,
+                "after": m.after,
+                "value": m.probe.value.as_str(),
+                "depth": m.probe.depth,
+            })
+        })
+        .collect();
+    let mut json = probe_fields(&answer.position, answer.probe);
+    json["moves"] = Json::from(moves);
+    Ok(json)
+}
+
+/// Orders moves best first for the side to move, by what they lead to (the
+/// next mover's value): a loss there, fastest first; a draw; a win there,
+/// slowest first. Moves equal by that keep the game's order.
+fn best_first(after: Probe) -> (u8, i64) {
+    let depth = i64::from(after.depth.unwrap_or(0));
+    match after.value {
+        Value::Loss => (0, depth),
+        Value::Draw => (1, 0),
+        Value::Win => (2, -depth),
+    }
+}
+
+/// The HTTP status of a gRPC status code.
+fn http_status(code: Code) -> StatusCode {
+    match code {
+        Code::InvalidArgument => StatusCode::BAD_REQUEST,
+        Code::NotFound => StatusCode::NOT_FOUND,
+        Code::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+/// The JSON reply, or the error as `{"error": …, "code": …}` with its
+/// status; CORS for every origin; cacheable only when the store is finished
+/// and the answer is not an error that may pass.
+fn respond(complete: bool, outcome: Result<Json, Status>) -> Response {
+    let (status, body, cacheable) = match outcome {
+        Ok(json) => (StatusCode::OK, json, complete),
+        Err(e) => {
+            let status = http_status(e.code());
+            let body = json!({"error": e.message(), "code": format!("{:?}", e.code())});
+            let lasting = status == StatusCode::BAD_REQUEST || status == StatusCode::NOT_FOUND;
+            (status, body, complete && lasting)
+        }
+    };
+    let mut response = (status, axum::Json(body)).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(if cacheable {
+            FINISHED_MAX_AGE
+        } else {
+            "no-store"
+        }),
+    );
+    response
+}
