@@ -1,5 +1,6 @@
 //! `egdb bench-query`: probes per second and single-probe latency of an
-//! `egdb serve` on loopback, from one client.
+//! `egdb serve` on loopback, from one client, over gRPC and over the JSON
+//! API (`bench_http`).
 //!
 //! The server is this egdb binary started as a child process on the store;
 //! the positions are random (Nim: random sets of stones; Morris: random
@@ -15,16 +16,30 @@ use egdb_proto::v1::query_client::QueryClient;
 use egdb_proto::v1::{BatchRequest, PositionRequest};
 use egdb_tablebase::Tablebase;
 
+use crate::bench_http;
 use crate::cli::BenchQueryArgs;
 use crate::failure::Failure;
 use crate::Exit;
 
 pub fn run(args: BenchQueryArgs) -> Exit {
-    let positions = {
+    let (positions, cold) = {
         let tablebase = Tablebase::open(&args.store)?;
-        sample(&tablebase, args.probes.max(1))
+        let mut all = sample(&tablebase, args.probes.max(1) + COLD_MOVES);
+        let cold = all.split_off(args.probes.max(1));
+        (all, cold)
     };
     let mut server = Server::start(&args.store)?;
+    // The JSON API first, while the server's block cache is empty: `moves`
+    // of positions nothing has asked for yet, then single probes.
+    let http = bench_http::measure(&server.http, "moves", &cold)
+        .and_then(|moves| Ok((moves, bench_http::measure(&server.http, "probe", &positions)?)));
+    let (cold_moves, http_probes) = match http {
+        Ok(runs) => runs,
+        Err(e) => {
+            server.stop();
+            return Err(e);
+        }
+    };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
@@ -51,8 +66,21 @@ pub fn run(args: BenchQueryArgs) -> Exit {
         report.stream_rate
     );
     println!("  batches of {}: {:.0} probes/s", BATCH, report.batch_rate);
+    println!(
+        "  JSON over HTTP, one at a time: {:.0} probes/s, latency p50 {:.0} µs, p99 {:.0} µs",
+        http_probes.rate, http_probes.p50_us, http_probes.p99_us
+    );
+    println!(
+        "  JSON moves of {} positions on a cold cache: p50 {:.0} µs, p99 {:.0} µs",
+        cold.len(),
+        cold_moves.p50_us,
+        cold_moves.p99_us
+    );
     Ok(0)
 }
+
+/// Positions whose moves are asked on a cold cache.
+const COLD_MOVES: usize = 2000;
 
 /// Positions per batch request.
 const BATCH: usize = 1000;
@@ -84,11 +112,10 @@ async fn measure(url: &str, positions: &[String], in_flight: usize) -> Result<Re
         latencies.push(asked.elapsed());
     }
     let sequential_rate = positions.len() as f64 / started.elapsed().as_secs_f64();
-    latencies.sort();
-    let quantile = |q: f64| {
-        let i = ((latencies.len() as f64 * q) as usize).min(latencies.len() - 1);
-        latencies[i].as_secs_f64() * 1e6
-    };
+    let (p50_us, p99_us) = (
+        bench_http::quantile_us(&mut latencies, 0.5),
+        bench_http::quantile_us(&mut latencies, 0.99),
+    );
 
     // Many in flight on the one connection.
     let started = Instant::now();
@@ -147,8 +174,8 @@ async fn measure(url: &str, positions: &[String], in_flight: usize) -> Result<Re
     let batch_rate = positions.len() as f64 / started.elapsed().as_secs_f64();
     Ok(Report {
         sequential_rate,
-        p50_us: quantile(0.5),
-        p99_us: quantile(0.99),
+        p50_us,
+        p99_us,
         concurrent_rate,
         stream_rate,
         batch_rate,
@@ -171,7 +198,10 @@ fn sample_of<F: Family>(game: &F, count: usize) -> Vec<String> {
 /// `egdb serve` as a child process.
 struct Server {
     child: Child,
+    /// The gRPC URL.
     url: String,
+    /// The JSON API's address.
+    http: String,
 }
 
 impl Server {
@@ -182,20 +212,28 @@ impl Server {
             .arg("serve")
             .arg("--store")
             .arg(store)
-            .args(["--listen", "127.0.0.1:0"])
+            .args(["--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"])
             .stdout(Stdio::piped())
             .spawn()
             .map_err(|e| Failure::failed(format!("cannot start egdb serve: {e}")))?;
-        let mut line = String::new();
+        let (mut grpc, mut http) = (String::new(), String::new());
         if let Some(out) = child.stdout.as_mut() {
-            let _ = BufReader::new(out).read_line(&mut line);
+            let mut out = BufReader::new(out);
+            let _ = out.read_line(&mut grpc);
+            let _ = out.read_line(&mut http);
         }
-        let Some(address) = line.trim().strip_prefix("listening on ") else {
+        let (Some(grpc), Some(http)) = (
+            grpc.trim().strip_prefix("listening on "),
+            http.trim().strip_prefix("http on "),
+        ) else {
             let _ = child.kill();
             return Err(Failure::failed("egdb serve did not start"));
         };
-        let url = format!("http://{address}");
-        Ok(Server { child, url })
+        Ok(Server {
+            url: format!("http://{grpc}"),
+            http: http.to_string(),
+            child,
+        })
     }
 
     fn stop(&mut self) {

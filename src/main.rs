@@ -1,6 +1,7 @@
 //! `egdb`: build, inspect and query endgame databases. See README.md.
 
 mod bench;
+mod bench_http;
 mod bench_query;
 mod build;
 mod cli;
