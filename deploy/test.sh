@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash deploy/setup.sh
 bash deploy/setup-lab.sh
+bash deploy/setup-browser.sh
 bash deploy/setup-slurm.sh || echo "test: no Slurm here; tests/slurm.rs will say why" >&2
 . deploy/env.sh
 cargo test --release --workspace "$@"

@@ -31,8 +31,12 @@ pub fn run(args: BenchQueryArgs) -> Exit {
     let mut server = Server::start(&args.store)?;
     // The JSON API first, while the server's block cache is empty: `moves`
     // of positions nothing has asked for yet, then single probes.
-    let http = bench_http::measure(&server.http, "moves", &cold)
-        .and_then(|moves| Ok((moves, bench_http::measure(&server.http, "probe", &positions)?)));
+    let http = bench_http::measure(&server.http, "moves", &cold).and_then(|moves| {
+        Ok((
+            moves,
+            bench_http::measure(&server.http, "probe", &positions)?,
+        ))
+    });
     let (cold_moves, http_probes) = match http {
         Ok(runs) => runs,
         Err(e) => {

@@ -1,6 +1,7 @@
 //! `egdb serve --http`: the JSON API gives gRPC's answers for every position
 //! of `morris:taiwan:3` and `nim:triangle:5`, moves best first, and errors
-//! with HTTP statuses, CORS and cache headers. Real processes, real
+//! with HTTP statuses, CORS and cache headers; the explorer page it serves
+//! shows the same answers in headless Chromium. Real processes, real
 //! sockets; the client is a few lines of HTTP/1.1 with pipelining.
 
 mod common;
@@ -55,10 +56,12 @@ fn serve_both(store: &Path) -> Served {
     Served { child, grpc, http }
 }
 
-/// A reply: status, headers (lower-case names) and the JSON body.
+/// A reply: status, headers (lower-case names), the body as sent and as
+/// JSON (`null` when it is not).
 struct Reply {
     status: u16,
     headers: Vec<(String, String)>,
+    text: String,
     body: Json,
 }
 
@@ -115,10 +118,12 @@ fn read_reply(reader: &mut impl BufRead) -> Reply {
         .expect("a content length");
     let mut body = vec![0; length];
     reader.read_exact(&mut body).unwrap();
-    let body = serde_json::from_slice(&body).unwrap();
+    let text = String::from_utf8(body).unwrap();
+    let body = serde_json::from_str(&text).unwrap_or(Json::Null);
     Reply {
         status,
         headers,
+        text,
         body,
     }
 }
@@ -349,4 +354,160 @@ fn errors_have_http_statuses_and_finished_answers_may_be_cached() {
     let error = lost.body["error"].as_str().unwrap();
     assert!(error.contains("corrupt block 0 of slice"), "{error}");
     assert_eq!(lost.header("cache-control"), Some("no-store"));
+}
+
+/// The page's DOM after its scripts ran, and what it wrote to the console;
+/// `None` (the reason on standard error) where Chromium is missing.
+fn in_browser(url: &str) -> Option<(String, Vec<String>)> {
+    let profile = tempfile::tempdir().unwrap();
+    let out = Command::new("chromium")
+        .args(["--headless", "--no-sandbox", "--disable-gpu"])
+        .args([
+            "--virtual-time-budget=10000",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(["--dump-dom", url])
+        .output();
+    let out = match out {
+        Ok(out) if out.status.success() => out,
+        Ok(out) => panic!("chromium failed: {}", String::from_utf8_lossy(&out.stderr)),
+        Err(e) => {
+            eprintln!(
+                "SKIPPED the browser part: no chromium ({e}); deploy/setup-browser.sh installs it"
+            );
+            return None;
+        }
+    };
+    let console = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains(":CONSOLE"))
+        .map(str::to_string)
+        .collect();
+    Some((String::from_utf8(out.stdout).unwrap(), console))
+}
+
+/// (move, text, class) of each row of the page's moves table, in order.
+fn listed_moves(dom: &str) -> Vec<(String, String, String)> {
+    dom.split("<tr data-move=\"")
+        .skip(1)
+        .map(|row| {
+            let mv = row.split('"').next().unwrap().to_string();
+            let class = row.split("class=\"").nth(1).unwrap();
+            let (class, rest) = class.split_once("\">").unwrap();
+            let text = rest.split('<').next().unwrap().to_string();
+            (mv, text, class.to_string())
+        })
+        .collect()
+}
+
+/// What the page must say of a move the API lists: the result for the
+/// side making it.
+fn expected_row(row: &Json) -> (String, String, String) {
+    let plies = row["depth"].as_u64().map(|d| format!(" in {}", d + 1));
+    let (text, class) = match row["value"].as_str().unwrap() {
+        "loss" => (format!("win{}", plies.unwrap_or_default()), "win"),
+        "win" => (format!("loss{}", plies.unwrap_or_default()), "loss"),
+        _ => ("draw".to_string(), "draw"),
+    };
+    (
+        row["move"].as_str().unwrap().to_string(),
+        text,
+        class.to_string(),
+    )
+}
+
+#[test]
+fn the_explorer_is_small_self_contained_and_shows_the_apis_answers_in_chromium() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("tw3");
+    build("morris:taiwan:3", &store, &[]);
+    let served = serve_both(&store);
+
+    // Three files, all from this server: nothing else is loaded.
+    let files = ["/", "/explorer.js", "/explorer.css"].map(|path| get(&served.http, path));
+    let weight: usize = files.iter().map(|f| f.text.len()).sum();
+    assert!(weight <= 200_000, "the page weighs {weight} bytes");
+    for file in &files {
+        assert_eq!(file.status, 200);
+        assert_eq!(
+            file.header("content-security-policy"),
+            Some("default-src 'self'")
+        );
+        for outside in [
+            "src=\"http",
+            "href=\"http",
+            "@import",
+            "url(",
+            "//cdn",
+            "fonts.",
+        ] {
+            assert!(!file.text.contains(outside), "{outside} in {}", file.text);
+        }
+    }
+    assert!(files[0].text.contains("src=\"/explorer.js\""));
+
+    let position = ".........B...........BW. w 1 2";
+    let url = format!("http://{}/?position={}", served.http, encoded(position));
+    let Some((dom, console)) = in_browser(&url) else {
+        return;
+    };
+    assert!(console.is_empty(), "console: {console:?}");
+    let api = get(
+        &served.http,
+        &format!("/api/v1/moves?position={}", encoded(position)),
+    );
+    let expected: Vec<_> = api.body["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(expected_row)
+        .collect();
+    assert!(expected.len() > 5);
+    assert_eq!(listed_moves(&dom), expected, "{dom}");
+    assert!(
+        dom.contains("White to move; in hand: Black 1, White 2"),
+        "{dom}"
+    );
+    assert_eq!(dom.matches("class=\"piece B\"").count(), 2, "{dom}");
+    assert_eq!(dom.matches("class=\"piece W\"").count(), 1, "{dom}");
+
+    // A bad position in the URL: the server's error text, not a blank page.
+    let url = format!("http://{}/?position=no-such-position", served.http);
+    let (dom, console) = in_browser(&url).unwrap();
+    let error = dom.split("id=\"error\"").nth(1).unwrap();
+    assert!(!error.starts_with(" hidden"), "{dom}");
+    assert!(error.contains("malformed position"), "{dom}");
+    let unexpected: Vec<_> = console
+        .iter()
+        .filter(|l| !l.contains("status of 400"))
+        .collect();
+    assert!(unexpected.is_empty(), "console: {unexpected:?}");
+    drop(served);
+
+    // The triangle: one circle per cell, stones where the position has them.
+    let store = dir.path().join("tri4");
+    build("nim:triangle:4:normal", &store, &[]);
+    let served = serve_both(&store);
+    let url = format!(
+        "http://{}/?position={}",
+        served.http,
+        encoded("o/.o/ooo/o..o")
+    );
+    let (dom, console) = in_browser(&url).unwrap();
+    assert!(console.is_empty(), "console: {console:?}");
+    assert_eq!(dom.matches("class=\"stone\"").count(), 7, "{dom}");
+    assert_eq!(dom.matches("class=\"hole\"").count(), 3, "{dom}");
+    let api = get(
+        &served.http,
+        &format!("/api/v1/moves?position={}", encoded("o/.o/ooo/o..o")),
+    );
+    let expected: Vec<_> = api.body["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(expected_row)
+        .collect();
+    assert_eq!(listed_moves(&dom), expected, "{dom}");
 }

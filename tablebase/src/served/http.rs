@@ -1,6 +1,7 @@
 //! The Query service as JSON over HTTP (`egdb serve --http ADDR`), for
 //! browsers and scripts: `GET /api/v1/info`, `/api/v1/probe?position=…`,
-//! `/api/v1/moves?position=…` and `/api/v1/line?position=…&max_plies=…`.
+//! `/api/v1/moves?position=…` and `/api/v1/line?position=…&max_plies=…`;
+//! and at `/` the web explorer that draws them (`explorer/`).
 //!
 //! Every handler calls the gRPC handler of [`QueryService`] and turns its
 //! reply or status into JSON, so both protocols give the same answers and
@@ -23,6 +24,7 @@ use egdb_proto::v1::{InfoRequest, LineRequest, MovesReply, PositionRequest, Prob
 use serde_json::{json, Value as Json};
 use tonic::{Code, Request, Status};
 
+use super::board::board_json;
 use super::wire::{answer_of, probe_of};
 use super::QueryService;
 use crate::reader::Probe;
@@ -42,6 +44,18 @@ pub fn router(service: Arc<QueryService>) -> Router {
         .route("/api/v1/probe", get(probe))
         .route("/api/v1/moves", get(moves))
         .route("/api/v1/line", get(line))
+        .route(
+            "/",
+            get(|| asset(EXPLORER_HTML, "text/html; charset=utf-8")),
+        )
+        .route(
+            "/explorer.js",
+            get(|| asset(EXPLORER_JS, "text/javascript; charset=utf-8")),
+        )
+        .route(
+            "/explorer.css",
+            get(|| asset(EXPLORER_CSS, "text/css; charset=utf-8")),
+        )
         .fallback(not_found)
         .with_state(service)
 }
@@ -66,10 +80,32 @@ pub async fn serve_http(
         .map_err(|e| format!("HTTP serving failed: {e}"))
 }
 
+/// The web explorer: three files inside the binary, nothing from elsewhere.
+const EXPLORER_HTML: &str = include_str!("explorer/index.html");
+const EXPLORER_JS: &str = include_str!("explorer/explorer.js");
+const EXPLORER_CSS: &str = include_str!("explorer/explorer.css");
+
+/// One of the explorer's files; the page may load nothing but this
+/// server's own files and API.
+async fn asset(body: &'static str, content_type: &'static str) -> Response {
+    let mut response = body.into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("default-src 'self'"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
 type Params = Result<Query<HashMap<String, String>>, QueryRejection>;
 
 async fn info(State(service): State<Arc<QueryService>>) -> Response {
-    let complete = service.tablebase().is_complete();
+    let tablebase = service.tablebase();
+    let complete = tablebase.is_complete();
+    let board = board_json(tablebase.game());
+    drop(tablebase);
     let reply = service.info(Request::new(InfoRequest {})).await;
     respond(
         complete,
@@ -81,6 +117,7 @@ async fn info(State(service): State<Arc<QueryService>>) -> Response {
                 "slices": r.slices,
                 "positions": r.positions,
                 "depth": r.depth,
+                "board": board,
             })
         }),
     )

@@ -6,6 +6,7 @@
 //! in `block_in_place`; the block cache is shared by all of them.
 //! [`listen`] puts the service on the network.
 
+mod board;
 pub mod http;
 mod listen;
 pub mod wire;
