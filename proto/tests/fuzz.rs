@@ -484,9 +484,21 @@ fn result_parts() -> impl Strategy<Value = Vec<ResultPart>> {
         part: Some(result_part::Part::Block(b)),
     });
     let stray = prop_oneof![Just(ResultPart { part: None }), header.clone(),];
+    // Mostly blocks in order, as a worker sends them: random indices alone
+    // are so rarely in order that few results would ever go through.
+    let in_order = prop::collection::vec(prop::collection::vec(any::<u8>(), 0..40), 0..12)
+        .prop_map(|records| {
+            (0u32..)
+                .zip(records)
+                .map(|(index, record)| ResultPart {
+                    part: Some(result_part::Part::Block(ShardBlock { index, record })),
+                })
+                .collect::<Vec<_>>()
+        });
+    let blocks = prop_oneof![3 => in_order, 1 => prop::collection::vec(block, 0..12)];
     (
         prop::option::weighted(0.95, header),
-        prop::collection::vec(block, 0..12),
+        blocks,
         prop::option::weighted(0.1, (any::<Index>(), stray)),
     )
         .prop_map(|(header, blocks, stray)| {
