@@ -337,17 +337,7 @@ fn errors_have_http_statuses_and_finished_answers_may_be_cached() {
 
     let damaged = dir.path().join("damaged");
     build("nim:triangle:5:normal", &damaged, &[]);
-    {
-        let opened = egdb_db_format::Store::open(&damaged).unwrap();
-        for record in opened.slices().unwrap() {
-            let mut blocks: Vec<Vec<u8>> = (0..record.blocks)
-                .map(|i| opened.block_record(&record.slice, i).unwrap())
-                .collect();
-            let middle = blocks[0].len() / 2;
-            blocks[0][middle] ^= 0x20;
-            opened.put_slice(&record, &blocks).unwrap();
-        }
-    }
+    damage_first_blocks(&damaged);
     let served = serve_both(&damaged);
     let lost = get(&served.http, "/api/v1/probe?position=start");
     assert_eq!(lost.status, 500, "{}", lost.body);

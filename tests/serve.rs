@@ -213,17 +213,7 @@ fn errors_carry_their_grpc_codes() {
     // Every slice's first block damaged: answers are DATA_LOSS, never values.
     let damaged = dir.path().join("damaged");
     build("nim:triangle:5:normal", &damaged, &[]);
-    {
-        let opened = egdb_db_format::Store::open(&damaged).unwrap();
-        for record in opened.slices().unwrap() {
-            let mut blocks: Vec<Vec<u8>> = (0..record.blocks)
-                .map(|i| opened.block_record(&record.slice, i).unwrap())
-                .collect();
-            let middle = blocks[0].len() / 2;
-            blocks[0][middle] ^= 0x20;
-            opened.put_slice(&record, &blocks).unwrap();
-        }
-    }
+    damage_first_blocks(&damaged);
     let server = serve(&damaged);
     let mut client = self::client(&runtime, &server.url);
     let lost = ask(&mut client, "start");

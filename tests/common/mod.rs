@@ -142,6 +142,20 @@ pub fn rewrite_slice(
 }
 
 /// The largest slice of a store.
+/// Flips a bit in the middle of every slice's first block record, so that
+/// its checksum fails.
+pub fn damage_first_blocks(store: &Path) {
+    let opened = egdb_db_format::Store::open(store).unwrap();
+    for record in opened.slices().unwrap() {
+        let mut blocks: Vec<Vec<u8>> = (0..record.blocks)
+            .map(|i| opened.block_record(&record.slice, i).unwrap())
+            .collect();
+        let middle = blocks[0].len() / 2;
+        blocks[0][middle] ^= 0x20;
+        opened.put_slice(&record, &blocks).unwrap();
+    }
+}
+
 pub fn largest_slice(store: &Path) -> String {
     stats_json(store)
         .iter()

@@ -125,25 +125,27 @@ async fn info(State(service): State<Arc<QueryService>>) -> Response {
 
 async fn probe(State(service): State<Arc<QueryService>>, params: Params) -> Response {
     let complete = service.tablebase().is_complete();
-    let position = match position(&params) {
-        Ok(position) => position,
-        Err(status) => return respond(complete, Err(status)),
+    let reply = match position(&params) {
+        Ok(position) => {
+            service
+                .probe(Request::new(PositionRequest { position }))
+                .await
+        }
+        Err(status) => Err(status),
     };
-    let reply = service
-        .probe(Request::new(PositionRequest { position }))
-        .await;
     respond(complete, reply.and_then(|r| probe_json(&r.into_inner())))
 }
 
 async fn moves(State(service): State<Arc<QueryService>>, params: Params) -> Response {
     let complete = service.tablebase().is_complete();
-    let position = match position(&params) {
-        Ok(position) => position,
-        Err(status) => return respond(complete, Err(status)),
+    let reply = match position(&params) {
+        Ok(position) => {
+            service
+                .moves(Request::new(PositionRequest { position }))
+                .await
+        }
+        Err(status) => Err(status),
     };
-    let reply = service
-        .moves(Request::new(PositionRequest { position }))
-        .await;
     respond(complete, reply.and_then(|r| moves_json(&r.into_inner())))
 }
 
