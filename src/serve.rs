@@ -54,31 +54,48 @@ pub fn run(args: ServeArgs) -> Exit {
         };
         let _ = std::io::stdout().flush();
         tracing::info!(%address, %game, "serving queries");
-        // Both servers stop on the one signal.
+        // Both servers stop on the signal, and either one that ends on its
+        // own (a failed listener) stops the other, so `serve` never lingers
+        // half up.
         let (stopped, _) = tokio::sync::watch::channel(false);
         let until_stopped = |mut watch: tokio::sync::watch::Receiver<bool>| async move {
             let _ = watch.wait_for(|stop| *stop).await;
         };
         let service = Arc::new(service);
-        let http = http.map(|listener| {
-            tokio::spawn(serve_http(
+        let http = async {
+            let Some(listener) = http else {
+                return Ok(());
+            };
+            let served = serve_http(
                 service.clone(),
                 listener,
                 until_stopped(stopped.subscribe()),
-            ))
-        });
-        let grpc = serve(service, listener, tls, until_stopped(stopped.subscribe()));
-        let signal = async {
-            stop.requested().await;
-            let _ = stopped.send(true);
+            )
+            .await;
+            stopped.send_replace(true);
+            served
         };
-        let (served, ()) = tokio::join!(grpc, signal);
-        served.map_err(Failure::failed)?;
-        if let Some(http) = http {
-            http.await
-                .map_err(|e| Failure::failed(format!("HTTP server: {e}")))?
-                .map_err(Failure::failed)?;
-        }
+        let grpc = async {
+            let served = serve(
+                service.clone(),
+                listener,
+                tls,
+                until_stopped(stopped.subscribe()),
+            )
+            .await;
+            stopped.send_replace(true);
+            served
+        };
+        let signal = async {
+            tokio::select! {
+                () = stop.requested() => {}
+                () = until_stopped(stopped.subscribe()) => {}
+            }
+            stopped.send_replace(true);
+        };
+        let (grpc, http, ()) = tokio::join!(grpc, http, signal);
+        grpc.map_err(Failure::failed)?;
+        http.map_err(|e| Failure::failed(format!("HTTP server: {e}")))?;
         Ok::<(), Failure>(())
     })?;
     Ok(INTERRUPTED)
