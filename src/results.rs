@@ -30,9 +30,9 @@ pub fn run(args: ResultsArgs) -> Exit {
     let Game::Morris(game) = tablebase.game().clone() else {
         return Err(Failure::bad_input("results are written for Morris stores"));
     };
-    let plan = tablebase.game().slices();
-    let mut records = tablebase.records();
-    records.sort_by_key(|r| plan.iter().position(|s| s.id.as_str() == r.slice));
+    // Only the plan's slices, each checked to fit: the tables below are
+    // read whole and indexed by their slice's layout.
+    let records = tablebase.planned_records()?;
     if let Some(path) = &args.crc {
         let mut list = String::new();
         for r in &records {
@@ -200,13 +200,18 @@ fn longest_line(
             } else {
                 Color::Second
             },
-            [pieces - ply.div_ceil(2), pieces - ply / 2].map(|h| h as u8),
+            [ply.div_ceil(2), ply / 2].map(|placed| pieces.saturating_sub(placed) as u8),
         ),
     };
     let mut at = 0usize;
     for key in slice.tables() {
         let index = TableIndex::new(key);
-        let cells = &raw[at..at + 2 * index.len() as usize];
+        let cells = raw.get(at..at + 2 * index.len() as usize).ok_or_else(|| {
+            Failure::failed(format!(
+                "slice {} is shorter than its tables",
+                deepest.slice
+            ))
+        })?;
         at += cells.len();
         let found = cells.chunks_exact(2).position(|b| {
             let (code, d) = unpack_value_depth16(u16::from_le_bytes([b[0], b[1]]));

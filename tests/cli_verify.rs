@@ -184,3 +184,38 @@ fn a_verify_run_again_skips_the_slices_that_passed() {
     assert_eq!(fresh.status.code(), Some(1));
     assert!(!stdout(&fresh).contains("earlier"), "{}", stdout(&fresh));
 }
+
+#[test]
+fn a_record_that_does_not_fit_its_slice_is_refused_by_results_and_verify() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("std3");
+    build("morris:standard:3", &store, &[]);
+    let results = |store: &Path| egdb(&["results", "--store", store.to_str().unwrap()]);
+    assert!(results(&store).status.success());
+    {
+        // An empty slice whose record agrees with itself (the CRC-32 of
+        // nothing is 0) and claims the game's deepest position.
+        let db = Store::open(&store).unwrap();
+        let mut record = db.slice("move-03-03").unwrap().expect("a movement slice");
+        record.raw_len = 0;
+        record.raw_crc32 = 0;
+        record.blocks = 0;
+        record.stored_bytes = 0;
+        record.counts.max_depth = Some(60_000);
+        db.put_slice(&record, &[] as &[Vec<u8>]).unwrap();
+    }
+    for out in [results(&store), verify(&store)] {
+        // A failure with a reason, not a panic (101).
+        assert!(
+            !out.status.success() && out.status.code() != Some(101),
+            "{:?}: {}",
+            out.status,
+            stderr(&out)
+        );
+        assert!(
+            stderr(&out).contains("move-03-03") || stdout(&out).contains("move-03-03"),
+            "the slice is named: {}",
+            stderr(&out)
+        );
+    }
+}

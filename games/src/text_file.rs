@@ -50,7 +50,12 @@ pub(crate) fn parse_bounded<T: serde::de::DeserializeOwned>(
 fn toml_error(error: &toml::de::Error, text: &str) -> String {
     let line = error
         .span()
-        .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+        // Counted in bytes: a span that is not on a character boundary
+        // still gives its line.
+        .map(|s| {
+            let before = &text.as_bytes()[..s.start.min(text.len())];
+            before.split(|&b| b == b'\n').count().max(1)
+        });
     match line {
         Some(line) => format!("line {line}: {}", error.message()),
         None => error.message().to_string(),

@@ -133,7 +133,7 @@ impl Tablebase {
 }
 
 /// Damage told by a slice's manifest record, in no block.
-fn misfit_error(record: &SliceRecord, reason: &str) -> TablebaseError {
+pub(super) fn misfit_error(record: &SliceRecord, reason: &str) -> TablebaseError {
     egdb_db_format::FormatError::Corrupt {
         slice: record.slice.clone(),
         block: None,

@@ -131,6 +131,31 @@ impl Tablebase {
         &self.store
     }
 
+    /// The game's slices, dependencies first: what a complete store holds.
+    pub fn plan(&self) -> &[SliceId] {
+        &self.plan
+    }
+
+    /// The records of the plan's slices in the store, in plan order, each
+    /// checked to fit its slice (cells of the game's kind, and as many as
+    /// the slice has): what a reader of whole slices may trust.
+    ///
+    /// # Errors
+    /// [`FormatError::Corrupt`] for the first record that does not fit.
+    pub fn planned_records(&self) -> Result<Vec<&SliceRecord>, TablebaseError> {
+        self.slots
+            .iter()
+            .flatten()
+            .map(|&number| {
+                let record = &self.records[number as usize];
+                match &self.misfits[number as usize] {
+                    Some(reason) => Err(cells::misfit_error(record, reason)),
+                    None => Ok(record),
+                }
+            })
+            .collect()
+    }
+
     /// Finished slices' records, in slice order.
     pub fn records(&self) -> Vec<&SliceRecord> {
         self.records.iter().collect()
