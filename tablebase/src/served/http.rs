@@ -56,6 +56,7 @@ pub fn router(service: Arc<QueryService>) -> Router {
             "/explorer.css",
             get(|| asset(EXPLORER_CSS, "text/css; charset=utf-8")),
         )
+        .route("/favicon.svg", get(|| asset(FAVICON, "image/svg+xml")))
         .fallback(not_found)
         .with_state(service)
 }
@@ -80,10 +81,12 @@ pub async fn serve_http(
         .map_err(|e| format!("HTTP serving failed: {e}"))
 }
 
-/// The web explorer: three files inside the binary, nothing from elsewhere.
+/// The web explorer: four files inside the binary, nothing from elsewhere.
 const EXPLORER_HTML: &str = include_str!("explorer/index.html");
 const EXPLORER_JS: &str = include_str!("explorer/explorer.js");
 const EXPLORER_CSS: &str = include_str!("explorer/explorer.css");
+/// Named by the page, so that browsers do not ask for `/favicon.ico`.
+const FAVICON: &str = include_str!("explorer/favicon.svg");
 
 /// One of the explorer's files; the page may load nothing but this
 /// server's own files and API.
@@ -117,6 +120,8 @@ async fn info(State(service): State<Arc<QueryService>>) -> Response {
                 "slices": r.slices,
                 "positions": r.positions,
                 "depth": r.depth,
+                "built": r.built,
+                "missing": r.missing,
                 "board": board,
             })
         }),

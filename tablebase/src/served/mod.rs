@@ -144,12 +144,23 @@ impl Query for QueryService {
     async fn info(&self, _: Request<InfoRequest>) -> Result<Response<InfoReply>, Status> {
         self.run(|t| {
             let records = t.records();
+            let built: Vec<String> = records.iter().map(|r| r.slice.clone()).collect();
+            let in_store: std::collections::HashSet<&str> =
+                built.iter().map(String::as_str).collect();
+            let missing = t
+                .plan()
+                .iter()
+                .map(ToString::to_string)
+                .filter(|id| !in_store.contains(id.as_str()))
+                .collect();
             Ok(InfoReply {
                 game: t.game().spec().to_string(),
                 complete: t.is_complete(),
                 slices: records.len() as u32,
                 positions: records.iter().map(|r| r.counts.positions).sum(),
                 depth: t.store().identity().depth,
+                built,
+                missing,
             })
         })
         .await

@@ -8,6 +8,7 @@ const SVG = "http://www.w3.org/2000/svg";
 let board = null; // the store's board, from /api/v1/info (null: none)
 let current = null; // the moves reply of the position shown
 let selection = []; // cells clicked towards a move
+let editing = null; // the position being set up in edit mode: { cells }
 
 async function api(route, params) {
   const query = new URLSearchParams(params || {}).toString();
@@ -29,12 +30,33 @@ function showError(text) {
 }
 
 // The occupant of each cell of a position: "B", "W", "." (Morris) or
-// "o", "." (triangle); null for games without a board.
+// "o", "." (take-away games); null for games without a board.
 function cellsOf(position) {
   if (!board) return null;
   if (board.kind === "morris") return position.split(" ")[0].split("");
   if (board.kind === "triangle") return position.split("/").join("").split("");
+  if (board.kind === "cells" && board.encoding === "mask") {
+    const mask = Number(position);
+    return board.cells.map((_, i) => (Math.floor(mask / 2 ** i) % 2 ? "o" : "."));
+  }
+  if (board.kind === "cells") return position.split("");
   return null;
+}
+
+// The notation of cells set up in edit mode (Morris: with the side to move
+// and the hands of the editor's fields). The server checks it.
+function positionOf(cells) {
+  if (board.kind === "morris") {
+    const side = $("edit-side").value;
+    return `${cells.join("")} ${side} ${$("edit-black").value} ${$("edit-white").value}`;
+  }
+  if (board.kind === "triangle") {
+    const rows = [];
+    for (let r = 0, i = 0; r < board.layers; i += r + 1, r++) rows.push(cells.slice(i, i + r + 1).join(""));
+    return rows.join("/");
+  }
+  if (board.encoding === "mask") return String(cells.reduce((sum, c, i) => sum + (c === "o" ? 2 ** i : 0), 0));
+  return cells.join("");
 }
 
 function changedCells(move) {
@@ -105,14 +127,32 @@ function drawTriangle(svg, cells) {
   }
 }
 
+function drawCells(svg, cells) {
+  const xs = board.cells.map((c) => c.x);
+  const ys = board.cells.map((c) => c.y);
+  const [left, top] = [Math.min(...xs) - 0.6, Math.min(...ys) - 0.6];
+  const [width, height] = [Math.max(...xs) - left + 0.6, Math.max(...ys) - top + 0.6];
+  svg.setAttribute("viewBox", `${left} ${top} ${width} ${height}`);
+  for (const [a, b] of board.edges) {
+    const [p, q] = [board.cells[a], board.cells[b]];
+    svg.appendChild(element("line", { x1: p.x, y1: p.y, x2: q.x, y2: q.y, class: "edge" }));
+  }
+  board.cells.forEach((cell, i) => {
+    const node = cellNode(cell.x, cell.y, 0.3, cells[i] === "o" ? "stone" : "hole", i);
+    node.appendChild(element("title", {})).textContent = cell.name;
+    svg.appendChild(node);
+  });
+}
+
 function drawBoard() {
   const holder = $("board");
   holder.textContent = "";
-  const cells = cellsOf(current.position);
+  const cells = editing ? editing.cells : cellsOf(current.position);
   if (!cells) return;
   const svg = element("svg", { role: "img" });
   if (board.kind === "morris") drawMorris(svg, cells);
-  else drawTriangle(svg, cells);
+  else if (board.kind === "triangle") drawTriangle(svg, cells);
+  else drawCells(svg, cells);
   const candidates = candidatesOf(selection);
   const targets = new Set();
   if (selection.length) candidates.forEach((m) => changedCells(m).forEach((c) => targets.add(c)));
@@ -145,7 +185,18 @@ function exactMove(cells) {
   });
 }
 
+// In edit mode a click cycles the cell: empty, Black, White (Morris) or
+// stone, hole (take-away games).
+function editCell(cell) {
+  const cycle = board.kind === "morris" ? [".", "B", "W"] : ["o", "."];
+  const now = cycle.indexOf(editing.cells[cell]);
+  editing.cells[cell] = cycle[(now + 1) % cycle.length];
+  $("notation").value = positionOf(editing.cells);
+  drawBoard();
+}
+
 function clickCell(cell) {
+  if (editing) return editCell(cell);
   if (!current) return;
   selection = selection.includes(cell) ? selection.filter((c) => c !== cell) : selection.concat([cell]);
   if (candidatesOf(selection).length === 0) selection = candidatesOf([cell]).length ? [cell] : [];
@@ -180,25 +231,82 @@ function listMoves() {
   header.className = own.cls;
 }
 
-async function show(position, push) {
+// Shows `position` (a new history entry if `push`); a perfect-play line
+// being stepped through stays listed with `keepSteps`.
+async function show(position, push, keepSteps) {
   let reply;
   try {
     reply = await api("moves", { position });
   } catch (e) {
     showError(e.message);
     $("notation").value = position;
-    return;
+    return false;
   }
   showError("");
   current = reply;
   selection = [];
   $("play").hidden = true;
-  $("steps").textContent = "";
+  if (!keepSteps) $("steps").textContent = "";
   $("notation").value = reply.position;
   $("status").textContent = describeStatus();
-  if (push) history.pushState({ position: reply.position }, "", `?position=${encodeURIComponent(reply.position)}`);
+  // The URL names the position as the server writes it ("start" too).
+  const url = `?position=${encodeURIComponent(reply.position)}`;
+  if (push) history.pushState({ position: reply.position }, "", url);
+  else history.replaceState({ position: reply.position }, "", url);
   drawBoard();
   listMoves();
+  return true;
+}
+
+function startEditing() {
+  if (!current || !board) return;
+  editing = { cells: cellsOf(current.position).slice() };
+  if (board.kind === "morris") {
+    const [, side, black, white] = current.position.split(" ");
+    $("edit-side").value = side;
+    $("edit-black").value = black;
+    $("edit-white").value = white;
+  }
+  $("editor").hidden = false;
+  $("edit-morris").hidden = board.kind !== "morris";
+  $("controls").hidden = true;
+  drawBoard();
+}
+
+function stopEditing() {
+  editing = null;
+  $("editor").hidden = true;
+  $("controls").hidden = false;
+  showError("");
+  if (current) $("notation").value = current.position;
+  drawBoard();
+}
+
+// The set-up position, shown if the server takes it; if not, its error
+// shows and editing goes on.
+async function finishEditing() {
+  const cells = editing.cells;
+  editing = null;
+  if (await show(positionOf(cells), true)) return stopEditing();
+  editing = { cells };
+  drawBoard();
+}
+
+function showSlices(info) {
+  if (info.complete) return;
+  const building = $("building");
+  building.hidden = false;
+  const planned = info.built.length + info.missing.length;
+  $("building-count").textContent = `still being built: ${info.built.length} of ${planned} slices in`;
+  const list = $("slice-list");
+  for (const [ids, cls] of [[info.built, "built"], [info.missing, "missing"]]) {
+    for (const id of ids) {
+      const item = document.createElement("li");
+      item.textContent = id;
+      item.className = cls;
+      list.appendChild(item);
+    }
+  }
 }
 
 function play(move) {
@@ -213,7 +321,10 @@ async function showLine() {
     for (const step of line.steps) {
       const item = document.createElement("li");
       item.textContent = `${step.move}  →  ${step.position}`;
-      item.addEventListener("click", () => show(step.position, true));
+      item.addEventListener("click", async () => {
+        if (!(await show(step.position, true, true))) return;
+        for (const other of list.children) other.classList.toggle("current", other === item);
+      });
       list.appendChild(item);
     }
   } catch (e) {
@@ -230,6 +341,17 @@ async function start() {
   $("redo").addEventListener("click", () => history.forward());
   $("best").addEventListener("click", () => current && current.moves.length && play(current.moves[0]));
   $("line").addEventListener("click", () => current && showLine());
+  $("edit").addEventListener("click", startEditing);
+  $("edit-done").addEventListener("click", finishEditing);
+  $("edit-cancel").addEventListener("click", stopEditing);
+  $("edit-clear").addEventListener("click", () => {
+    editing.cells = editing.cells.map(() => ".");
+    $("notation").value = positionOf(editing.cells);
+    drawBoard();
+  });
+  for (const field of ["edit-side", "edit-black", "edit-white"]) {
+    $(field).addEventListener("change", () => ($("notation").value = positionOf(editing.cells)));
+  }
   $("play").addEventListener("click", () => {
     const move = exactMove(selection);
     if (move) play(move);
@@ -239,11 +361,8 @@ async function start() {
     const info = await api("info");
     board = info.board;
     $("game").textContent = `${info.game}, ${info.positions.toLocaleString()} positions`;
-    if (!info.complete) {
-      const building = $("building");
-      building.hidden = false;
-      building.textContent = `still being built: ${info.slices} slices so far`;
-    }
+    showSlices(info);
+    $("edit").hidden = !board;
   } catch (e) {
     showError(e.message);
     return;
