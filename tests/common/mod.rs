@@ -2,6 +2,9 @@
 
 #![allow(dead_code)]
 
+pub mod cdp;
+pub mod http;
+
 use std::path::Path;
 use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
