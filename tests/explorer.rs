@@ -381,7 +381,7 @@ fn listed_line_end(steps: &[Json]) -> String {
 }
 
 #[test]
-fn edit_mode_sets_up_positions_that_the_server_checks() {
+fn typed_and_edited_positions_are_checked_by_the_server() {
     // Servers stay up to the end: a page may still ask one for its icon.
     let mut finished = Vec::new();
     let dir = tempfile::tempdir().unwrap();
@@ -391,6 +391,25 @@ fn edit_mode_sets_up_positions_that_the_server_checks() {
     };
     open(&mut browser, &served, "start");
     let start = text(&api_moves(&served, "start")["position"]);
+    expect_showing(&mut browser, &served, &start);
+
+    // Typed into the notation field: a bad position gets the server's
+    // error, a good one is shown.
+    let typed = ".........B...........BW. w 1 2";
+    for (position, error) in [("B B B", Some("malformed position")), (typed, None)] {
+        browser.eval("document.getElementById('notation').select()");
+        browser.call("Input.insertText", serde_json::json!({"text": position}));
+        browser.click("#goto button");
+        match error {
+            Some(says) => expect_error(&mut browser, says, 400),
+            None => expect_showing(&mut browser, &served, position),
+        }
+    }
+    assert_eq!(
+        browser.eval("document.getElementById('error').hidden"),
+        Json::Bool(true)
+    );
+    open(&mut browser, &served, "start");
     expect_showing(&mut browser, &served, &start);
 
     // Black on a1 and d1 (one click each), White on a4 and d6 (two each),
