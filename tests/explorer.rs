@@ -281,7 +281,7 @@ fn the_explorer_is_small_self_contained_and_draws_every_kind_of_board() {
 }
 
 #[test]
-fn clicks_play_moves_and_captures_and_step_a_perfect_line_to_its_end() {
+fn clicks_place_move_and_capture_and_step_a_perfect_line_to_its_end() {
     let dir = tempfile::tempdir().unwrap();
     let served = built_and_served(&dir, "morris:taiwan:3");
     let Some(mut browser) = Browser::launch() else {
@@ -322,6 +322,24 @@ fn clicks_play_moves_and_captures_and_step_a_perfect_line_to_its_end() {
         browser.click(&selector);
     }
     expect_showing(&mut browser, &served, &text(&capture["after"]));
+
+    // A step in the movement phase: the piece, then where it goes (d1 is
+    // where g1 could go too; the piece clicked first decides).
+    let movement = "B.B.......W.W......B..W. b 0 0";
+    open(&mut browser, &served, movement);
+    expect_showing(&mut browser, &served, movement);
+    let step = api_moves(&served, movement)["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["move"] == "a1-d1")
+        .cloned()
+        .expect("a1 steps to d1");
+    for name in ["a1", "d1"] {
+        let selector = cell(&mut browser, name);
+        browser.click(&selector);
+    }
+    expect_showing(&mut browser, &served, &text(&step["after"]));
 
     // A perfect-play line from the first position's longest decided reply,
     // stepped to its end.
