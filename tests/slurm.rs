@@ -269,11 +269,13 @@ fn a_slurm_build_survives_a_dead_node_whose_worker_job_is_requeued() {
     let mut array = String::new();
     wait_until("worker array", minute, &watch, || {
         let log = read(&coordinator_log);
+        // Only the id: the log goes on after it once workers register.
         array = log
             .split("workers: job array ")
             .nth(1)
-            .map(|rest| rest.trim().to_string())
-            .unwrap_or_default();
+            .and_then(|rest| rest.split_whitespace().next())
+            .unwrap_or_default()
+            .to_string();
         !array.is_empty()
     });
     let mut tasks = Vec::new();
