@@ -26,6 +26,10 @@ pub struct ShardCache {
     _lock: File,
     /// The store of the build last asked about.
     open: Mutex<Option<(String, Store)>>,
+    /// The most raw bytes a cached shard may announce: anyone who can
+    /// write the directory could otherwise make the worker inflate more
+    /// than its memory.
+    max_shard_bytes: u64,
 }
 
 impl std::fmt::Debug for ShardCache {
@@ -58,16 +62,37 @@ impl ShardCache {
             dir: dir.to_path_buf(),
             _lock: lock,
             open: Mutex::new(None),
+            max_shard_bytes: u64::MAX,
         })
     }
 
+    /// Refuses cached shards of more than `bytes` raw bytes, as the link
+    /// refuses such shards from the coordinator.
+    pub fn with_max_shard_bytes(self, bytes: u64) -> ShardCache {
+        ShardCache {
+            max_shard_bytes: bytes,
+            ..self
+        }
+    }
+
     /// The shard of `slice_id` in `task`'s build, if cached; blocks whose
-    /// checksum fails are an error.
+    /// checksum fails are an error, and so is a shard larger than
+    /// [`ShardCache::with_max_shard_bytes`] allows.
     ///
     /// # Errors
-    /// Store errors, corrupt blocks.
+    /// Store errors, corrupt blocks, [`WorkerError::BadShard`].
     pub fn get(&self, task: &Task, slice_id: &str) -> Result<Option<Shard>, WorkerError> {
-        self.with_store(task, |store| Ok(read_shard(store, slice_id)?))
+        let shard = self.with_store(task, |store| Ok(read_shard(store, slice_id)?))?;
+        match shard {
+            Some(shard) if shard.raw_len > self.max_shard_bytes => Err(WorkerError::BadShard {
+                slice: slice_id.to_string(),
+                reason: format!(
+                    "the cache holds {} raw bytes for it, more than this worker's memory for a slice ({})",
+                    shard.raw_len, self.max_shard_bytes
+                ),
+            }),
+            shard => Ok(shard),
+        }
     }
 
     /// Keeps a checked shard of `task`'s build (again, if it was there).

@@ -82,9 +82,10 @@ impl<'a> Worker<'a> {
     }
 
     /// Reads dependencies from `cache` where it has them, and keeps every
-    /// shard fetched or solved there.
+    /// shard fetched or solved there. A cached shard larger than the
+    /// worker's memory is refused (and fetched instead), like a fetched one.
     pub fn with_cache(mut self, cache: ShardCache) -> Worker<'a> {
-        self.cache = Some(cache);
+        self.cache = Some(cache.with_max_shard_bytes(self.config.memory));
         self
     }
 

@@ -63,3 +63,32 @@ fn a_cached_block_damaged_on_disk_is_an_error_not_a_shard() {
     cache.put(&nim, &shard).unwrap();
     assert!(cache.get(&nim, "outer-01").is_err());
 }
+
+#[test]
+fn a_cached_shard_larger_than_the_workers_memory_is_refused_before_it_is_inflated() {
+    let dir = tempfile::tempdir().unwrap();
+    // Zeros: a few hundred stored bytes announce 64 KiB.
+    let raw = vec![0u8; 64 << 10];
+    let shard = encode_shard("outer-02", CellEncoding::WinBits, &raw, 4096, 1).unwrap();
+    let nim = task("nim:triangle:5:normal", false);
+    ShardCache::open(dir.path())
+        .unwrap()
+        .put(&nim, &shard)
+        .unwrap();
+    let small = ShardCache::open(dir.path())
+        .unwrap()
+        .with_max_shard_bytes((64 << 10) - 1);
+    match small.get(&nim, "outer-02") {
+        Err(WorkerError::BadShard { slice, reason }) => {
+            assert_eq!(slice, "outer-02");
+            assert!(reason.contains("65536 raw bytes"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    drop(small);
+    let enough = ShardCache::open(dir.path())
+        .unwrap()
+        .with_max_shard_bytes(64 << 10);
+    let back = enough.get(&nim, "outer-02").unwrap().unwrap();
+    assert_eq!(decode_shard(&back).unwrap().1, raw);
+}
