@@ -85,7 +85,7 @@ fn as_text(s: &BuildStatus) -> String {
         if s.complete { "complete" } else { "building" },
         s.slices_done,
         s.slices_running,
-        s.slices_ready + s.slices_waiting,
+        s.slices_ready.saturating_add(s.slices_waiting),
         s.slices_ready,
         s.slices_waiting,
         s.slices_total,

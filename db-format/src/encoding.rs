@@ -46,7 +46,7 @@ impl CellEncoding {
     /// Cells in a table of `bytes` bytes.
     pub fn entries_in(self, bytes: u64) -> u64 {
         match self {
-            CellEncoding::WinBits => bytes * 8,
+            CellEncoding::WinBits => bytes.saturating_mul(8),
             CellEncoding::ValueDepth8 => bytes,
             CellEncoding::ValueDepth16 => bytes / 2,
         }

@@ -126,7 +126,9 @@ impl Coordinator for Build {
             ));
         }
         if let Some(record) = self.lock().schedule.seen(worker, Instant::now()) {
-            record.bytes_received += result.shard.stored_bytes();
+            record.bytes_received = record
+                .bytes_received
+                .saturating_add(result.shard.stored_bytes());
         }
         let record = match self.check(&result) {
             Ok(checked) => checked,
@@ -162,7 +164,7 @@ impl Coordinator for Build {
                 state.entries_done_now += self.entries_of(&record.slice);
                 if let Some(me) = state.schedule.seen(worker, Instant::now()) {
                     me.slices_done += 1;
-                    me.positions_done += record.counts.positions;
+                    me.positions_done = me.positions_done.saturating_add(record.counts.positions);
                 }
             }
             if self

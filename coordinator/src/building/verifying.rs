@@ -163,7 +163,7 @@ impl Build {
             state.schedule.finish(&slice);
             if let Some(me) = state.schedule.seen(worker, Instant::now()) {
                 me.slices_done += 1;
-                me.positions_done += check.positions;
+                me.positions_done = me.positions_done.saturating_add(check.positions);
             }
         }
         let stored_crc = verifying.crcs.get(&slice).copied();
