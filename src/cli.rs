@@ -38,6 +38,9 @@ pub enum Command {
     Verify(VerifyArgs),
     /// A finished Morris store's results as Markdown, and its checksum list.
     Results(ResultsArgs),
+    /// A store's slices (finished or still building) against a published
+    /// checksum list, as `results --crc` writes.
+    Compare(CompareArgs),
     /// Measure the engines against the per-position scan (Nim).
     Bench(BenchArgs),
     /// A build's slices with sizes and memory needs, and a projection of
@@ -305,6 +308,18 @@ pub struct ResultsArgs {
     /// raw_crc32`, one line per slice, plan order).
     #[arg(long)]
     pub crc: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    #[arg(long)]
+    pub store: PathBuf,
+    /// The checksum list: `slice positions raw_crc32` per line.
+    #[arg(long)]
+    pub crc: PathBuf,
+    /// The comparison as one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

@@ -5,6 +5,7 @@ mod bench_http;
 mod bench_query;
 mod build;
 mod cli;
+mod compare;
 mod coordinator;
 mod failure;
 mod picture;
@@ -40,6 +41,7 @@ fn main() {
         Command::Query(args) => query::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Results(args) => results::run(args),
+        Command::Compare(args) => compare::run(args),
         Command::Serve(args) => serve::run(args),
         Command::BenchQuery(args) => bench_query::run(args),
         Command::Bench(args) => bench::run(args),

@@ -219,3 +219,125 @@ fn a_record_that_does_not_fit_its_slice_is_refused_by_results_and_verify() {
         );
     }
 }
+
+/// `egdb compare --store STORE --crc LIST [--json]`.
+fn compare(store: &Path, list: &Path, json: bool) -> std::process::Output {
+    let mut args = vec![
+        "compare",
+        "--store",
+        store.to_str().unwrap(),
+        "--crc",
+        list.to_str().unwrap(),
+    ];
+    if json {
+        args.push("--json");
+    }
+    egdb(&args)
+}
+
+#[test]
+fn compare_holds_a_store_finished_or_building_to_a_published_checksum_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    let (store, list) = (path("tw4"), path("tw4.crc"));
+    build("morris:taiwan:4", &store, &[]);
+    let results = egdb(&[
+        "results",
+        "--store",
+        store.to_str().unwrap(),
+        "--crc",
+        list.to_str().unwrap(),
+    ]);
+    assert!(results.status.success(), "{}", stderr(&results));
+    let slices = stats_json(&store).len();
+
+    let same = compare(&store, &list, false);
+    assert!(same.status.success(), "{}", stderr(&same));
+    assert!(
+        stdout(&same).contains(&format!("{slices} of {slices} slices built"))
+            && stdout(&same).ends_with("every slice agrees\n"),
+        "{}",
+        stdout(&same)
+    );
+
+    // A rebuild still running agrees on what it has.
+    let partial = path("partial");
+    build("morris:taiwan:4", &partial, &["--max-slices", "5"]);
+    let building = compare(&partial, &list, false);
+    assert!(building.status.success(), "{}", stderr(&building));
+    assert!(
+        stdout(&building).contains(&format!("5 of {slices} slices built"))
+            && stdout(&building).ends_with("every slice built so far agrees\n"),
+        "{}",
+        stdout(&building)
+    );
+
+    // The other reading of the rules: its placement slices differ where a
+    // piece in a mill could be taken, its movement slices do not.
+    let protected = path("twp4");
+    build("morris:taiwan-protected:4", &protected, &[]);
+    let readings = compare(&protected, &list, true);
+    assert_eq!(readings.status.code(), Some(1), "{}", stderr(&readings));
+    let report: serde_json::Value = serde_json::from_slice(&readings.stdout).unwrap();
+    let differ: Vec<&str> = report["differ"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["slice"].as_str().unwrap())
+        .collect();
+    assert!(!differ.is_empty(), "{report}");
+    assert!(differ.iter().all(|s| s.starts_with("place-")), "{report}");
+    assert!(report["same"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s.as_str().unwrap().starts_with("move-")));
+    assert_eq!(report["agrees"], false);
+
+    // One digit changed in the list: that slice is named, exit 1.
+    let text = std::fs::read_to_string(&list).unwrap();
+    let line = text.lines().nth(3).unwrap();
+    let slice = line.split(' ').next().unwrap();
+    let flipped = if line.ends_with('0') { '1' } else { '0' };
+    let edited = text.replacen(line, &format!("{}{flipped}", &line[..line.len() - 1]), 1);
+    let forged = path("forged.crc");
+    std::fs::write(&forged, &edited).unwrap();
+    let out = compare(&store, &forged, false);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!("differs {slice}:")),
+        "{}",
+        stdout(&out)
+    );
+    assert!(stderr(&out).contains("does not hold the tables"));
+
+    // Lines the game does not have, or lacks, fail the comparison too.
+    std::fs::write(&forged, format!("{text}move-09-09 1 00000000\n")).unwrap();
+    let stray = compare(&store, &forged, false);
+    assert_eq!(stray.status.code(), Some(1));
+    assert!(stdout(&stray).contains("not the game's (1): move-09-09"));
+    let shorter: String = text.lines().skip(1).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&forged, shorter).unwrap();
+    let lacking = compare(&store, &forged, false);
+    assert_eq!(lacking.status.code(), Some(1));
+    assert!(stdout(&lacking).contains("the list lacks (1): move-03-03"));
+
+    // A list that is not one is bad input, named by line; nothing is read
+    // of a file too long to be one.
+    for (content, said) in [
+        (
+            format!("{text}move-03-03 12\n"),
+            format!("line {}:", slices + 1),
+        ),
+        (
+            "x 1 0000000z\n".to_string(),
+            "line 1: the CRC-32".to_string(),
+        ),
+        ("a".repeat(5 << 20), "not a checksum list".to_string()),
+    ] {
+        std::fs::write(&forged, content).unwrap();
+        let out = compare(&store, &forged, false);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(stderr(&out).contains(&said), "{said}: {}", stderr(&out));
+    }
+}

@@ -1,0 +1,312 @@
+//! `egdb compare`: a store's slices against a published checksum list (as
+//! `egdb results --crc` writes, `slice positions raw_crc32`), so that a
+//! rebuild, finished or still running, shows whether it holds the same
+//! tables, and two rule readings show which slices they differ on.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::Read as _;
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::cli::CompareArgs;
+use crate::failure::Failure;
+use crate::Exit;
+
+/// Far more than the plan of any game has lines (P = 12 has a few
+/// thousand slices): a longer file is not a checksum list.
+const MAX_LIST_BYTES: u64 = 4 << 20;
+
+/// One line of a checksum list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Listed {
+    positions: u64,
+    crc: u32,
+}
+
+/// How the store's plan and the list compare, slice by slice.
+#[derive(Debug, Default)]
+struct Comparison {
+    /// The plan's slices in the store.
+    built: usize,
+    /// Slices in the game's plan.
+    planned: usize,
+    same: Vec<String>,
+    /// Slice, what the store holds, what the list says.
+    differ: Vec<(String, Listed, Listed)>,
+    /// In the plan and the list, not yet in the store.
+    not_built: Vec<String>,
+    /// In the plan, missing from the list.
+    unlisted: Vec<String>,
+    /// Listed, but not a slice of the store's game.
+    not_in_plan: Vec<String>,
+}
+
+impl Comparison {
+    fn agrees(&self) -> bool {
+        self.differ.is_empty() && self.unlisted.is_empty() && self.not_in_plan.is_empty()
+    }
+}
+
+pub fn run(args: CompareArgs) -> Exit {
+    let list = read_list(&args.crc)?;
+    let tablebase = egdb_tablebase::Tablebase::open(&args.store)?;
+    let built: BTreeMap<&str, Listed> = tablebase
+        .planned_records()?
+        .into_iter()
+        .map(|r| {
+            let listed = Listed {
+                positions: r.counts.positions,
+                crc: r.raw_crc32,
+            };
+            (r.slice.as_str(), listed)
+        })
+        .collect();
+    let plan: Vec<&str> = tablebase.plan().iter().map(|s| s.as_str()).collect();
+    let comparison = compare(&plan, &built, &list);
+    let game = tablebase.game().spec().to_string();
+    let against = args.crc.display();
+    if args.json {
+        println!("{}", as_json(&comparison, &game));
+    } else {
+        print!("{}", as_text(&comparison, &game, &against.to_string()));
+    }
+    if comparison.agrees() {
+        return Ok(0);
+    }
+    Err(Failure::failed(format!(
+        "{} does not hold the tables {against} lists",
+        args.store.display()
+    )))
+}
+
+/// Plan order throughout, then the list's strays in its own order.
+fn compare(plan: &[&str], built: &BTreeMap<&str, Listed>, list: &[(String, Listed)]) -> Comparison {
+    let listed: BTreeMap<&str, Listed> = list.iter().map(|(s, l)| (s.as_str(), *l)).collect();
+    let mut c = Comparison {
+        built: built.len(),
+        planned: plan.len(),
+        ..Comparison::default()
+    };
+    for &slice in plan {
+        match (built.get(slice), listed.get(slice)) {
+            (_, None) => c.unlisted.push(slice.to_string()),
+            (None, Some(_)) => c.not_built.push(slice.to_string()),
+            (Some(here), Some(there)) if here == there => c.same.push(slice.to_string()),
+            (Some(here), Some(there)) => c.differ.push((slice.to_string(), *here, *there)),
+        }
+    }
+    let planned: std::collections::BTreeSet<&str> = plan.iter().copied().collect();
+    c.not_in_plan = list
+        .iter()
+        .filter(|(s, _)| !planned.contains(s.as_str()))
+        .map(|(s, _)| s.clone())
+        .collect();
+    c
+}
+
+fn as_text(c: &Comparison, game: &str, against: &str) -> String {
+    let mut out = format!(
+        "{game} against {against}: {} of {} slices built\n",
+        c.built, c.planned
+    );
+    let _ = writeln!(out, "same:      {}", c.same.len());
+    let _ = writeln!(out, "differ:    {}", c.differ.len());
+    let _ = writeln!(out, "not built: {}", c.not_built.len());
+    for (slice, here, there) in &c.differ {
+        let _ = writeln!(
+            out,
+            "  differs {slice}: here {} positions, crc {:08x}; listed {} positions, crc {:08x}",
+            here.positions, here.crc, there.positions, there.crc
+        );
+    }
+    if !c.unlisted.is_empty() {
+        let _ = writeln!(
+            out,
+            "slices of the game the list lacks ({}): {}",
+            c.unlisted.len(),
+            c.unlisted.join(" ")
+        );
+    }
+    if !c.not_in_plan.is_empty() {
+        let _ = writeln!(
+            out,
+            "listed slices that are not the game's ({}): {}",
+            c.not_in_plan.len(),
+            c.not_in_plan.join(" ")
+        );
+    }
+    out += if !c.agrees() {
+        "the store and the list differ\n"
+    } else if c.not_built.is_empty() {
+        "every slice agrees\n"
+    } else {
+        "every slice built so far agrees\n"
+    };
+    out
+}
+
+fn as_json(c: &Comparison, game: &str) -> serde_json::Value {
+    let differ: Vec<serde_json::Value> = c
+        .differ
+        .iter()
+        .map(|(slice, here, there)| {
+            json!({
+                "slice": slice,
+                "positions": here.positions,
+                "crc": format!("{:08x}", here.crc),
+                "listed_positions": there.positions,
+                "listed_crc": format!("{:08x}", there.crc),
+            })
+        })
+        .collect();
+    json!({
+        "game": game,
+        "planned": c.planned,
+        "built": c.built,
+        "agrees": c.agrees(),
+        "same": c.same,
+        "differ": differ,
+        "not_built": c.not_built,
+        "unlisted": c.unlisted,
+        "not_in_plan": c.not_in_plan,
+    })
+}
+
+/// Reads a checksum list, refusing one too long to be one before reading
+/// it whole.
+fn read_list(path: &Path) -> Result<Vec<(String, Listed)>, Failure> {
+    let shown = path.display();
+    let file = std::fs::File::open(path)
+        .map_err(|e| Failure::bad_input(format!("cannot read {shown}: {e}")))?;
+    let mut text = String::new();
+    file.take(MAX_LIST_BYTES + 1)
+        .read_to_string(&mut text)
+        .map_err(|e| Failure::bad_input(format!("cannot read {shown}: {e}")))?;
+    if text.len() as u64 > MAX_LIST_BYTES {
+        return Err(Failure::bad_input(format!(
+            "{shown} is longer than {MAX_LIST_BYTES} bytes: not a checksum list"
+        )));
+    }
+    parse_list(&text).map_err(|e| Failure::bad_input(format!("{shown}: {e}")))
+}
+
+/// `slice positions crc` per line (blank lines skipped); the first fault
+/// is named with its line.
+fn parse_list(text: &str) -> Result<Vec<(String, Listed)>, String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut list = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let fault = |what: &str| format!("line {}: {what}", n + 1);
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let [slice, positions, crc] = words[..] else {
+            if words.is_empty() {
+                continue;
+            }
+            return Err(fault("expected `slice positions crc32`"));
+        };
+        let positions = positions
+            .parse()
+            .map_err(|_| fault("positions is not a count"))?;
+        // from_str_radix alone would take a sign.
+        let hex = crc.len() == 8 && crc.bytes().all(|b| b.is_ascii_hexdigit());
+        let crc = u32::from_str_radix(crc, 16)
+            .ok()
+            .filter(|_| hex)
+            .ok_or_else(|| fault("the CRC-32 is not 8 hex digits"))?;
+        if !seen.insert(slice) {
+            return Err(fault(&format!("slice {slice} is listed twice")));
+        }
+        list.push((slice.to_string(), Listed { positions, crc }));
+    }
+    Ok(list)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listed(positions: u64, crc: u32) -> Listed {
+        Listed { positions, crc }
+    }
+
+    #[test]
+    fn a_list_parses_and_its_faults_are_named_by_line() {
+        let list = parse_list("a 10 0000abcd\n\nb 0 ffffffff\n").unwrap();
+        assert_eq!(
+            list,
+            vec![
+                ("a".to_string(), listed(10, 0xabcd)),
+                ("b".to_string(), listed(0, 0xffff_ffff))
+            ]
+        );
+        for (text, fault) in [
+            ("a 10\n", "line 1: expected"),
+            ("a 10 0000abcd x\n", "line 1: expected"),
+            ("a 1 00000000\nb -1 00000000\n", "line 2: positions"),
+            ("a 99999999999999999999 00000000\n", "line 1: positions"),
+            ("a 1 abcd\n", "line 1: the CRC-32"),
+            ("a 1 +0000abc\n", "line 1: the CRC-32"),
+            ("a 1 0000abcg\n", "line 1: the CRC-32"),
+            (
+                "a 1 00000000\na 2 00000001\n",
+                "line 2: slice a is listed twice",
+            ),
+        ] {
+            let error = parse_list(text).unwrap_err();
+            assert!(error.starts_with(fault), "{text:?}: {error}");
+        }
+    }
+
+    #[test]
+    fn slices_are_sorted_into_same_differ_not_built_and_strays() {
+        let plan = ["a", "b", "c", "d", "e"];
+        let built: BTreeMap<&str, Listed> = [
+            ("a", listed(1, 1)),
+            ("b", listed(2, 2)),
+            ("c", listed(3, 3)),
+            ("e", listed(5, 5)),
+        ]
+        .into();
+        let list = vec![
+            ("a".to_string(), listed(1, 1)),
+            ("b".to_string(), listed(2, 7)),
+            ("c".to_string(), listed(4, 3)),
+            ("d".to_string(), listed(4, 4)),
+            ("z".to_string(), listed(9, 9)),
+        ];
+        let c = compare(&plan, &built, &list);
+        assert_eq!(c.same, ["a"]);
+        assert_eq!(
+            c.differ,
+            [
+                ("b".to_string(), listed(2, 2), listed(2, 7)),
+                ("c".to_string(), listed(3, 3), listed(4, 3))
+            ]
+        );
+        assert_eq!(c.not_built, ["d"]);
+        assert_eq!(c.unlisted, ["e"]);
+        assert_eq!(c.not_in_plan, ["z"]);
+        assert!(!c.agrees());
+        assert_eq!((c.built, c.planned), (4, 5));
+    }
+
+    #[test]
+    fn a_store_in_progress_agrees_on_what_it_has() {
+        let plan = ["a", "b"];
+        let built: BTreeMap<&str, Listed> = [("a", listed(1, 1))].into();
+        let list = vec![
+            ("a".to_string(), listed(1, 1)),
+            ("b".to_string(), listed(2, 2)),
+        ];
+        let c = compare(&plan, &built, &list);
+        assert!(c.agrees());
+        let text = as_text(&c, "g", "l");
+        assert!(text.contains("1 of 2 slices built"), "{text}");
+        assert!(
+            text.ends_with("every slice built so far agrees\n"),
+            "{text}"
+        );
+    }
+}
