@@ -86,12 +86,23 @@ fn a_halted_build_resumes_without_redoing_slices() {
     );
     assert_eq!(stats_json(&partial).len(), 4);
     let kept = checksums(&partial);
-    let second = build("nim:triangle:6:misere", &partial, &[]);
+    let second = build("nim:triangle:6:misere", &partial, &["-v"]);
     assert!(
         stderr(&second).contains("4 of 16 slices already in"),
         "{}",
         stderr(&second)
     );
+    // Each slice's log line says how far the whole build is.
+    let progress: Vec<(u64, u64)> = stderr(&second)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|l| l["fields"]["message"] == "slice done")
+        .map(|l| {
+            let f = &l["fields"];
+            (f["done"].as_u64().unwrap(), f["of"].as_u64().unwrap())
+        })
+        .collect();
+    assert_eq!(progress, (5..=16).map(|d| (d, 16)).collect::<Vec<_>>());
     assert!(
         stdout(&second).contains("16 slices (12 new)"),
         "{}",

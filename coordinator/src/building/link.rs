@@ -182,6 +182,8 @@ impl Coordinator for Build {
             seconds = record.seconds,
             positions = record.counts.positions,
             stored_bytes = record.stored_bytes,
+            done,
+            of = self.plan.len(),
             "slice done"
         );
         if let Some(progress) = &self.progress {
