@@ -65,7 +65,11 @@ pub fn run(args: StatsArgs) -> Exit {
             format!("{:.1}K", r.stored_bytes as f64 / 1024.0),
         ]);
     }
-    let sum = |f: fn(&SliceRecord) -> u64| records.iter().map(|r| f(r)).sum::<u64>().to_string();
+    // The store's counts are read, not trusted: summed without overflow.
+    let sum = |f: fn(&SliceRecord) -> u64| {
+        let total = records.iter().fold(0u64, |n, r| n.saturating_add(f(r)));
+        total.to_string()
+    };
     row([
         text("total"),
         sum(|r| r.counts.positions),
@@ -76,7 +80,7 @@ pub fn run(args: StatsArgs) -> Exit {
         String::new(),
         format!(
             "{:.1}K",
-            records.iter().map(|r| r.stored_bytes).sum::<u64>() as f64 / 1024.0
+            records.iter().map(|r| r.stored_bytes as f64).sum::<f64>() / 1024.0
         ),
     ]);
     Ok(0)

@@ -67,8 +67,13 @@ impl Build {
             slices_waiting: waiting as u32,
             positions_total: self.plan.iter().map(|s| s.positions).sum(),
             positions_done,
-            bytes_sent: workers.iter().map(|w| w.bytes_sent).sum(),
-            bytes_received: workers.iter().map(|w| w.bytes_received).sum(),
+            // Counted from what peers sent: summed without overflow.
+            bytes_sent: workers
+                .iter()
+                .fold(0, |n, w| n.saturating_add(w.bytes_sent)),
+            bytes_received: workers
+                .iter()
+                .fold(0, |n, w| n.saturating_add(w.bytes_received)),
             elapsed,
             eta,
             complete: schedule.is_complete(),
