@@ -298,6 +298,17 @@ pub struct VerifyArgs {
     /// interrupted verify recorded.
     #[arg(long)]
     pub fresh: bool,
+    /// On a store still being built, check the slices it has so far; their
+    /// passes are kept, so the verify after the build checks only the rest.
+    #[arg(long)]
+    pub built: bool,
+    /// Check the slices of a running build as it finishes them, until the
+    /// store is complete and every slice is checked (or one fails).
+    #[arg(long)]
+    pub follow: bool,
+    /// How often `--follow` looks for newly finished slices.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600), requires = "follow")]
+    pub poll_seconds: u64,
 }
 
 #[derive(Debug, Args)]

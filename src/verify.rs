@@ -1,6 +1,6 @@
 //! `egdb verify`: checksums, then every stored position against its moves.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use std::collections::HashMap;
 
@@ -16,17 +16,70 @@ use crate::query::describe;
 use crate::Exit;
 
 pub fn run(args: VerifyArgs) -> Exit {
+    if args.follow {
+        return follow(&args);
+    }
     let tablebase = Tablebase::open(&args.store)?;
-    if !tablebase.is_complete() {
+    if !tablebase.is_complete() && !args.built {
         return Err(Failure::bad_input(format!(
-            "{} is not a complete tablebase; finish its build first",
+            "{} is not a complete tablebase; finish its build first, or check the slices \
+             it has with --built (--follow: as the build finishes them)",
             args.store.display()
         )));
     }
+    let round = check_round(&args, &tablebase, args.fresh)?;
+    Ok(finish(&args, &round))
+}
+
+/// Checks a running build's slices as they are finished: each round opens
+/// the store as it is then and checks what the journal lacks, until the
+/// store is complete (the last round reports on every slice) or a slice
+/// fails, which is worth knowing before later slices are built on it.
+fn follow(args: &VerifyArgs) -> Exit {
+    let mut fresh = args.fresh;
+    loop {
+        let tablebase = Tablebase::open(&args.store)?;
+        let round = check_round(args, &tablebase, fresh)?;
+        fresh = false;
+        if round.complete || round.failed() > 0 {
+            return Ok(finish(args, &round));
+        }
+        tracing::info!(
+            checked = round.checks.len(),
+            passed = round.planned - round.not_built,
+            not_built = round.not_built,
+            "waiting for the build to finish more slices"
+        );
+        std::thread::sleep(Duration::from_secs(args.poll_seconds));
+    }
+}
+
+/// One pass over the slices a store held when it was opened.
+struct Round {
+    /// Slices checked now (and, in a complete store, those missing).
+    checks: Vec<SliceCheck>,
+    /// Slices the journal says passed before, with the same bytes.
+    earlier: usize,
+    /// Slices of the plan an incomplete store does not have yet.
+    not_built: usize,
+    planned: usize,
+    complete: bool,
+    elapsed: Duration,
+}
+
+impl Round {
+    fn failed(&self) -> usize {
+        self.checks.iter().filter(|c| !c.passed()).count()
+    }
+}
+
+fn check_round(args: &VerifyArgs, tablebase: &Tablebase, fresh: bool) -> Result<Round, Failure> {
     let game = tablebase.game();
-    let mut journal = Journal::open(&args.store, game, args.fresh);
+    let complete = tablebase.is_complete();
+    let mut journal = Journal::open(&args.store, game, fresh);
     // Plan order: a slice's dependencies come just before it, so most of
-    // them are still decoded in memory when it is checked.
+    // them are still decoded in memory when it is checked. A built slice's
+    // dependencies were built before it.
     let records: HashMap<String, &SliceRecord> = tablebase
         .records()
         .into_iter()
@@ -37,14 +90,26 @@ pub fn run(args: VerifyArgs) -> Exit {
         .into_iter()
         .map(|s| s.id.to_string())
         .collect();
-    let positions: u64 = records.values().map(|r| r.counts.positions).sum();
+    let positions = records
+        .values()
+        .fold(0u64, |n, r| n.saturating_add(r.counts.positions));
     let bar = positions_bar(positions);
     let started = Instant::now();
-    let mut verifier = Verifier::new(&tablebase, args.memory.unwrap_or_else(default_memory));
-    let mut checks = Vec::with_capacity(plan.len());
-    let mut earlier = 0;
+    let mut verifier = Verifier::new(tablebase, args.memory.unwrap_or_else(default_memory));
+    let mut round = Round {
+        checks: Vec::with_capacity(plan.len()),
+        earlier: 0,
+        not_built: 0,
+        planned: plan.len(),
+        complete,
+        elapsed: Duration::ZERO,
+    };
     for slice in &plan {
         let Some(record) = records.get(slice) else {
+            if !complete {
+                round.not_built += 1;
+                continue;
+            }
             // A complete store holds every slice of its plan.
             let check = SliceCheck {
                 slice: slice.clone(),
@@ -54,11 +119,11 @@ pub fn run(args: VerifyArgs) -> Exit {
                 ..SliceCheck::default()
             };
             tracing::warn!(%slice, "{}", failure_line(&check));
-            checks.push(check);
+            round.checks.push(check);
             continue;
         };
         if journal.passed(slice, record.raw_crc32) {
-            earlier += 1;
+            round.earlier += 1;
             bar.inc(record.counts.positions);
             bar.reset_eta();
             continue;
@@ -72,35 +137,57 @@ pub fn run(args: VerifyArgs) -> Exit {
         }
         tracing::info!(slice = %check.slice, positions = check.positions, mismatches = check.mismatches, "slice verified");
         bar.inc(record.counts.positions);
-        checks.push(check);
+        round.checks.push(check);
     }
     bar.finish_and_clear();
-    let failed: Vec<&SliceCheck> = checks.iter().filter(|c| !c.passed()).collect();
-    let checked: u64 = checks.iter().map(|c| c.positions).sum();
-    if failed.is_empty() {
+    // The journal goes once a whole store has passed; a store still being
+    // built keeps it for the checks to come.
+    if complete && round.failed() == 0 {
         journal.finish();
     }
+    round.elapsed = started.elapsed();
+    Ok(round)
+}
+
+/// Prints a round's report; the exit status: 1 when a slice failed.
+fn finish(args: &VerifyArgs, round: &Round) -> i32 {
+    let failed: Vec<&SliceCheck> = round.checks.iter().filter(|c| !c.passed()).collect();
+    let checked = round
+        .checks
+        .iter()
+        .fold(0u64, |n, c| n.saturating_add(c.positions));
     if args.json {
-        let slices: Vec<serde_json::Value> = checks.iter().map(as_json).collect();
+        let slices: Vec<serde_json::Value> = round.checks.iter().map(as_json).collect();
         println!("{:#}", serde_json::Value::Array(slices));
     } else {
         for check in &failed {
             print!("{}", report(check));
         }
-        let resumed = if earlier > 0 {
-            format!(" ({earlier} passed in an earlier, interrupted verify)")
+        let resumed = if round.earlier > 0 {
+            format!(
+                " ({} passed in an earlier verify, kept in its journal)",
+                round.earlier
+            )
         } else {
             String::new()
         };
+        let built = round.planned - round.not_built;
+        let passed = built - failed.len();
+        let (what, unbuilt) = if round.complete {
+            (format!("{passed} of {built} slices"), String::new())
+        } else {
+            (
+                format!("{passed} of the {built} slices built so far"),
+                format!("; {} of {} not built yet", round.not_built, round.planned),
+            )
+        };
         println!(
-            "{}: {} of {} slices passed{resumed}; {checked} stored positions checked against their moves in {:.1} s",
+            "{}: {what} passed{resumed}{unbuilt}; {checked} stored positions checked against their moves in {:.1} s",
             args.store.display(),
-            plan.len() - failed.len(),
-            plan.len(),
-            started.elapsed().as_secs_f64()
+            round.elapsed.as_secs_f64()
         );
     }
-    Ok(if failed.is_empty() { 0 } else { 1 })
+    i32::from(!failed.is_empty())
 }
 
 fn failure_line(check: &SliceCheck) -> String {

@@ -176,7 +176,7 @@ fn a_verify_run_again_skips_the_slices_that_passed() {
     assert!(said.contains(&format!("slice {slice}: FAILED")), "{said}");
     assert!(
         said.contains(&format!(
-            "{passed} of {slices} slices passed ({passed} passed in an earlier, interrupted verify)"
+            "{passed} of {slices} slices passed ({passed} passed in an earlier verify, kept in its journal)"
         )),
         "{said}"
     );
@@ -340,4 +340,104 @@ fn compare_holds_a_store_finished_or_building_to_a_published_checksum_list() {
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
         assert!(stderr(&out).contains(&said), "{said}: {}", stderr(&out));
     }
+}
+
+#[test]
+fn a_store_still_being_built_is_checked_as_far_as_it_goes_and_the_rest_later() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("tw4");
+    let whole = stats_json(&{
+        let reference = dir.path().join("reference");
+        build("morris:taiwan:4", &reference, &[]);
+        reference
+    })
+    .len();
+    build("morris:taiwan:4", &store, &["--max-slices", "5"]);
+    let refused = verify(&store);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(stderr(&refused).contains("--built"), "{}", stderr(&refused));
+
+    let so_far = egdb(&["verify", "--built", "--store", store.to_str().unwrap()]);
+    assert!(so_far.status.success(), "{}", stderr(&so_far));
+    assert!(
+        stdout(&so_far).contains(&format!(
+            "5 of the 5 slices built so far passed; {} of {whole} not built yet",
+            whole - 5
+        )),
+        "{}",
+        stdout(&so_far)
+    );
+    build("morris:taiwan:4", &store, &[]);
+    let rest = verify(&store);
+    assert!(rest.status.success(), "{}", stderr(&rest));
+    assert!(
+        stdout(&rest).contains(&format!(
+            "{whole} of {whole} slices passed (5 passed in an earlier verify"
+        )),
+        "{}",
+        stdout(&rest)
+    );
+}
+
+fn follow(store: &Path) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_egdb"))
+        .args(["verify", "--follow", "--poll-seconds", "1", "--store"])
+        .arg(store)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn follow_checks_a_build_as_it_runs_and_stops_at_the_first_bad_slice() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("tw4");
+    build("morris:taiwan:4", &store, &["--max-slices", "3"]);
+    let following = follow(&store);
+    // The build goes on in steps while the verify follows it.
+    for _ in 0..4 {
+        std::thread::sleep(std::time::Duration::from_millis(700));
+        build("morris:taiwan:4", &store, &["--max-slices", "15"]);
+    }
+    build("morris:taiwan:4", &store, &[]);
+    let slices = stats_json(&store).len();
+    let out = finish(
+        following,
+        "verify --follow",
+        std::time::Duration::from_secs(120),
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!("{slices} of {slices} slices passed (")),
+        "the last round finds the earlier rounds' passes: {}",
+        stdout(&out)
+    );
+
+    // A bad slice stops the following verify without waiting for the end.
+    let bad = dir.path().join("bad");
+    build("morris:taiwan:4", &bad, &["--max-slices", "20"]);
+    let slice = largest_slice(&bad);
+    rewrite_slice(&bad, &slice, |_, raw| {
+        let mut cells = morris_cells(raw);
+        let at = cells.iter().position(|&c| c != 0).unwrap();
+        cells[at] ^= 1 << 15;
+        put_cells(raw, &cells);
+    });
+    let out = finish(
+        follow(&bad),
+        "verify --follow",
+        std::time::Duration::from_secs(60),
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains(&format!("slice {slice}: FAILED")),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stdout(&out).contains("slices built so far"),
+        "{}",
+        stdout(&out)
+    );
 }
