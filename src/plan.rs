@@ -2,7 +2,7 @@
 //! needs, and a projection of the time from rates measured in a finished
 //! store.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use egdb_coordinator::building::memory_need;
 use egdb_db_format::SliceRecord;
@@ -20,10 +20,17 @@ pub fn run(args: PlanArgs) -> Exit {
     let game = Game::from_spec(&spec)?;
     let plan = game.slices();
     let encoding = cell_encoding(&game, args.depth);
-    let rates = match &args.rates_from {
-        Some(dir) => Some(Rates::of(&Tablebase::open(dir)?)),
+    let source = match &args.rates_from {
+        Some(dir) => Some(Tablebase::open(dir)?),
         None => None,
     };
+    let rates = source.as_ref().map(Rates::of);
+    // Rates from a store of this very game, still being built: what is
+    // left of its build.
+    let built: Option<HashSet<&str>> = source
+        .as_ref()
+        .filter(|s| s.game().spec() == game.spec() && s.game().fingerprint() == game.fingerprint())
+        .map(|s| s.records().into_iter().map(|r| r.slice.as_str()).collect());
     let rows: Vec<Row> = plan
         .iter()
         .map(|s| Row {
@@ -42,6 +49,11 @@ pub fn run(args: PlanArgs) -> Exit {
     let largest = rows.iter().max_by_key(|r| r.memory);
     let total = |f: fn(&Row) -> u64| rows.iter().map(f).sum::<u64>();
     let projected: Option<f64> = rows.iter().map(|r| r.seconds).sum();
+    let left: Option<(usize, Option<f64>)> = built.as_ref().map(|built| {
+        let rows = rows.iter().filter(|r| !built.contains(r.slice.as_str()));
+        let seconds = rows.clone().map(|r| r.seconds).sum();
+        (rows.count(), seconds)
+    });
     let fits = args
         .memory
         .map(|budget| largest.is_none_or(|r| r.memory <= budget));
@@ -60,6 +72,8 @@ pub fn run(args: PlanArgs) -> Exit {
             "rates_from": args.rates_from.as_ref().map(|p| p.display().to_string()),
             "seconds_per_entry": rates.as_ref().map(|r| r.per_entry.clone()),
             "projected_seconds": projected,
+            "slices_left": left.map(|(n, _)| n),
+            "projected_seconds_left": left.and_then(|(_, s)| s),
         });
         println!("{out}");
         return Ok(0);
@@ -110,6 +124,16 @@ pub fn run(args: PlanArgs) -> Exit {
                 .as_ref()
                 .map_or(String::new(), |p| p.display().to_string()),
             shown.join(", ")
+        );
+    }
+    if let Some((slices, seconds)) = left {
+        println!(
+            "left of this build: {slices} of {} slices{}",
+            rows.len(),
+            seconds.map_or(String::new(), |s| format!(
+                ", projected {:.1} h at these rates",
+                s / 3600.0
+            ))
         );
     }
     Ok(0)

@@ -233,3 +233,42 @@ fn nine_and_twelve_pieces_are_planned_within_twenty_gib() {
             .all(|s| s["memory_need"].as_u64().unwrap() <= 20 << 30));
     }
 }
+
+#[test]
+fn a_plan_with_the_rates_of_its_own_build_in_progress_projects_what_is_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("tw4");
+    build("morris:taiwan:4", &store, &["--max-slices", "30"]);
+    let plan = |spec: &str| {
+        let out = egdb(&[
+            "plan",
+            spec,
+            "--rates-from",
+            store.to_str().unwrap(),
+            "--json",
+        ]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let own = plan("morris:taiwan:4");
+    let slices = own["slices"].as_array().unwrap();
+    assert_eq!(own["slices_left"], slices.len() - 30);
+    let built: std::collections::HashSet<String> = stats_json(&store)
+        .iter()
+        .map(|s| s["slice"].as_str().unwrap().to_string())
+        .collect();
+    let left: f64 = slices
+        .iter()
+        .filter(|s| !built.contains(s["slice"].as_str().unwrap()))
+        .map(|s| s["projected_seconds"].as_f64().unwrap())
+        .sum();
+    let said = own["projected_seconds_left"].as_f64().unwrap();
+    assert!(
+        (said - left).abs() <= 1e-9 * left.max(1.0),
+        "{said} vs {left}"
+    );
+    // Another game's store lends its rates, but nothing of it is "left".
+    let other = plan("morris:standard:4");
+    assert!(other["projected_seconds"].as_f64().is_some());
+    assert!(other["slices_left"].is_null() && other["projected_seconds_left"].is_null());
+}
