@@ -204,14 +204,22 @@ pub fn start_worker(url: &str, name: &str, extra: &[&str]) -> Child {
 pub fn finish(child: Child, what: &str, limit: Duration) -> std::process::Output {
     let started = Instant::now();
     let id = child.id();
+    let ended = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watched = ended.clone();
     let watchdog = std::thread::spawn(move || {
         while started.elapsed() < limit {
+            if watched.load(std::sync::atomic::Ordering::SeqCst) {
+                // Reaped: its pid may already be another process's.
+                return;
+            }
             std::thread::sleep(Duration::from_millis(200));
         }
-        // SAFETY: kills our own child if it is still there after the limit.
+        // SAFETY: kills our own child, still unreaped after the limit (the
+        // wait below has not returned, so the pid is still ours).
         unsafe { libc::kill(id as libc::pid_t, libc::SIGKILL) };
     });
     let out = child.wait_with_output().unwrap();
+    ended.store(true, std::sync::atomic::Ordering::SeqCst);
     drop(watchdog);
     assert!(
         started.elapsed() < limit,
