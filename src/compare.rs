@@ -121,21 +121,13 @@ fn as_text(c: &Comparison, game: &str, against: &str) -> String {
             here.positions, here.crc, there.positions, there.crc
         );
     }
-    if !c.unlisted.is_empty() {
-        let _ = writeln!(
-            out,
-            "slices of the game the list lacks ({}): {}",
-            c.unlisted.len(),
-            c.unlisted.join(" ")
-        );
-    }
-    if !c.not_in_plan.is_empty() {
-        let _ = writeln!(
-            out,
-            "listed slices that are not the game's ({}): {}",
-            c.not_in_plan.len(),
-            c.not_in_plan.join(" ")
-        );
+    for (what, slices) in [
+        ("slices of the game the list lacks", &c.unlisted),
+        ("listed slices that are not the game's", &c.not_in_plan),
+    ] {
+        if !slices.is_empty() {
+            let _ = writeln!(out, "{what} ({}): {}", slices.len(), slices.join(" "));
+        }
     }
     out += if !c.agrees() {
         "the store and the list differ\n"
