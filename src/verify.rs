@@ -46,7 +46,7 @@ fn follow(args: &VerifyArgs) -> Exit {
         }
         tracing::info!(
             checked = round.checks.len(),
-            passed = round.planned - round.not_built,
+            built = round.planned - round.not_built,
             not_built = round.not_built,
             "waiting for the build to finish more slices"
         );
