@@ -15,6 +15,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::cli::BuildArgs;
 use crate::failure::Failure;
+use crate::verify::report;
 use crate::Exit;
 
 /// Exit status after Ctrl-C, as shells report it.
@@ -54,6 +55,7 @@ impl TryFrom<BuildArgs> for BuildConfig {
                 max_slices: args.max_slices,
                 deep_verify: false,
                 lease_seconds: LOCAL_LEASE_SECONDS,
+                verify_as_built: args.verify_as_built,
             },
             workers: args.workers,
             zstd_level: args.zstd_level,
@@ -126,6 +128,17 @@ pub fn run(args: BuildArgs) -> Exit {
         }
     }
     let done = build.done();
+    let failures = build.failures();
+    if !failures.is_empty() {
+        for check in &failures {
+            print!("{}", report(check));
+        }
+        return Err(Failure::failed(format!(
+            "a stored slice failed its check, so the build stopped at {done} of {total} slices; \
+             `egdb verify --built --store {}` says more",
+            store_path.display()
+        )));
+    }
     if !build.is_complete()? {
         if cancel.load(Ordering::SeqCst) {
             eprintln!(
@@ -137,12 +150,18 @@ pub fn run(args: BuildArgs) -> Exit {
         return Ok(0);
     }
     let stored: u64 = build.store().slices()?.iter().map(|r| r.stored_bytes).sum();
+    let verified = if build.verifies_as_built() {
+        build.finish_verify();
+        "; every slice verified as it was stored"
+    } else {
+        ""
+    };
     drop(build);
     let seconds = started.elapsed().as_secs_f64();
     let tablebase = Tablebase::open(&store_path)?;
     let start = tablebase.start()?;
     println!(
-        "built {spec} in {}: {total} slices ({} new), {positions} positions, {seconds:.1} s, {:.1} MiB stored; start position: {}{}",
+        "built {spec} in {}: {total} slices ({} new), {positions} positions, {seconds:.1} s, {:.1} MiB stored{verified}; start position: {}{}",
         store_path.display(),
         done - done_before,
         stored as f64 / (1 << 20) as f64,

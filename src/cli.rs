@@ -147,6 +147,11 @@ pub struct CoordinatorArgs {
     /// verify journal, so a coordinator started again goes on.
     #[arg(long)]
     pub verify: bool,
+    /// Check every slice against its moves once it is stored; no slice is
+    /// solved from one that has not passed, and the build stops at the
+    /// first that fails.
+    #[arg(long, conflicts_with = "verify")]
+    pub verify_as_built: bool,
 }
 
 #[derive(Debug, Args)]
@@ -209,6 +214,11 @@ pub struct BuildArgs {
     /// Stop after solving this many slices; a re-run goes on from there.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub max_slices: Option<u64>,
+    /// Check every slice against its moves once it is stored; no slice is
+    /// solved from one that has not passed, and the build stops at the
+    /// first that fails.
+    #[arg(long)]
+    pub verify_as_built: bool,
     /// zstd level of the stored blocks, -7 (fastest) to 22 (smallest).
     #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-7..=22))]
     pub zstd_level: i32,

@@ -52,6 +52,7 @@ impl TryFrom<CoordinatorArgs> for CoordinatorSetup {
             max_slices: None,
             deep_verify: true,
             lease_seconds: args.lease_seconds.as_secs_f64(),
+            verify_as_built: args.verify_as_built,
         };
         let build = if args.verify {
             Build::open_verify(&args.store, &game, options)?
@@ -136,6 +137,23 @@ pub fn run(args: CoordinatorArgs) -> Exit {
     if build.is_verifying() {
         return Ok(verify_report(&build, &store));
     }
+    let failures = build.failures();
+    if !failures.is_empty() {
+        for check in &failures {
+            print!("{}", report(check));
+        }
+        return Err(Failure::failed(format!(
+            "a stored slice failed its check, so the build stopped at {done} of {total} slices"
+        )));
+    }
+    if build.verifies_as_built() {
+        build.finish_verify();
+        println!(
+            "built {spec} in {}: {total} slices, each verified as it was stored",
+            store.display()
+        );
+        return Ok(0);
+    }
     println!("built {spec} in {}: {total} slices", store.display());
     Ok(0)
 }
@@ -175,7 +193,8 @@ fn warn_if_open(address: std::net::SocketAddr, token: bool, tls: bool) {
 
 async fn until_complete(build: &Build) {
     loop {
-        if build.is_complete().unwrap_or(false) {
+        // Halted: a slice failed its check in a build that verifies as it goes.
+        if build.is_complete().unwrap_or(false) || build.is_finished() {
             return;
         }
         tokio::time::sleep(Duration::from_millis(200)).await;

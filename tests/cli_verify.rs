@@ -441,3 +441,52 @@ fn follow_checks_a_build_as_it_runs_and_stops_at_the_first_bad_slice() {
         stdout(&out)
     );
 }
+
+#[test]
+fn build_verify_as_built_checks_every_slice_and_stops_at_a_bad_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, reference) = (dir.path().join("tw4"), dir.path().join("reference"));
+    build("morris:taiwan:4", &reference, &[]);
+    let checked = build("morris:taiwan:4", &store, &["--verify-as-built"]);
+    assert!(
+        stdout(&checked).contains("every slice verified as it was stored"),
+        "{}",
+        stdout(&checked)
+    );
+    assert_eq!(checksums(&store), checksums(&reference));
+
+    // A slice changed behind good checksums in a build half done: going on
+    // with --verify-as-built checks it first and stops there.
+    let half = dir.path().join("half");
+    build("morris:taiwan:4", &half, &["--max-slices", "30"]);
+    let slice = largest_slice(&half);
+    rewrite_slice(&half, &slice, |_, raw| {
+        let mut cells = morris_cells(raw);
+        let at = cells.iter().position(|&c| c != 0).unwrap();
+        cells[at] ^= 1 << 15;
+        put_cells(raw, &cells);
+    });
+    let before = stats_json(&half).len();
+    let stopped = egdb(&[
+        "build",
+        "morris:taiwan:4",
+        "--store",
+        half.to_str().unwrap(),
+        "--verify-as-built",
+    ]);
+    assert_eq!(stopped.status.code(), Some(1), "{}", stderr(&stopped));
+    assert!(
+        stdout(&stopped).contains(&format!("slice {slice}: FAILED")),
+        "{}",
+        stdout(&stopped)
+    );
+    assert!(
+        stderr(&stopped).contains("failed its check"),
+        "{}",
+        stderr(&stopped)
+    );
+    let after = stats_json(&half).len();
+    assert!(after < checksums(&reference).len(), "{before} → {after}");
+    let refused = verify(&half);
+    assert_eq!(refused.status.code(), Some(2), "still not complete");
+}

@@ -151,3 +151,73 @@ fn a_changed_value_and_a_damaged_block_fail_and_a_second_run_checks_only_them() 
         stdout(&again)
     );
 }
+
+#[test]
+fn a_cluster_build_checks_each_slice_before_anything_is_built_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, reference) = (dir.path().join("t5"), dir.path().join("reference"));
+    let game = "nim:triangle:5:normal";
+    let (coordinator, url) = spawn_listening(&[
+        "coordinator",
+        game,
+        "--store",
+        store.to_str().unwrap(),
+        "--listen",
+        "127.0.0.1:0",
+        "--verify-as-built",
+        "-v",
+    ]);
+    let workers: Vec<Child> = (0..2)
+        .map(|i| start_worker(&url, &format!("w{i}")))
+        .collect();
+    let limit = Duration::from_secs(300);
+    let out = finish(coordinator, "coordinator", limit);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("each verified as it was stored"),
+        "{}",
+        stdout(&out)
+    );
+    for worker in workers {
+        let done = finish(worker, "worker", limit);
+        assert!(done.status.success(), "{}", stderr(&done));
+    }
+    build(game, &reference, &[]);
+    assert_eq!(checksums(&store), checksums(&reference));
+    assert!(
+        !store.join("verify.journal").exists(),
+        "a build that passed keeps no journal"
+    );
+    // In the coordinator's log, every slice was verified before any slice
+    // that reads it was stored.
+    let events: Vec<(String, String)> = stderr(&out)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter_map(|l| {
+            let f = &l["fields"];
+            Some((
+                f["message"].as_str()?.to_string(),
+                f["slice"].as_str()?.to_string(),
+            ))
+        })
+        .collect();
+    let at = |message: &str, slice: &str| {
+        events
+            .iter()
+            .position(|(m, s)| m == message && s == slice)
+            .unwrap_or_else(|| panic!("no {message:?} for {slice}"))
+    };
+    let spec: egdb_games::GameSpec = game.parse().unwrap();
+    let plan = egdb_games::Game::from_spec(&spec).unwrap().slices();
+    for slice in &plan {
+        let stored = at("slice done", slice.id.as_str());
+        assert!(at("slice verified", slice.id.as_str()) > stored);
+        for read in &slice.dependencies {
+            assert!(
+                at("slice verified", read.as_str()) < stored,
+                "{} was stored before {read} was verified",
+                slice.id
+            );
+        }
+    }
+}

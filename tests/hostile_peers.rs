@@ -240,3 +240,69 @@ fn a_second_worker_process_under_a_taken_name_waits_until_the_first_falls_silent
     let task = patient.lease("w").unwrap().task().expect("a ready slice");
     assert_eq!(task.slice_id, held.slice_id);
 }
+
+#[test]
+fn a_table_that_lies_behind_good_checksums_is_caught_before_anything_is_built_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, reference) = (dir.path().join("t4.egdb"), dir.path().join("reference"));
+    build(GAME, &reference, &[]);
+    let mut server = coordinator_with(&store, &["--verify-as-built"]);
+    let mallory = peer(&server.url, "mallory");
+    let task = mallory
+        .lease("mallory")
+        .unwrap()
+        .task()
+        .expect("a ready slice");
+    // The true table with one value turned: every checksum holds.
+    let (record, mut raw) = Store::open_read_only(&reference)
+        .unwrap()
+        .read_slice(&task.slice_id)
+        .unwrap();
+    raw[0] ^= 1;
+    let lie = SliceResult {
+        shard: encode_shard(&task.slice_id, record.encoding, &raw, 65536, 1).unwrap(),
+        counts: record.counts.clone(),
+        solve_time: Duration::ZERO,
+    };
+    mallory
+        .complete("mallory", lie)
+        .expect("taken: only a check can tell");
+    // An honest worker checks it before solving anything that reads it.
+    let honest = start_worker(&server.url, "alice", &[]);
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the coordinator did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut said = String::new();
+    std::io::Read::read_to_string(&mut server.child.stdout.take().unwrap(), &mut said).unwrap();
+    assert_eq!(status.code(), Some(1), "{said}");
+    assert!(
+        said.contains(&format!("slice {}: FAILED", task.slice_id)),
+        "{said}"
+    );
+    let worker = finish(honest, "honest worker", Duration::from_secs(60));
+    assert!(worker.status.success(), "{}", stderr(&worker));
+    let (plan, _) = plan();
+    let stored = stored_slices(&store);
+    for slice in plan.iter().filter(|s| stored.contains(&s.id.to_string())) {
+        assert!(
+            !slice
+                .dependencies
+                .iter()
+                .any(|d| d.as_str() == task.slice_id),
+            "{} was built on the lie",
+            slice.id
+        );
+    }
+    assert!(!Store::open_read_only(&store)
+        .unwrap()
+        .is_complete()
+        .unwrap());
+}

@@ -75,6 +75,7 @@ fn options(deep_verify: bool) -> BuildOptions {
         max_slices: None,
         deep_verify,
         lease_seconds: 3600.0,
+        verify_as_built: false,
     }
 }
 

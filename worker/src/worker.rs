@@ -233,6 +233,8 @@ impl<'a> Worker<'a> {
     /// [`WorkerError::BadTask`] for a task that names no slice of its game;
     /// shard, engine and coordinator errors.
     pub fn solve(&mut self, task: &Task, cancel: &AtomicBool) -> Result<SliceResult, WorkerError> {
+        // Slices kept decoded for checks would sit beside the solve's own.
+        self.checker = None;
         let options = ShardOptions {
             block_bytes: self.config.block_bytes,
             zstd_level: self.config.zstd_level,

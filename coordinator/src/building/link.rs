@@ -67,18 +67,20 @@ impl Coordinator for Build {
         for (slice, holder) in expired {
             tracing::warn!(slice, worker = %holder, "lease expired without a heartbeat; the slice is ready again");
         }
+        let slices = self.plan.len();
         Ok(match offer {
-            Offer::Slice(i) => Lease::Task(self.task(&self.plan[i])),
+            Offer::Slice(i) if i < slices => Lease::Task(self.task(&self.plan[i], !self.solving)),
+            // The jobs after the slices are their checks.
+            Offer::Slice(i) => Lease::Task(self.task(&self.plan[i - slices], true)),
             Offer::Wait => Lease::Wait,
             Offer::Stop => Lease::Stop,
         })
     }
 
     fn heartbeat(&self, worker: &str, slice_id: &str) -> Result<bool, LinkError> {
-        Ok(self
-            .lock()
-            .schedule
-            .heartbeat(worker, slice_id, Instant::now()))
+        let mut state = self.lock();
+        let job = self.held_job(&state, worker, slice_id);
+        Ok(state.schedule.heartbeat(worker, &job, Instant::now()))
     }
 
     fn fetch_shard(&self, worker: &str, slice_id: &str) -> Result<Shard, LinkError> {
@@ -101,7 +103,7 @@ impl Coordinator for Build {
     }
 
     fn admit_result(&self, worker: &str, header: &Shard) -> Result<(), LinkError> {
-        if self.verifying.is_some() {
+        if !self.solving {
             return Err(LinkError::refused(
                 "this coordinator verifies a finished store; it takes no results",
             ));
@@ -120,7 +122,7 @@ impl Coordinator for Build {
     }
 
     fn complete(&self, worker: &str, result: SliceResult) -> Result<(), LinkError> {
-        if self.verifying.is_some() {
+        if !self.solving {
             return Err(LinkError::refused(
                 "this coordinator verifies a finished store; it takes no results",
             ));
@@ -157,6 +159,8 @@ impl Coordinator for Build {
         self.store
             .put_slice(&record, &blocks)
             .map_err(|e| LinkError::internal(e.to_string()))?;
+        // Before the slice is done: its check may be leased at once.
+        self.stored_crc(&record.slice, record.raw_crc32);
         let (done, halted) = {
             let mut state = self.lock();
             if state.schedule.finish(&record.slice) {
@@ -174,7 +178,7 @@ impl Coordinator for Build {
             {
                 state.schedule.halt();
             }
-            (state.schedule.done_count(), state.schedule.is_halted())
+            (self.solved(&state), state.schedule.is_halted())
         };
         tracing::info!(
             slice = %record.slice,
@@ -207,7 +211,8 @@ impl Coordinator for Build {
         {
             let mut state = self.lock();
             state.schedule.seen(worker, Instant::now());
-            state.schedule.release(worker, slice_id);
+            let job = self.held_job(&state, worker, slice_id);
+            state.schedule.release(worker, &job);
         }
         tracing::warn!(worker, slice = slice_id, reason, "lease given back");
         Ok(())

@@ -41,6 +41,9 @@ pub struct BuildOptions {
     /// A lease not renewed by a heartbeat for this long is given to another
     /// worker.
     pub lease_seconds: f64,
+    /// Check every slice against its moves once it is stored, solve none
+    /// from a slice that has not passed, and stop at the first that fails.
+    pub verify_as_built: bool,
 }
 
 /// Told of a build's progress.
@@ -60,8 +63,11 @@ pub struct Build {
     progress: Option<Box<dyn BuildProgress>>,
     /// When this run of the build began (for rates and the ETA).
     started: Instant,
-    /// Set when the build verifies a finished store instead of solving.
+    /// Checks taken of workers: a store verified instead of solved, or
+    /// a build that checks its slices as they are stored.
     verifying: Option<verifying::Verifying>,
+    /// Whether slices are solved (false: a finished store is verified).
+    solving: bool,
 }
 
 /// What changes while a build runs, under one lock.
@@ -82,16 +88,35 @@ impl State {
     }
 }
 
-/// The scheduler's view of a plan: each slice with the memory it needs.
-fn jobs(plan: &[SliceInfo], needs: &[u64]) -> Vec<Job> {
-    plan.iter()
-        .zip(needs)
-        .map(|(slice, &memory)| Job {
+/// The scheduler's id of the check of a slice in a build that verifies as
+/// it goes (the jobs after the solves in the job list).
+const CHECK: &str = "check:";
+
+/// The scheduler's view of a plan: each slice with the memory it needs;
+/// with `checks` (memory each), then a check of each slice, ready once the
+/// slice is stored, and no slice is solved before the slices it reads
+/// have passed theirs: nothing is built on a bad table.
+fn jobs(plan: &[SliceInfo], needs: &[u64], checks: Option<&[u64]>) -> Vec<Job> {
+    let solves = plan.iter().zip(needs).map(|(slice, &memory)| {
+        let reads = slice.dependencies.iter().map(|d| d.to_string());
+        let checked = slice.dependencies.iter().map(|d| format!("{CHECK}{d}"));
+        Job {
             id: slice.id.to_string(),
-            dependencies: slice.dependencies.iter().map(|d| d.to_string()).collect(),
+            dependencies: match checks {
+                Some(_) => reads.chain(checked).collect(),
+                None => reads.collect(),
+            },
+            memory,
+        }
+    });
+    let checks = checks.into_iter().flat_map(|checks| {
+        plan.iter().zip(checks).map(|(slice, &memory)| Job {
+            id: format!("{CHECK}{}", slice.id),
+            dependencies: vec![slice.id.to_string()],
             memory,
         })
-        .collect()
+    });
+    solves.chain(checks).collect()
 }
 
 impl Build {
@@ -123,26 +148,45 @@ impl Build {
             }
         }
         let store = Store::create_or_open(path, &identity(game, options.depth))?;
-        let done: Vec<String> = store.slices()?.into_iter().map(|r| r.slice).collect();
+        let records = store.slices()?;
+        let mut done: Vec<String> = records.iter().map(|r| r.slice.clone()).collect();
+        let (checks, verifying) = if options.verify_as_built {
+            let checking = verifying::Verifying::of_build(path, game, &records);
+            // Slices that passed before, with the bytes the store holds.
+            done.extend(
+                records
+                    .iter()
+                    .filter(|r| checking.passed(&r.slice, r.raw_crc32))
+                    .map(|r| format!("{CHECK}{}", r.slice)),
+            );
+            (
+                Some(verifying::check_needs(&plan, encoding)),
+                Some(checking),
+            )
+        } else {
+            (None, None)
+        };
+        let jobs = jobs(&plan, &needs, checks.as_deref());
         let done = done.iter().map(String::as_str);
         Ok(Build::assemble(
-            store, plan, &needs, encoding, options, done, None,
+            store, plan, jobs, encoding, options, done, verifying, true,
         ))
     }
 
-    /// A build over an opened store whose `done` slices are done; a
-    /// verifying one (`verifying` set) leases slices in any order.
+    /// A build over an opened store whose `done` jobs are done; one that
+    /// only verifies (not `solving`) leases slices in any order.
+    #[allow(clippy::too_many_arguments)]
     fn assemble<'a>(
         store: Store,
         plan: Vec<SliceInfo>,
-        needs: &[u64],
+        jobs: Vec<Job>,
         encoding: CellEncoding,
         options: BuildOptions,
         done: impl IntoIterator<Item = &'a str>,
         verifying: Option<verifying::Verifying>,
+        solving: bool,
     ) -> Build {
-        let any_order = verifying.is_some();
-        let schedule = Scheduler::new(jobs(&plan, needs), done, lease_length(&options), any_order);
+        let schedule = Scheduler::new(jobs, done, lease_length(&options), !solving);
         Build {
             store,
             plan,
@@ -152,6 +196,7 @@ impl Build {
             progress: None,
             started: Instant::now(),
             verifying,
+            solving,
         }
     }
 
@@ -168,9 +213,34 @@ impl Build {
         &self.plan
     }
 
-    /// Slices done so far.
+    /// Slices done so far: stored, or (verifying a store) checked.
     pub fn done(&self) -> usize {
-        self.lock().schedule.done_count()
+        self.solved(&self.lock())
+    }
+
+    fn solved(&self, state: &State) -> usize {
+        if self.solving && self.verifying.is_some() {
+            // Checks are jobs too; count the slices.
+            let done = |s: &&SliceInfo| state.schedule.is_done(s.id.as_str());
+            return self.plan.iter().filter(done).count();
+        }
+        state.schedule.done_count()
+    }
+
+    /// The scheduler's id of the job of `slice` that `worker` holds: its
+    /// check, in a build that verifies as it goes and leased it that.
+    fn held_job(&self, state: &State, worker: &str, slice: &str) -> String {
+        let check = format!("{CHECK}{slice}");
+        if self.solving && state.schedule.holds(worker, &check) {
+            return check;
+        }
+        slice.to_string()
+    }
+
+    /// Every job done, or the build halted (asked to stop after so many
+    /// slices, or a slice failed its check).
+    pub fn is_finished(&self) -> bool {
+        self.lock().schedule.is_finished()
     }
 
     /// Whether every worker that registered has been told to stop (a build
@@ -185,7 +255,7 @@ impl Build {
     /// Store I/O errors.
     pub fn is_complete(&self) -> Result<bool, CoordinatorError> {
         let complete = self.lock().schedule.is_complete();
-        if complete && self.verifying.is_none() && !self.store.is_complete()? {
+        if complete && self.solving && !self.store.is_complete()? {
             self.store.set_complete()?;
         }
         Ok(complete)
@@ -199,7 +269,7 @@ impl Build {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn task(&self, slice: &SliceInfo) -> Task {
+    fn task(&self, slice: &SliceInfo, verify: bool) -> Task {
         let identity = self.store.identity();
         Task {
             game: identity.game.clone(),
@@ -207,7 +277,7 @@ impl Build {
             slice_id: slice.id.to_string(),
             depth: self.store.identity().depth,
             dependencies: slice.dependencies.iter().map(|d| d.to_string()).collect(),
-            verify: self.verifying.is_some(),
+            verify,
         }
     }
 

@@ -61,7 +61,7 @@ impl Build {
         BuildStatus {
             game: self.store.identity().game.clone(),
             slices_total: self.plan.len() as u32,
-            slices_done: schedule.done_count() as u32,
+            slices_done: self.solved(&state) as u32,
             slices_running: running as u32,
             slices_ready: ready as u32,
             slices_waiting: waiting as u32,

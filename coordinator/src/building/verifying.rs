@@ -10,7 +10,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use egdb_db_format::{FormatError, Store};
+use egdb_db_format::{CellEncoding, FormatError, SliceRecord, Store};
 use egdb_games::{Game, SliceInfo};
 use egdb_proto::CheckReport;
 use egdb_proto::LinkError;
@@ -25,8 +25,9 @@ use egdb_tablebase::verify::Journal;
 pub(super) struct Verifying {
     /// `None` once removed at the end.
     journal: Mutex<Option<Journal>>,
-    /// Each stored slice's checksum: what a pass is recorded against.
-    crcs: HashMap<String, u32>,
+    /// Each stored slice's checksum: what a pass is recorded against (a
+    /// build that verifies as it goes adds each slice it stores).
+    crcs: Mutex<HashMap<String, u32>>,
     failures: Mutex<Vec<SliceCheck>>,
 }
 
@@ -62,19 +63,7 @@ impl Build {
         }
         let plan = stored.slices();
         let encoding = cell_encoding(&stored, store.identity().depth);
-        // A worker holds the slice and every slice it reads, decoded.
-        let raw = |s: &SliceInfo| encoding.table_bytes(s.entries);
-        let needs: Vec<u64> = plan
-            .iter()
-            .map(|slice| {
-                let reads: u64 = plan
-                    .iter()
-                    .filter(|s| slice.dependencies.contains(&s.id))
-                    .map(raw)
-                    .sum();
-                raw(slice) + reads
-            })
-            .collect();
+        let needs = check_needs(&plan, encoding);
         let crcs: HashMap<String, u32> = store
             .slices()?
             .into_iter()
@@ -102,23 +91,37 @@ impl Build {
         }
         let verifying = Verifying {
             journal: Mutex::new(Some(journal)),
-            crcs,
+            crcs: Mutex::new(crcs),
             failures: Mutex::new(failures),
         };
+        let jobs = super::jobs(&plan, &needs, None);
         Ok(Build::assemble(
             store,
             plan,
-            &needs,
+            jobs,
             encoding,
             options,
             done.iter().map(String::as_str),
             Some(verifying),
+            false,
         ))
     }
 
     /// Whether this build verifies a store rather than solving it.
     pub fn is_verifying(&self) -> bool {
-        self.verifying.is_some()
+        !self.solving
+    }
+
+    /// Whether this build checks its slices as it stores them.
+    pub fn verifies_as_built(&self) -> bool {
+        self.solving && self.verifying.is_some()
+    }
+
+    /// Keeps a stored slice's checksum for its check to come.
+    pub(super) fn stored_crc(&self, slice: &str, crc: u32) {
+        if let Some(v) = &self.verifying {
+            lock(&v.crcs).insert(slice.to_string(), crc);
+        }
     }
 
     /// The slices that failed their check so far (a verifying build).
@@ -153,20 +156,25 @@ impl Build {
             seconds,
         } = report;
         let slice = check.slice.clone();
+        let job = if self.solving {
+            format!("{}{slice}", super::CHECK)
+        } else {
+            slice.clone()
+        };
         {
             let mut state = self.lock();
-            if !state.schedule.holds(worker, &slice) {
+            if !state.schedule.holds(worker, &job) {
                 return Err(LinkError::refused(format!(
-                    "worker {worker} does not hold the lease of slice {slice}"
+                    "worker {worker} does not hold the lease of the check of slice {slice}"
                 )));
             }
-            state.schedule.finish(&slice);
+            state.schedule.finish(&job);
             if let Some(me) = state.schedule.seen(worker, Instant::now()) {
                 me.slices_done += 1;
                 me.positions_done = me.positions_done.saturating_add(check.positions);
             }
         }
-        let stored_crc = verifying.crcs.get(&slice).copied();
+        let stored_crc = lock(&verifying.crcs).get(&slice).copied();
         if let Some(crc) = stored_crc.filter(|&crc| crc != raw_crc32) {
             // The worker checked other bytes than this store holds.
             check.corrupt.get_or_insert_with(|| {
@@ -189,9 +197,55 @@ impl Build {
         } else {
             tracing::warn!(slice, worker, mismatches = check.mismatches, corrupt = ?check.corrupt, "slice FAILED its check");
             lock(&verifying.failures).push(check);
+            if self.solving {
+                // Nothing more is built on it; the slices in flight end.
+                tracing::warn!(slice, "halting the build: a stored slice failed its check");
+                self.lock().schedule.halt();
+            }
         }
         Ok(())
     }
+}
+
+impl Verifying {
+    /// The checks of a build that verifies as it goes, over the store at
+    /// `path` holding `records` so far; passes an earlier run of it
+    /// recorded are kept.
+    pub(super) fn of_build(path: &Path, game: &Game, records: &[SliceRecord]) -> Verifying {
+        Verifying {
+            journal: Mutex::new(Some(Journal::open(path, game, false))),
+            crcs: Mutex::new(
+                records
+                    .iter()
+                    .map(|r| (r.slice.clone(), r.raw_crc32))
+                    .collect(),
+            ),
+            failures: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Whether `slice` passed its check before, with these bytes.
+    pub(super) fn passed(&self, slice: &str, raw_crc32: u32) -> bool {
+        lock(&self.journal)
+            .as_ref()
+            .is_some_and(|j| j.passed(slice, raw_crc32))
+    }
+}
+
+/// Bytes a worker holds to check each slice: the slice and every slice it
+/// reads, decoded.
+pub(super) fn check_needs(plan: &[SliceInfo], encoding: CellEncoding) -> Vec<u64> {
+    let raw = |s: &SliceInfo| encoding.table_bytes(s.entries);
+    plan.iter()
+        .map(|slice| {
+            let reads: u64 = plan
+                .iter()
+                .filter(|s| slice.dependencies.contains(&s.id))
+                .map(raw)
+                .sum();
+            raw(slice) + reads
+        })
+        .collect()
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
