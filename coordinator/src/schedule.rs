@@ -356,9 +356,15 @@ impl Scheduler {
 
     /// Slices leased now, ready to lease, and waiting for dependencies.
     pub fn counts(&self) -> (usize, usize, usize) {
-        let running = self.leases.len();
-        let ready = self.ready.len();
-        let waiting = self.jobs.len() - self.done_count - running - ready;
+        self.counts_of(0..self.jobs.len())
+    }
+
+    /// [`Scheduler::counts`] of the jobs in `range` alone.
+    pub fn counts_of(&self, range: std::ops::Range<usize>) -> (usize, usize, usize) {
+        let running = self.leases.range(range.clone()).count();
+        let ready = self.ready.range(range.clone()).count();
+        let done = self.done[range.clone()].iter().filter(|&&d| d).count();
+        let waiting = range.len() - done - running - ready;
         (running, ready, waiting)
     }
 

@@ -312,3 +312,15 @@ proptest! {
         prop_assert_eq!(s.lease("last", now).unwrap().0, Offer::Stop);
     }
 }
+
+#[test]
+fn counts_of_a_range_count_those_jobs_alone() {
+    let t = Instant::now();
+    let mut s = chain(&["a"]);
+    s.register("w", 1, 1, 1000, t).unwrap();
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("b"));
+    // a done, b leased, c waiting, d ready.
+    assert_eq!(s.counts_of(0..2), (1, 0, 0));
+    assert_eq!(s.counts_of(2..4), (0, 1, 1));
+    assert_eq!(s.counts(), (1, 1, 1));
+}
