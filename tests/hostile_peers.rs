@@ -264,11 +264,21 @@ fn a_table_that_lies_behind_good_checksums_is_caught_before_anything_is_built_on
         counts: record.counts.clone(),
         solve_time: Duration::ZERO,
     };
+    let _alice = peer(&server.url, "alice");
     mallory
         .complete("mallory", lie)
         .expect("taken: only a check can tell");
+    // Its check is not left to the worker that solved it while another is
+    // there: mallory would pass its own lie.
+    if let Some(next) = mallory.lease("mallory").unwrap().task() {
+        assert!(
+            !(next.verify && next.slice_id == task.slice_id),
+            "the check of its own slice went to mallory"
+        );
+        mallory.fail("mallory", &next.slice_id, "gone").unwrap();
+    }
     // An honest worker checks it before solving anything that reads it.
-    let honest = start_worker(&server.url, "alice", &[]);
+    let honest = start_worker(&server.url, "bob", &[]);
     let started = std::time::Instant::now();
     let status = loop {
         if let Some(status) = server.child.try_wait().unwrap() {

@@ -83,6 +83,9 @@ pub struct Scheduler {
     workers: BTreeMap<String, WorkerRecord>,
     lease_length: Duration,
     halted: bool,
+    /// Jobs not to be left to one worker while another can take them:
+    /// the check of a slice, to the worker that solved it.
+    avoid: HashMap<usize, String>,
 }
 
 impl Scheduler {
@@ -134,6 +137,7 @@ impl Scheduler {
             workers: BTreeMap::new(),
             lease_length,
             halted: false,
+            avoid: HashMap::new(),
         }
     }
 
@@ -250,7 +254,7 @@ impl Scheduler {
             .ready
             .iter()
             .copied()
-            .find(|&i| self.jobs[i].memory <= memory)
+            .find(|&i| self.jobs[i].memory <= memory && self.may_take(i, name, now))
         else {
             return Ok((Offer::Wait, expired));
         };
@@ -264,6 +268,25 @@ impl Scheduler {
             },
         );
         Ok((Offer::Slice(i), expired))
+    }
+
+    /// `job` is not to go to `worker` while another worker that is alive
+    /// (heard from within a lease length) has the memory for it.
+    pub fn avoid(&mut self, job: &str, worker: &str) {
+        if let Some(i) = self.position(job) {
+            self.avoid.insert(i, worker.to_string());
+        }
+    }
+
+    fn may_take(&self, i: usize, name: &str, now: Instant) -> bool {
+        if self.avoid.get(&i).is_none_or(|w| w != name) {
+            return true;
+        }
+        !self.workers.iter().any(|(other, w)| {
+            other != name
+                && w.memory >= self.jobs[i].memory
+                && now.saturating_duration_since(w.last_seen) < self.lease_length
+        })
     }
 
     /// Keeps `name`'s lease of `slice` alive; false when it does not hold

@@ -164,6 +164,14 @@ impl Coordinator for Build {
         let (done, halted) = {
             let mut state = self.lock();
             if state.schedule.finish(&record.slice) {
+                if self.verifies_as_built() && self.options.deep_verify {
+                    // From a network: checked by another worker, where
+                    // one is alive (it may wait for one to be free), as a
+                    // worker that lies would pass its own table. Local
+                    // workers are this process.
+                    let check = format!("{}{}", super::CHECK, record.slice);
+                    state.schedule.avoid(&check, worker);
+                }
                 state.newly_done += 1;
                 state.entries_done_now += self.entries_of(&record.slice);
                 if let Some(me) = state.schedule.seen(worker, Instant::now()) {

@@ -324,3 +324,32 @@ fn counts_of_a_range_count_those_jobs_alone() {
     assert_eq!(s.counts_of(2..4), (0, 1, 1));
     assert_eq!(s.counts(), (1, 1, 1));
 }
+
+#[test]
+fn a_job_to_avoid_goes_to_another_live_worker_and_to_its_avoider_only_alone() {
+    let t = Instant::now();
+    let jobs = vec![job("a", &[], 1), job("check:a", &["a"], 1)];
+    let mut s = Scheduler::new(jobs, ["a"], LEASE, false);
+    s.avoid("check:a", "solver");
+    s.register("solver", 1, 1, 1000, t).unwrap();
+    // Alone, the solver takes it rather than leave it undone.
+    assert!(s.may_take(1, "solver", t));
+    s.register("other", 2, 1, 1000, t).unwrap();
+    assert_eq!(leased(&mut s, "solver", t), None);
+    assert_eq!(leased(&mut s, "other", t).as_deref(), Some("check:a"));
+    // Given back, and the other worker falls silent: the solver may.
+    s.release("other", "check:a");
+    let later = t + LEASE + Duration::from_secs(1);
+    assert_eq!(leased(&mut s, "solver", later).as_deref(), Some("check:a"));
+    // A worker without the memory for it does not count.
+    let mut s = Scheduler::new(
+        vec![job("a", &[], 1), job("check:a", &["a"], 500)],
+        ["a"],
+        LEASE,
+        false,
+    );
+    s.avoid("check:a", "solver");
+    s.register("solver", 1, 1, 1000, t).unwrap();
+    s.register("small", 2, 1, 100, t).unwrap();
+    assert_eq!(leased(&mut s, "solver", t).as_deref(), Some("check:a"));
+}
