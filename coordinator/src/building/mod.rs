@@ -168,25 +168,22 @@ impl Build {
         };
         let jobs = jobs(&plan, &needs, checks.as_deref());
         let done = done.iter().map(String::as_str);
+        let schedule = Scheduler::new(jobs, done, lease_length(&options), false);
         Ok(Build::assemble(
-            store, plan, jobs, encoding, options, done, verifying, true,
+            store, plan, schedule, encoding, options, verifying, true,
         ))
     }
 
-    /// A build over an opened store whose `done` jobs are done; one that
-    /// only verifies (not `solving`) leases slices in any order.
-    #[allow(clippy::too_many_arguments)]
-    fn assemble<'a>(
+    /// A build over an opened store, its jobs scheduled by `schedule`.
+    fn assemble(
         store: Store,
         plan: Vec<SliceInfo>,
-        jobs: Vec<Job>,
+        schedule: Scheduler,
         encoding: CellEncoding,
         options: BuildOptions,
-        done: impl IntoIterator<Item = &'a str>,
         verifying: Option<verifying::Verifying>,
         solving: bool,
     ) -> Build {
-        let schedule = Scheduler::new(jobs, done, lease_length(&options), !solving);
         Build {
             store,
             plan,

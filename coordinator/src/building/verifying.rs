@@ -17,6 +17,7 @@ use egdb_proto::LinkError;
 use egdb_tablebase::SliceCheck;
 
 use super::{Build, BuildOptions};
+use crate::schedule::Scheduler;
 use crate::CoordinatorError;
 use egdb_tablebase::identity::{cell_encoding, from_identity};
 use egdb_tablebase::verify::Journal;
@@ -94,14 +95,19 @@ impl Build {
             crcs: Mutex::new(crcs),
             failures: Mutex::new(failures),
         };
-        let jobs = super::jobs(&plan, &needs, None);
+        // Checking reads finished slices only: any order will do.
+        let schedule = Scheduler::new(
+            super::jobs(&plan, &needs, None),
+            done.iter().map(String::as_str),
+            super::lease_length(&options),
+            true,
+        );
         Ok(Build::assemble(
             store,
             plan,
-            jobs,
+            schedule,
             encoding,
             options,
-            done.iter().map(String::as_str),
             Some(verifying),
             false,
         ))
