@@ -11,16 +11,22 @@ use std::time::{Duration, Instant};
 
 use common::*;
 
-fn start_verifier(game: &str, store: &Path) -> (Child, String) {
-    spawn_listening(&[
+/// A coordinator of `game` over `store` on a loopback port, with `extra`.
+fn start_coordinator(game: &str, store: &Path, extra: &[&str]) -> (Child, String) {
+    let mut args = vec![
         "coordinator",
         game,
         "--store",
         store.to_str().unwrap(),
         "--listen",
         "127.0.0.1:0",
-        "--verify",
-    ])
+    ];
+    args.extend_from_slice(extra);
+    spawn_listening(&args)
+}
+
+fn start_verifier(game: &str, store: &Path) -> (Child, String) {
+    start_coordinator(game, store, &["--verify"])
 }
 
 fn start_worker(url: &str, name: &str) -> Child {
@@ -157,16 +163,7 @@ fn a_cluster_build_checks_each_slice_before_anything_is_built_on_it() {
     let dir = tempfile::tempdir().unwrap();
     let (store, reference) = (dir.path().join("t5"), dir.path().join("reference"));
     let game = "nim:triangle:5:normal";
-    let (coordinator, url) = spawn_listening(&[
-        "coordinator",
-        game,
-        "--store",
-        store.to_str().unwrap(),
-        "--listen",
-        "127.0.0.1:0",
-        "--verify-as-built",
-        "-v",
-    ]);
+    let (coordinator, url) = start_coordinator(game, &store, &["--verify-as-built", "-v"]);
     let workers: Vec<Child> = (0..2)
         .map(|i| start_worker(&url, &format!("w{i}")))
         .collect();
