@@ -186,18 +186,21 @@ impl Coordinator for Build {
             {
                 state.schedule.halt();
             }
-            (self.solved(&state), state.schedule.is_halted())
+            let done = self.solved(&state);
+            // Said under the lock: no later line of the log (the slice's
+            // check, a slice that reads it) can come before this one.
+            tracing::info!(
+                slice = %record.slice,
+                worker,
+                seconds = record.seconds,
+                positions = record.counts.positions,
+                stored_bytes = record.stored_bytes,
+                done,
+                of = self.plan.len(),
+                "slice done"
+            );
+            (done, state.schedule.is_halted())
         };
-        tracing::info!(
-            slice = %record.slice,
-            worker,
-            seconds = record.seconds,
-            positions = record.counts.positions,
-            stored_bytes = record.stored_bytes,
-            done,
-            of = self.plan.len(),
-            "slice done"
-        );
         if let Some(progress) = &self.progress {
             progress.slice_done(&record, done, self.plan.len());
         }

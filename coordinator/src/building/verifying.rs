@@ -167,18 +167,14 @@ impl Build {
         } else {
             slice.clone()
         };
-        {
-            let mut state = self.lock();
-            if !state.schedule.holds(worker, &job) {
-                return Err(LinkError::refused(format!(
-                    "worker {worker} does not hold the lease of the check of slice {slice}"
-                )));
-            }
-            state.schedule.finish(&job);
-            if let Some(me) = state.schedule.seen(worker, Instant::now()) {
-                me.slices_done += 1;
-                me.positions_done = me.positions_done.saturating_add(check.positions);
-            }
+        // One lock over the outcome: in a build that verifies as it goes,
+        // finishing the check lets slices that read this one be solved, so
+        // it is decided (and a failure halts the build) before that.
+        let mut state = self.lock();
+        if !state.schedule.holds(worker, &job) {
+            return Err(LinkError::refused(format!(
+                "worker {worker} does not hold the lease of the check of slice {slice}"
+            )));
         }
         let stored_crc = lock(&verifying.crcs).get(&slice).copied();
         if let Some(crc) = stored_crc.filter(|&crc| crc != raw_crc32) {
@@ -189,25 +185,25 @@ impl Build {
                 )
             });
         }
+        let positions = check.positions;
         if check.passed() {
             if let (Some(crc), Some(journal)) = (stored_crc, lock(&verifying.journal).as_mut()) {
                 journal.record(&slice, crc);
             }
-            tracing::info!(
-                slice,
-                worker,
-                positions = check.positions,
-                seconds,
-                "slice verified"
-            );
+            tracing::info!(slice, worker, positions, seconds, "slice verified");
         } else {
             tracing::warn!(slice, worker, mismatches = check.mismatches, corrupt = ?check.corrupt, "slice FAILED its check");
             lock(&verifying.failures).push(check);
             if self.solving {
                 // Nothing more is built on it; the slices in flight end.
                 tracing::warn!(slice, "halting the build: a stored slice failed its check");
-                self.lock().schedule.halt();
+                state.schedule.halt();
             }
+        }
+        state.schedule.finish(&job);
+        if let Some(me) = state.schedule.seen(worker, Instant::now()) {
+            me.slices_done += 1;
+            me.positions_done = me.positions_done.saturating_add(positions);
         }
         Ok(())
     }
