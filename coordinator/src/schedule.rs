@@ -386,9 +386,15 @@ impl Scheduler {
     pub fn counts_of(&self, range: std::ops::Range<usize>) -> (usize, usize, usize) {
         let running = self.leases.range(range.clone()).count();
         let ready = self.ready.range(range.clone()).count();
-        let done = self.done[range.clone()].iter().filter(|&&d| d).count();
-        let waiting = range.len() - done - running - ready;
+        let waiting = range.len() - self.done_in(range) - running - ready;
         (running, ready, waiting)
+    }
+
+    /// Jobs done among those in `range`.
+    pub fn done_in(&self, range: std::ops::Range<usize>) -> usize {
+        self.done
+            .get(range)
+            .map_or(0, |d| d.iter().filter(|&&d| d).count())
     }
 
     /// Every lease, by plan index.

@@ -169,8 +169,9 @@ impl Coordinator for Build {
                     // one is alive (it may wait for one to be free), as a
                     // worker that lies would pass its own table. Local
                     // workers are this process.
-                    let check = format!("{}{}", super::CHECK, record.slice);
-                    state.schedule.avoid(&check, worker);
+                    state
+                        .schedule
+                        .avoid(&super::check_id(&record.slice), worker);
                 }
                 state.newly_done += 1;
                 state.entries_done_now += self.entries_of(&record.slice);

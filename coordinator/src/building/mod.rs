@@ -88,9 +88,11 @@ impl State {
     }
 }
 
-/// The scheduler's id of the check of a slice in a build that verifies as
+/// The scheduler's id of the check of `slice` in a build that verifies as
 /// it goes (the jobs after the solves in the job list).
-const CHECK: &str = "check:";
+fn check_id(slice: impl std::fmt::Display) -> String {
+    format!("check:{slice}")
+}
 
 /// The scheduler's view of a plan: each slice with the memory it needs;
 /// with `checks` (memory each), then a check of each slice, ready once the
@@ -99,7 +101,7 @@ const CHECK: &str = "check:";
 fn jobs(plan: &[SliceInfo], needs: &[u64], checks: Option<&[u64]>) -> Vec<Job> {
     let solves = plan.iter().zip(needs).map(|(slice, &memory)| {
         let reads = slice.dependencies.iter().map(|d| d.to_string());
-        let checked = slice.dependencies.iter().map(|d| format!("{CHECK}{d}"));
+        let checked = slice.dependencies.iter().map(check_id);
         Job {
             id: slice.id.to_string(),
             dependencies: match checks {
@@ -111,7 +113,7 @@ fn jobs(plan: &[SliceInfo], needs: &[u64], checks: Option<&[u64]>) -> Vec<Job> {
     });
     let checks = checks.into_iter().flat_map(|checks| {
         plan.iter().zip(checks).map(|(slice, &memory)| Job {
-            id: format!("{CHECK}{}", slice.id),
+            id: check_id(&slice.id),
             dependencies: vec![slice.id.to_string()],
             memory,
         })
@@ -157,7 +159,7 @@ impl Build {
                 records
                     .iter()
                     .filter(|r| checking.passed(&r.slice, r.raw_crc32))
-                    .map(|r| format!("{CHECK}{}", r.slice)),
+                    .map(|r| check_id(&r.slice)),
             );
             (
                 Some(verifying::check_needs(&plan, encoding)),
@@ -215,21 +217,20 @@ impl Build {
         self.solved(&self.lock())
     }
 
+    /// The plan's slices done: the first jobs (checks, in a build that
+    /// verifies as it goes, come after them).
     fn solved(&self, state: &State) -> usize {
-        if self.solving && self.verifying.is_some() {
-            // Checks are jobs too; count the slices.
-            let done = |s: &&SliceInfo| state.schedule.is_done(s.id.as_str());
-            return self.plan.iter().filter(done).count();
-        }
-        state.schedule.done_count()
+        state.schedule.done_in(0..self.plan.len())
     }
 
     /// The scheduler's id of the job of `slice` that `worker` holds: its
     /// check, in a build that verifies as it goes and leased it that.
     fn held_job(&self, state: &State, worker: &str, slice: &str) -> String {
-        let check = format!("{CHECK}{slice}");
-        if self.solving && state.schedule.holds(worker, &check) {
-            return check;
+        if self.verifies_as_built() {
+            let check = check_id(slice);
+            if state.schedule.holds(worker, &check) {
+                return check;
+            }
         }
         slice.to_string()
     }

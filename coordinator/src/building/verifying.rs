@@ -163,7 +163,7 @@ impl Build {
         } = report;
         let slice = check.slice.clone();
         let job = if self.solving {
-            format!("{}{slice}", super::CHECK)
+            super::check_id(&slice)
         } else {
             slice.clone()
         };
