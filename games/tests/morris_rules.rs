@@ -4,6 +4,7 @@
 use egdb_games::morris::moves::{
     count_quiet_steps, for_each_move, for_each_unmove, legal_moves, play, terminal_value,
 };
+use egdb_games::morris::rules::{CaptureRule, DanTakes};
 use egdb_games::morris::{MorrisRules, Phase, Position};
 use egdb_games::{GameError, Value};
 use proptest::prelude::*;
@@ -190,13 +191,28 @@ fn random_game(rules: &MorrisRules, choices: &[u16]) -> Vec<Position> {
 }
 
 fn any_rules() -> impl Strategy<Value = MorrisRules> {
-    (3u8..=12, any::<bool>()).prop_map(|(p, taiwan)| {
-        if taiwan {
-            MorrisRules::taiwan(p)
-        } else {
-            MorrisRules::standard(p)
-        }
-    })
+    (3u8..=12, any::<bool>(), any::<bool>(), any::<bool>()).prop_map(
+        |(p, taiwan, dan_takes_one, optional)| {
+            let rules = if taiwan {
+                MorrisRules::taiwan(p)
+            } else {
+                MorrisRules::standard(p)
+            };
+            MorrisRules {
+                dan_takes: if dan_takes_one && rules.dan {
+                    DanTakes::One
+                } else {
+                    DanTakes::Both
+                },
+                capture: if optional {
+                    CaptureRule::Optional
+                } else {
+                    CaptureRule::Compulsory
+                },
+                ..rules
+            }
+        },
+    )
 }
 
 proptest! {

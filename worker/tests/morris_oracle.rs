@@ -90,3 +90,17 @@ fn mixed_rules_files_agree_with_the_plain_solver() {
          dan = true\nflying = false\nlose_below_three = \"board-and-hand\"",
     ));
 }
+
+/// The two options that change what a capture is: 擔 taking one corner,
+/// and captures the mover may decline. Each alone at 3 pieces, both
+/// together on Taiwan's board at 4.
+#[test]
+fn dan_taking_one_and_optional_captures_agree_with_the_plain_solver() {
+    let taiwan = "diagonals = true\nmill_takes = \"any\"\ngang = true\ndan = true\n\
+                  flying = false\nlose_below_three = \"board-in-movement\"";
+    check_game(from_file(&format!("{taiwan}\ndan_takes = \"one\"")));
+    check_game(from_file(&format!("{taiwan}\ncapture = \"optional\"")));
+    let spec: GameSpec = "morris:file:both.toml".parse().unwrap();
+    let text = format!("pieces = 4\n{taiwan}\ndan_takes = \"one\"\ncapture = \"optional\"");
+    check_game(MorrisGame::from_rules_file(spec, &text).unwrap());
+}

@@ -4,7 +4,7 @@
 //! piece arrived; the per-point line tables are built at compile time.
 
 use super::board::{adjacency, LineKind, Point, PointSet, ALL_LINES, POINTS};
-use super::rules::{MillTargets, MorrisRules};
+use super::rules::{DanTakes, MillTargets, MorrisRules};
 
 /// The lines through one point, as the rules' captures read them.
 #[derive(Debug, Clone, Copy)]
@@ -63,7 +63,9 @@ static WITH_DIAGONALS: [PointLines; POINTS] = point_lines(true);
 static WITHOUT_DIAGONALS: [PointLines; POINTS] = point_lines(false);
 
 /// The capture choices a move offers: remove any one of `singles`, or both
-/// points of `pair` (擔). Both empty: the move captures nothing.
+/// points of `pair` (擔). Both empty: the move captures nothing. Where
+/// captures are optional, capturing nothing is a further choice, which
+/// the move generators add.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CaptureOptions {
     pub singles: PointSet,
@@ -121,7 +123,10 @@ pub fn capture_options(
     }
     let mut pair = 0;
     if rules.dan && lines.dan_corners != 0 && o & lines.dan_corners == lines.dan_corners {
-        pair = lines.dan_corners;
+        match rules.dan_takes {
+            DanTakes::Both => pair = lines.dan_corners,
+            DanTakes::One => singles |= lines.dan_corners,
+        }
     }
     CaptureOptions {
         singles: PointSet(singles),

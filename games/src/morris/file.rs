@@ -9,14 +9,20 @@
 //! dan = false                 # 擔 (RULES.md §2)
 //! flying = true               # a side with exactly 3 pieces flies
 //! lose_below_three = "board-and-hand"    # or "board-in-movement"
+//! dan_takes = "both"          # or "one" (optional; needs dan = true)
+//! capture = "compulsory"      # or "optional" (optional key)
 //! ```
 //!
-//! Every key but `name` is required: a rules file says what it means. The
-//! rules every variant shares are those of [`MorrisRules`].
+//! Every key but `name`, `dan_takes` and `capture` is required: a rules
+//! file says what it means. The last two came later and default to the
+//! rule that held before them, so older files and stores keep their
+//! meaning. The rules every variant shares are those of [`MorrisRules`].
 
 use serde::Deserialize;
 
-use super::rules::{MillTargets, MorrisRules, PieceLoss, MAX_PIECES, MIN_PIECES};
+use super::rules::{
+    CaptureRule, DanTakes, MillTargets, MorrisRules, PieceLoss, MAX_PIECES, MIN_PIECES,
+};
 use crate::GameError;
 
 /// The longest rules file: real ones are a few hundred bytes.
@@ -36,6 +42,10 @@ struct RulesFile {
     dan: bool,
     flying: bool,
     lose_below_three: PieceLoss,
+    #[serde(default)]
+    dan_takes: DanTakes,
+    #[serde(default)]
+    capture: CaptureRule,
 }
 
 /// A variant as a rules file gives it.
@@ -71,6 +81,9 @@ pub fn parse(text: &str, path: &str) -> Result<RulesDefinition, GameError> {
             file.pieces
         )));
     }
+    if file.dan_takes != DanTakes::Both && !file.dan {
+        return Err(fail("dan_takes needs dan = true".to_string()));
+    }
     let rules = MorrisRules {
         pieces: file.pieces,
         diagonals: file.diagonals,
@@ -79,6 +92,8 @@ pub fn parse(text: &str, path: &str) -> Result<RulesDefinition, GameError> {
         dan: file.dan,
         flying: file.flying,
         piece_loss: file.lose_below_three,
+        dan_takes: file.dan_takes,
+        capture: file.capture,
     };
     let name = match file.name {
         None => format!("Morris variant from {path}, {} pieces", file.pieces),
@@ -99,7 +114,7 @@ pub fn parse(text: &str, path: &str) -> Result<RulesDefinition, GameError> {
 /// variant: what a store keeps, so that it outlives the file.
 pub fn to_toml(def: &RulesDefinition) -> String {
     let r = &def.rules;
-    format!(
+    let mut text = format!(
         "name = {}\npieces = {}\ndiagonals = {}\nmill_takes = \"{}\"\ngang = {}\ndan = {}\n\
          flying = {}\nlose_below_three = \"{}\"\n",
         crate::text_file::toml_string(&def.name),
@@ -110,7 +125,16 @@ pub fn to_toml(def: &RulesDefinition) -> String {
         r.dan,
         r.flying,
         r.piece_loss.as_str(),
-    )
+    );
+    // Written only where they differ from their defaults, so that a store
+    // of a variant without them stays readable by builds before them.
+    if r.dan_takes != DanTakes::Both {
+        text += &format!("dan_takes = \"{}\"\n", r.dan_takes.as_str());
+    }
+    if r.capture != CaptureRule::Compulsory {
+        text += &format!("capture = \"{}\"\n", r.capture.as_str());
+    }
+    text
 }
 
 #[cfg(test)]
@@ -199,6 +223,16 @@ lose_below_three = "board-and-hand"
                         dan: i != 1,
                         flying: piece_loss == PieceLoss::BoardAndHand,
                         piece_loss,
+                        dan_takes: if i == 2 {
+                            DanTakes::One
+                        } else {
+                            DanTakes::Both
+                        },
+                        capture: if piece_loss == PieceLoss::BoardAndHand {
+                            CaptureRule::Optional
+                        } else {
+                            CaptureRule::Compulsory
+                        },
                     },
                 };
                 assert_eq!(parse(&to_toml(&def), "x"), Ok(def));
@@ -223,6 +257,14 @@ lose_below_three = "board-and-hand"
             ),
             (("board-and-hand", "never"), "unknown variant `never`"),
             (("\"Morabaraba\"", "\"a\\u0007b\""), "control characters"),
+            (
+                ("dan = false", "dan = false\ndan_takes = \"one\""),
+                "dan_takes needs dan",
+            ),
+            (
+                ("dan = false", "dan = false\ncapture = \"maybe\""),
+                "unknown variant `maybe`",
+            ),
             (("\"Morabaraba\"", "\"  \""), "name must be"),
             (("diagonals = true", "diagonals = 1"), "line 4"),
         ] {

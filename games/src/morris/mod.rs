@@ -40,7 +40,7 @@ use std::sync::{Arc, OnceLock};
 use crate::fingerprint::Fnv;
 use crate::{GameError, GameSpec, SliceInfo};
 use index::TableIndex;
-use rules::{MillTargets, PieceLoss};
+use rules::{CaptureRule, DanTakes, MillTargets, PieceLoss};
 
 /// A Morris game: rules (a preset's or a file's) and the pieces per side.
 #[derive(Debug, Clone)]
@@ -172,6 +172,14 @@ impl MorrisGame {
                 PieceLoss::BoardAndHand => 1,
             },
         ]);
+        // Options added later hash only where they differ from the rule
+        // that held before them, so that older stores keep their prints.
+        if r.dan_takes != DanTakes::Both || r.capture != CaptureRule::Compulsory {
+            hash.write(&[
+                u8::from(r.dan_takes == DanTakes::One),
+                u8::from(r.capture == CaptureRule::Optional),
+            ]);
+        }
         hash.0
     }
 }

@@ -8,7 +8,7 @@ use std::fmt;
 use super::board::{Point, PointSet, NOTATION_ORDER, POINTS};
 use super::captures::{can_capture, capture_options, destinations};
 use super::position::{Phase, Position};
-use super::rules::{MorrisRules, PieceLoss};
+use super::rules::{CaptureRule, MorrisRules, PieceLoss};
 use crate::{GameError, Value};
 
 /// A move: a placement (`from` is `None`) or a step/flight, and the
@@ -89,7 +89,7 @@ pub fn for_each_move(
     let empty = mover.union(opponent).complement();
     let mut arrive = |from: Option<Point>, to: Point, mover_after: PointSet| {
         let options = capture_options(rules, to, mover_after, opponent);
-        if options.is_empty() {
+        if options.is_empty() || rules.capture == CaptureRule::Optional {
             visit(Successor {
                 mv: Move {
                     from,
@@ -137,8 +137,11 @@ pub fn count_quiet_steps(
         let rest = mover.without(from);
         for to in destinations(rules, from, mover.len(), empty).iter() {
             let after = rest.with(to);
-            if !can_capture(rules, to, after, opponent) {
+            let capturing = can_capture(rules, to, after, opponent);
+            if !capturing || rules.capture == CaptureRule::Optional {
                 quiet += 1;
+            }
+            if !capturing {
                 continue;
             }
             for removed in capture_options(rules, to, after, opponent).removals() {
@@ -181,7 +184,8 @@ pub fn for_each_unmove(
     for to in opponent.iter() {
         let sources = destinations(rules, to, opponent.len(), empty);
         // A capture open after arriving on `to` would have had to be taken.
-        if sources.is_empty() || can_capture(rules, to, opponent, mover) {
+        let compulsory = rules.capture == CaptureRule::Compulsory;
+        if sources.is_empty() || (compulsory && can_capture(rules, to, opponent, mover)) {
             continue;
         }
         let rest = opponent.without(to);
@@ -306,7 +310,7 @@ pub fn play(rules: &MorrisRules, position: &Position, text: &str) -> Result<Posi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::morris::rules::Variant;
+    use crate::morris::rules::{DanTakes, Variant};
 
     /// Which opponent pieces a mill just closed may take, with 槓 and 擔
     /// turned off so that only the mill captures.
@@ -363,5 +367,66 @@ mod tests {
         assert_eq!(all(Variant::Taiwan, false), 4);
         assert_eq!(all(Variant::Standard, true), 1);
         assert_eq!(all(Variant::Standard, false), 1);
+    }
+
+    /// The moves of a position, as their notation, sorted.
+    fn moves_of(rules: &MorrisRules, text: &str) -> Vec<String> {
+        let position = Position::parse(rules, text).unwrap();
+        let mut moves: Vec<String> = legal_moves(rules, &position)
+            .into_iter()
+            .map(|(mv, _)| mv.to_string())
+            .collect();
+        moves.retain(|m| m.starts_with("d1"));
+        moves.sort();
+        moves
+    }
+
+    #[test]
+    fn dan_takes_both_corners_or_one() {
+        // White on a1 and g1; Black (on d5 and d7) places on d1, between them.
+        let text = "W.W.............B.....B. b 4 4";
+        let both = MorrisRules::taiwan(6);
+        assert_eq!(moves_of(&both, text), ["d1xa1xg1"]);
+        let one = MorrisRules {
+            dan_takes: DanTakes::One,
+            ..both
+        };
+        assert_eq!(moves_of(&one, text), ["d1xa1", "d1xg1"]);
+    }
+
+    #[test]
+    fn optional_captures_add_the_move_that_takes_nothing() {
+        let optional = MorrisRules {
+            capture: CaptureRule::Optional,
+            ..MorrisRules::taiwan(6)
+        };
+        // The 擔 of the last test, and a mill: Black on a1 and g1, White
+        // on b2 and d7.
+        assert_eq!(
+            moves_of(&optional, "W.W.............B.....B. b 4 4"),
+            ["d1", "d1xa1xg1"]
+        );
+        assert_eq!(
+            moves_of(&optional, "B.BW..................W. b 4 4"),
+            ["d1", "d1xb2", "d1xd7"]
+        );
+        // Moving: a step that closes a mill is also an un-move target.
+        let (mover, opponent) = (PointSet(0b101), PointSet(0b1000));
+        let mut closing = 0;
+        for_each_unmove(
+            &optional,
+            opponent,
+            mover.with(Point::new(1).unwrap()),
+            |u| {
+                closing += usize::from(u.to.index() == 1);
+            },
+        );
+        assert!(closing > 0, "the mill-closing step has no un-move");
+        let mut compulsory = 0;
+        let rules = MorrisRules::taiwan(6);
+        for_each_unmove(&rules, opponent, mover.with(Point::new(1).unwrap()), |u| {
+            compulsory += usize::from(u.to.index() == 1);
+        });
+        assert_eq!(compulsory, 0);
     }
 }

@@ -53,10 +53,52 @@ impl PieceLoss {
     }
 }
 
+/// What a 擔 removes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DanTakes {
+    /// Both corner pieces (RULES.md §2).
+    #[default]
+    Both,
+    /// One of the two, as the mover chooses.
+    One,
+}
+
+impl DanTakes {
+    /// The name rules files use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DanTakes::Both => "both",
+            DanTakes::One => "one",
+        }
+    }
+}
+
+/// Whether a move that opens a capture must take one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CaptureRule {
+    /// An open capture must be taken (RULES.md §2 and §3).
+    #[default]
+    Compulsory,
+    /// The mover may also capture nothing.
+    Optional,
+}
+
+impl CaptureRule {
+    /// The name rules files use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CaptureRule::Compulsory => "compulsory",
+            CaptureRule::Optional => "optional",
+        }
+    }
+}
+
 /// The rules of one Morris variant. Rules every variant shares: a move
 /// that opens several captures takes exactly one of them (a double mill
-/// takes one piece), a capture that is open must be taken, the side to
-/// move without a legal move loses, and a full board is a draw.
+/// takes one piece), the side to move without a legal move loses, and a
+/// full board is a draw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MorrisRules {
     /// Pieces each side starts with in hand.
@@ -71,6 +113,8 @@ pub struct MorrisRules {
     /// A player with exactly 3 pieces moves to any empty point.
     pub flying: bool,
     pub piece_loss: PieceLoss,
+    pub dan_takes: DanTakes,
+    pub capture: CaptureRule,
 }
 
 /// The named presets, for specs and messages.
@@ -129,6 +173,8 @@ impl MorrisRules {
             dan: true,
             flying: false,
             piece_loss: PieceLoss::BoardInMovement,
+            dan_takes: DanTakes::Both,
+            capture: CaptureRule::Compulsory,
         }
     }
 
@@ -142,6 +188,8 @@ impl MorrisRules {
             dan: false,
             flying: true,
             piece_loss: PieceLoss::BoardAndHand,
+            dan_takes: DanTakes::Both,
+            capture: CaptureRule::Compulsory,
         }
     }
 
@@ -169,6 +217,8 @@ impl MorrisRules {
             dan: false,
             flying: true,
             piece_loss: PieceLoss::BoardAndHand,
+            dan_takes: DanTakes::Both,
+            capture: CaptureRule::Compulsory,
         }
     }
 
