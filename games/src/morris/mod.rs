@@ -183,3 +183,33 @@ impl MorrisGame {
         hash.0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A store is opened only by a game of its fingerprint: these are the
+    /// prints of stores built before the later rules options existed
+    /// (the P = 9 stores of `docs/results/` among them).
+    #[test]
+    fn fingerprints_of_existing_variants_never_change() {
+        let prints: Vec<String> = [
+            (Variant::Taiwan, 9),
+            (Variant::TaiwanProtected, 9),
+            (Variant::Standard, 9),
+            (Variant::Morabaraba, 12),
+        ]
+        .into_iter()
+        .map(|(v, p)| format!("{:016x}", MorrisGame::new(v, p).fingerprint()))
+        .collect();
+        assert_eq!(
+            prints,
+            [
+                "61d5094151c6ac77",
+                "487742ec5727d7b1",
+                "293b5441326f2d11",
+                "fcad7d6f4f01ee47"
+            ]
+        );
+    }
+}
