@@ -247,6 +247,16 @@ impl MorrisRules {
         [p.saturating_sub(ply / 2), p.saturating_sub(ply.div_ceil(2))]
     }
 
+    /// The most opponent pieces one capture removes: two where a 擔 takes
+    /// both corners. What slices read, and so what the plan gives them.
+    pub const fn most_removed(&self) -> u32 {
+        if self.dan && matches!(self.dan_takes, DanTakes::Both) {
+            2
+        } else {
+            1
+        }
+    }
+
     /// Whether a side with `count` pieces on the board moves by flying.
     pub const fn flies(&self, count: u32) -> bool {
         self.flying && count == 3

@@ -13,7 +13,7 @@ use std::fmt;
 
 use super::index::TableKey;
 use super::moves::{terminal_by_counts, Counts};
-use super::rules::{DanTakes, MorrisRules};
+use super::rules::MorrisRules;
 use crate::SliceId;
 
 /// A slice of a Morris game.
@@ -189,11 +189,7 @@ fn movement_slices_of(rules: &MorrisRules, mover: u32, opponent: u32) -> Vec<Mor
 
 /// Pieces a capture may remove at once under these rules.
 fn removals(rules: &MorrisRules) -> &'static [u32] {
-    if rules.dan && rules.dan_takes == DanTakes::Both {
-        &[1, 2]
-    } else {
-        &[1]
-    }
+    &[1, 2][..rules.most_removed() as usize]
 }
 
 /// Whether placement positions with these counts can be other than over.

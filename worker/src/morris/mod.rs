@@ -79,13 +79,19 @@ impl MorrisEngine {
     }
 
     /// Every slice of the game in plan order, all kept in memory (small
-    /// games and tests).
+    /// games and tests). Each is given only the slices the plan says it
+    /// reads, as a build gives them, so that a plan that misses one fails
+    /// here too.
     pub fn solve_all(&self) -> Dependencies {
         let mut solved = Dependencies::new();
         let never = AtomicBool::new(false);
-        for (slice, _) in self.game.plan() {
+        for (slice, reads) in self.game.plan() {
+            let given: Dependencies = reads
+                .iter()
+                .map(|read| (*read, Arc::clone(&solved[read])))
+                .collect();
             let done = self
-                .solve(slice, &solved, &never)
+                .solve(slice, &given, &never)
                 .expect("nothing cancels this run");
             solved.insert(slice, Arc::new(done));
         }
@@ -184,7 +190,7 @@ impl<'a> Successors<'a> {
         (mover_after, opponent): (u32, u32),
         captures_only: bool,
     ) -> Successors<'a> {
-        let most = if rules.dan { 2 } else { 1 };
+        let most = rules.most_removed();
         let by_removed = [0u32, 1, 2].map(|r| {
             let reachable = r <= most.min(opponent) && (r > 0 || !captures_only);
             reachable
