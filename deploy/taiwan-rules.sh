@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The Taiwan reading experiment (issue 16): builds morris:taiwan:6 and
-# morris:taiwan-protected:6 (pieces in mills protected while placing) and
-# writes docs/results/taiwan-rules.md: each reading's start value, first
-# placements, and White's replies at the positions of the 2011 thesis's
-# table 3.
+# The Taiwan reading experiment (issue 16, widened for issue 12): builds
+# the P = 6 game under RULES.md §2 as written and under each other reading
+# (the preset morris:taiwan-protected and the rules files in
+# docs/variants/taiwan-readings/), and writes docs/results/taiwan-rules.md:
+# each reading's start value, first placements, and White's replies at
+# the positions of the 2011 thesis's table 3.
 # Usage: bash deploy/taiwan-rules.sh DIR   (stores go in DIR; kept, reused)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,12 +13,8 @@ dir=$1
 . deploy/env.sh
 [ -x "$EGDB_BIN" ] || cargo build --release --bin egdb
 mkdir -p "$dir"
-for reading in taiwan taiwan-protected; do
-  store="$dir/$reading-6.egdb"
-  "$EGDB_BIN" build "morris:$reading:6" --store "$store" >/dev/null
-done
-EGDB_BIN="$EGDB_BIN" python3 - "$dir" >docs/results/taiwan-rules.md <<'PY'
-import json, os, subprocess, sys
+EGDB_BIN="$EGDB_BIN" python3 - "$dir" >"$dir/taiwan-rules.md" <<'PY'
+import glob, json, os, subprocess, sys
 
 egdb, store_dir = os.environ["EGDB_BIN"], sys.argv[1]
 order = "a1 d1 g1 b2 d2 f2 c3 d3 e3 a4 b4 c4 e4 f4 g4 c5 d5 e5 b6 d6 f6 a7 d7 g7".split()
@@ -28,24 +25,44 @@ def position(black, white, hand_b, hand_w):
     return f"{cells} w {hand_b} {hand_w}"
 
 
-# Table 3 of the thesis: White to move after each of these openings.
+# Table 3 of the thesis: White to move after each of these openings
+# (plies 2, 4, 6 and 8 of its line of perfect play).
 cases = [
     ("1. b2", position({"b2"}, set(), 5, 6)),
     ("b2 a1 c3", position({"b2", "c3"}, {"a1"}, 4, 5)),
     ("b2 a1 c3 c4 d2", position({"b2", "c3", "d2"}, {"a1", "c4"}, 3, 4)),
     ("b2 a1 c3 c4 d2 a4 f2xa4", position({"b2", "c3", "d2", "f2"}, {"a1", "c4"}, 2, 3)),
 ]
+
+
+def described(path):
+    """A rules file's first comment line: what the reading changes."""
+    with open(path, encoding="utf-8") as f:
+        return f.readline().lstrip("# ").strip().rstrip(".")
+
+
 readings = [
-    ("taiwan", "RULES.md §2 as written: a mill takes any piece"),
-    ("taiwan-protected", "pieces in mills protected while placing (unless all are)"),
+    ("taiwan", "morris:taiwan:6", "RULES.md §2 as written: a mill takes any piece"),
+    ("taiwan-protected", "morris:taiwan-protected:6",
+     "A mill made while placing takes a piece outside mills, unless all are in mills"),
+] + [
+    (os.path.basename(path)[:-5], f"morris:file:{path}", described(path))
+    for path in sorted(glob.glob("docs/variants/taiwan-readings/*.toml"))
 ]
 
 
+def run(*args):
+    return subprocess.run([egdb, *args], check=True, capture_output=True, text=True).stdout
+
+
+for name, spec, _ in readings:
+    print(f"building {spec}", file=sys.stderr)
+    run("build", spec, "--store", os.path.join(store_dir, f"{name}-6.egdb"))
+
+
 def query(reading, text):
-    store = os.path.join(store_dir, f"{reading}-6.egdb")
-    out = subprocess.run([egdb, "query", "--store", store, text, "--json"],
-                         check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
+    return json.loads(run("query", "--store", os.path.join(store_dir, f"{reading}-6.egdb"),
+                          text, "--json"))
 
 
 def said(probe):
@@ -63,69 +80,104 @@ def replies(answer):
     return grouped
 
 
-print("# The Taiwan reading experiment: which rule did the published P = 6 and P = 9 results use?\n")
-print("Made by `bash deploy/taiwan-rules.sh DIR`: both P = 6 games built by")
-print("`egdb build`, every answer below by `egdb query` on them. The thesis")
-print("(2011) publishes P = 6 and P = 9 as draws; under RULES.md as written egdb")
-print("finds P = 6 a draw and P = 9 a first-player win ([`taiwan-9.md`](taiwan-9.md)).")
-print("This asks whether the base Twelve Men's Morris rule, pieces in mills")
-print("protected while placing, is the reading the thesis used.\n")
-for reading, meaning in readings:
-    start = query(reading, "start")
-    print(f"## `morris:{reading}:6` — {meaning}\n")
-    print(f"Start position: the first player to move has a **{said(start)}**.\n")
-    losing = [m["move"] for m in start["moves"] if m["value"] == "win"]
-    winning = [m["move"] for m in start["moves"] if m["value"] == "loss"]
+def first_placements(start):
+    return ([m["move"] for m in start["moves"] if m["value"] == "loss"],
+            [m["move"] for m in start["moves"] if m["value"] == "win"])
+
+
+answers = {name: {text: query(name, text) for text in ["start"] + [t for _, t in cases]}
+           for name, _, _ in readings}
+partition = {name: [replies(answers[name][t]) for _, t in cases] for name, _, _ in readings}
+
+
+def a4_after_b2(name):
+    return next(m for m in answers[name][cases[0][1]]["moves"] if m["move"] == "a4")
+
+
+def thesis_claims(name):
+    """The thesis's claims this reading keeps: the start a draw; after 1. b2
+    the reply a4 draws; at plies 4, 6 and 8 the replies that win and draw
+    as RULES.md as written has them (where issue 16 found that reading
+    agrees with the thesis)."""
+    start_draw = answers[name]["start"]["value"] == "draw"
+    later = partition[name][1:] == partition["taiwan"][1:]
+    return start_draw, "a4" in partition[name][0]["draw"], later
+
+
+print("# The Taiwan reading experiment: which rules did the published P = 6 and P = 9 results use?\n")
+print("Made by `bash deploy/taiwan-rules.sh DIR` (it writes this page to")
+print("`DIR/taiwan-rules.md`): each P = 6 game built by `egdb build`, every")
+print("answer below by `egdb query` on it. The thesis (2011) publishes P = 6")
+print("and P = 9 as draws; under RULES.md as written egdb finds P = 6 a draw")
+print("and P = 9 a first-player win ([`taiwan-9.md`](taiwan-9.md)). Its table 3")
+print("follows a line of play for P = 6: after 1. b2 it says White's a4 draws,")
+print("and it names the replies that win and draw at plies 4, 6 and 8, where")
+print("RULES.md as written agrees with it (issue 16). Each reading below")
+print("changes one rule of RULES.md §2; \"plies 4, 6, 8\" says whether its")
+print("replies there win and draw as the thesis's do.\n")
+print("| reading | what it changes | start | first placements that lose | after 1. b2, White's a4 | plies 4, 6, 8 as the thesis | every claim kept |")
+print("|---|---|---|---|---|---|---|")
+for name, spec, meaning in readings:
+    start = answers[name]["start"]
+    start_draw, a4_draws, later = thesis_claims(name)
+    a4 = a4_after_b2(name)
+    a4_text = {"loss": "wins", "draw": "draws", "win": "loses"}[a4["value"]]
+    a4_text += f" ({said(a4)} for Black)" if a4["value"] != "draw" else ""
+    every = start_draw and a4_draws and later
+    losing = first_placements(start)[1]
+    print(f"| `{name}` | {meaning} | {said(start)} | {' '.join(losing) or 'none'} | "
+          f"{a4_text} | {'yes' if later else 'no'} | {'**yes**' if every else 'no'} |")
+print()
+
+for name, spec, meaning in readings:
+    start = answers[name]["start"]
+    winning, losing = first_placements(start)
+    print(f"## `{name}` — {meaning}\n")
+    print(f"`{spec}`. Start position: the first player to move has a **{said(start)}**.\n")
     print(f"First placements that win: {', '.join(winning) or 'none'}; "
           f"that lose: {', '.join(losing) or 'none'}.\n")
     print("| White to move after | White's replies that win | draw | lose |")
     print("|---|---|---|---|")
-    for name, text in cases:
-        answer = query(reading, text)
-        g = replies(answer)
-        print(f"| {name} (`{text}`, {said(answer)}) | {' '.join(g['win']) or '—'} | "
+    for (case, text), g in zip(cases, partition[name]):
+        print(f"| {case} (`{text}`, {said(answers[name][text])}) | {' '.join(g['win']) or '—'} | "
               f"{' '.join(g['draw']) or '—'} | {' '.join(g['lose']) or '—'} |")
     print()
 
 
 def stats(reading):
-    store = os.path.join(store_dir, f"{reading}-6.egdb")
-    out = subprocess.run([egdb, "stats", "--store", store, "--json"],
-                         check=True, capture_output=True, text=True).stdout
+    out = run("stats", "--store", os.path.join(store_dir, f"{reading}-6.egdb"), "--json")
     return {s["slice"]: s for s in json.loads(out)}
 
 
-plain, protected = stats("taiwan"), stats("taiwan-protected")
-differ = [k for k in plain if plain[k]["raw_crc32"] != protected[k]["raw_crc32"]]
-rounds = sorted({plain[k]["ply"] for k in differ})
-print("## Where the readings differ\n")
-print(f"{len(differ)} of {len(plain)} slices differ (placement rounds "
-      f"{', '.join(str(r) for r in rounds)}); the movement slices are the same.")
-print("Summed over them, for the side to move:\n")
-print("| | as written | protected |")
-print("|---|---:|---:|")
-for key in ["win", "loss", "draw"]:
-    a, b = sum(plain[k][key] for k in differ), sum(protected[k][key] for k in differ)
-    print(f"| {key} | {a} | {b} |")
+plain = stats("taiwan")
+print("## Where the readings' tables differ from RULES.md as written\n")
+print("| reading | slices | differ | of them movement | placement rounds that differ |")
+print("|---|---:|---:|---:|---|")
+for name, _, _ in readings[1:]:
+    other = stats(name)
+    differ = [k for k in other if k not in plain or plain[k]["raw_crc32"] != other[k]["raw_crc32"]]
+    movement = [k for k in differ if other[k]["phase"] == "movement"]
+    rounds = sorted({other[k]["ply"] for k in differ if other[k]["phase"] == "placement"})
+    print(f"| `{name}` | {len(other)} | {len(differ)} | {len(movement)} | "
+          f"{', '.join(str(r) for r in rounds) or '—'} |")
 
-a4 = {r: next(m for m in query(r, cases[0][1])["moves"] if m["move"] == "a4")
-      for r, _ in readings}
-def outcomes(reading, text, with_depth):
-    answer = query(reading, text)
-    keep = lambda p: (p["value"], p["depth"] if with_depth else None)
-    return keep(answer), [(m["move"], keep(m)) for m in answer["moves"]]
-
-
-texts = ["start"] + [t for _, t in cases]
-same_values = all(outcomes("taiwan", t, False) == outcomes("taiwan-protected", t, False) for t in texts)
-same_depths = all(outcomes("taiwan", t, True) == outcomes("taiwan-protected", t, True) for t in texts)
+kept = [name for name, _, _ in readings if all(thesis_claims(name))]
+a4_draws = [name for name, _, _ in readings if thesis_claims(name)[1]]
+names = lambda found: ", ".join(f"`{n}`" for n in found)
 print("\n## Against the thesis\n")
-print("The thesis (table 3) says that after 1. b2 the reply a4 draws. Here a4 "
-      + "; ".join(f"leaves Black a {said(a4[r])} under `{r}`" for r, _ in readings) + ".")
-print("At the start and at every position of the table, with every reply, the two readings give "
-      + ("the same values" if same_values else "different values")
-      + (" and depths" if same_depths else " (some depths differ)") + ": "
-      + ("protecting mills while placing does not account for the thesis's claim."
-         if same_values else "see the tables for where they part."))
+if kept:
+    print(f"Every claim of table 3 holds under {names(kept)}: the candidate for the")
+    print("rules behind the published P = 9 draw.")
+else:
+    print("No reading here keeps every claim of table 3.", end=" ")
+    if a4_draws:
+        print(f"The thesis's a4 after 1. b2 draws only under {names(a4_draws)}, and there")
+        print("the replies at plies 4, 6 and 8 are not the thesis's; under every other")
+        print("reading a4 loses.", end=" ")
+    else:
+        print("The thesis's a4 after 1. b2 loses under every one of them.", end=" ")
+    print("No single change of RULES.md §2 that the rules")
+    print("options express is the rule set table 3 was solved under.")
 PY
+cp "$dir/taiwan-rules.md" docs/results/taiwan-rules.md
 echo "wrote docs/results/taiwan-rules.md"
