@@ -204,6 +204,24 @@ lose_below_three = "board-and-hand"
         }
     }
 
+    /// The readings `deploy/taiwan-rules.sh` builds parse, and each
+    /// differs from RULES.md §2 and from the others.
+    #[test]
+    fn the_taiwan_readings_are_distinct_variants() {
+        let mut seen = vec![MorrisRules::taiwan(6)];
+        for text in [
+            include_str!("../../../docs/variants/taiwan-readings/capture-optional.toml"),
+            include_str!("../../../docs/variants/taiwan-readings/dan-one.toml"),
+            include_str!("../../../docs/variants/taiwan-readings/flying.toml"),
+            include_str!("../../../docs/variants/taiwan-readings/hand-counts.toml"),
+            include_str!("../../../docs/variants/taiwan-readings/protected-always.toml"),
+        ] {
+            let rules = parse(text, "reading.toml").unwrap().rules;
+            assert!(!seen.contains(&rules), "{rules:?} twice");
+            seen.push(rules);
+        }
+    }
+
     #[test]
     fn definitions_read_back_the_same() {
         let targets = [
