@@ -132,18 +132,18 @@ pub fn count_quiet_steps(
     mut visit_capture: impl FnMut(Successor),
 ) -> u32 {
     let empty = mover.union(opponent).complement();
+    let optional = rules.capture == CaptureRule::Optional;
     let mut quiet = 0;
     for from in mover.iter() {
         let rest = mover.without(from);
         for to in destinations(rules, from, mover.len(), empty).iter() {
             let after = rest.with(to);
-            let capturing = can_capture(rules, to, after, opponent);
-            if !capturing || rules.capture == CaptureRule::Optional {
+            if !can_capture(rules, to, after, opponent) {
                 quiet += 1;
-            }
-            if !capturing {
                 continue;
             }
+            // Declining the capture is a quiet step too.
+            quiet += u32::from(optional);
             for removed in capture_options(rules, to, after, opponent).removals() {
                 visit_capture(Successor {
                     mv: Move {
@@ -181,10 +181,10 @@ pub fn for_each_unmove(
     mut visit: impl FnMut(Unmove),
 ) {
     let empty = mover.union(opponent).complement();
+    let compulsory = rules.capture == CaptureRule::Compulsory;
     for to in opponent.iter() {
         let sources = destinations(rules, to, opponent.len(), empty);
         // A capture open after arriving on `to` would have had to be taken.
-        let compulsory = rules.capture == CaptureRule::Compulsory;
         if sources.is_empty() || (compulsory && can_capture(rules, to, opponent, mover)) {
             continue;
         }
