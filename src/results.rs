@@ -116,6 +116,20 @@ struct Row {
     max_depth: u32,
 }
 
+impl Row {
+    /// Adds `other` in: counts read from a store, so summed without
+    /// overflow.
+    fn add(&mut self, other: &Row) {
+        self.slices = self.slices.saturating_add(other.slices);
+        self.positions = self.positions.saturating_add(other.positions);
+        self.win = self.win.saturating_add(other.win);
+        self.loss = self.loss.saturating_add(other.loss);
+        self.draw = self.draw.saturating_add(other.draw);
+        self.classes = self.classes.saturating_add(other.classes);
+        self.max_depth = self.max_depth.max(other.max_depth);
+    }
+}
+
 /// Counts by movement pieces (both sides to move, both parities) and by
 /// placement round.
 fn counts(records: &[&SliceRecord]) -> String {
@@ -126,15 +140,16 @@ fn counts(records: &[&SliceRecord]) -> String {
             Some(MorrisSlice::Placement { ply, .. }) => (1, ply, 0),
             None => continue,
         };
-        let row = rows.entry(key).or_default();
         let c = &r.counts;
-        row.slices += 1;
-        row.positions += c.positions;
-        row.win += c.win;
-        row.loss += c.loss;
-        row.draw += c.draw;
-        row.classes += c.canonical_positions.unwrap_or(0);
-        row.max_depth = row.max_depth.max(c.max_depth.unwrap_or(0));
+        rows.entry(key).or_default().add(&Row {
+            slices: 1,
+            positions: c.positions,
+            win: c.win,
+            loss: c.loss,
+            draw: c.draw,
+            classes: c.canonical_positions.unwrap_or(0),
+            max_depth: c.max_depth.unwrap_or(0),
+        });
     }
     let mut out = String::from("## Positions by phase and pieces\n\n");
     out += "Every arrangement counted once (a symmetry class stands for all its members); classes counted once each; values for the side to move.\n\n";
@@ -151,13 +166,7 @@ fn counts(records: &[&SliceRecord]) -> String {
             "| {phase} | {what} | {} | {} | {} | {} | {} | {} | {} |",
             row.slices, row.positions, row.win, row.loss, row.draw, row.classes, row.max_depth
         );
-        total.slices += row.slices;
-        total.positions += row.positions;
-        total.win += row.win;
-        total.loss += row.loss;
-        total.draw += row.draw;
-        total.classes += row.classes;
-        total.max_depth = total.max_depth.max(row.max_depth);
+        total.add(row);
     }
     let _ = writeln!(
         out,

@@ -437,3 +437,42 @@ fn a_result_with_a_nan_solve_time_leaves_a_store_that_opens() {
     let reopened = Build::open(&path, &game, options(false));
     assert!(reopened.is_ok(), "taken, then: {:?}", reopened.err());
 }
+
+/// Found by an audit of panic sites: in a build that verifies as it goes,
+/// the status of a worker holding a check indexed the plan with the
+/// check's job number, one past the plan's end. Any `Status` call (a
+/// peer's, `egdb status`) then failed while a check was out.
+#[test]
+fn status_names_a_check_that_a_worker_holds() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = Game::from_spec(&"nim:triangle:4:normal".parse::<GameSpec>().unwrap()).unwrap();
+    let encoding = encoding_of(&game);
+    let verifying = BuildOptions {
+        verify_as_built: true,
+        ..options(false)
+    };
+    let build = Build::open(&dir.path().join("s"), &game, verifying).unwrap();
+    build.register(&worker()).unwrap();
+    let check = loop {
+        let task = build.lease("w-1").unwrap().task().expect("a job is ready");
+        if task.verify {
+            break task;
+        }
+        let info = build
+            .plan()
+            .iter()
+            .find(|s| s.id.as_str() == task.slice_id)
+            .unwrap()
+            .clone();
+        let raw = noise(1, encoding.table_bytes(info.entries) as usize);
+        build
+            .complete("w-1", taken(result_of(&info, encoding, &raw, 4096)))
+            .unwrap();
+    };
+    let status = build.status().expect("a status while a check is out");
+    let held = status.workers[0]
+        .holds
+        .as_ref()
+        .map(|(job, _)| job.as_str());
+    assert_eq!(held, Some(format!("check:{}", check.slice_id).as_str()));
+}

@@ -67,11 +67,11 @@ impl Coordinator for Build {
         for (slice, holder) in expired {
             tracing::warn!(slice, worker = %holder, "lease expired without a heartbeat; the slice is ready again");
         }
-        let slices = self.plan.len();
         Ok(match offer {
-            Offer::Slice(i) if i < slices => Lease::Task(self.task(&self.plan[i], !self.solving)),
-            // The jobs after the slices are their checks.
-            Offer::Slice(i) => Lease::Task(self.task(&self.plan[i - slices], true)),
+            Offer::Slice(i) => {
+                let (slice, check) = self.job_slice(i);
+                Lease::Task(self.task(slice, check || !self.solving))
+            }
             Offer::Wait => Lease::Wait,
             Offer::Stop => Lease::Stop,
         })

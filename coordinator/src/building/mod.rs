@@ -223,6 +223,16 @@ impl Build {
         state.schedule.done_in(0..self.plan.len())
     }
 
+    /// The slice of the scheduler's job `i`, and whether the job is its
+    /// check (the jobs after the slices, in a build that verifies as it
+    /// goes).
+    fn job_slice(&self, i: usize) -> (&SliceInfo, bool) {
+        match i.checked_sub(self.plan.len()) {
+            None => (&self.plan[i], false),
+            Some(check) => (&self.plan[check], true),
+        }
+    }
+
     /// The scheduler's id of the job of `slice` that `worker` holds: its
     /// check, in a build that verifies as it goes and leased it that.
     fn held_job(&self, state: &State, worker: &str, slice: &str) -> String {

@@ -49,8 +49,14 @@ impl Build {
                     name: name.clone(),
                     threads: w.threads,
                     memory: w.memory,
-                    holds: held
-                        .map(|(i, l)| (self.plan[i].id.to_string(), now.duration_since(l.since))),
+                    holds: held.map(|(i, l)| {
+                        // A check is named as the scheduler names it.
+                        let job = match self.job_slice(i) {
+                            (slice, false) => slice.id.to_string(),
+                            (slice, true) => super::check_id(&slice.id),
+                        };
+                        (job, now.duration_since(l.since))
+                    }),
                     slices_done: w.slices_done,
                     positions_done: w.positions_done,
                     bytes_sent: w.bytes_sent,

@@ -157,7 +157,10 @@ impl Query for QueryService {
                 game: t.game().spec().to_string(),
                 complete: t.is_complete(),
                 slices: records.len() as u32,
-                positions: records.iter().map(|r| r.counts.positions).sum(),
+                // Counts read from the store: summed without overflow.
+                positions: records
+                    .iter()
+                    .fold(0, |n, r| n.saturating_add(r.counts.positions)),
                 depth: t.store().identity().depth,
                 built,
                 missing,
