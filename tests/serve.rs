@@ -198,6 +198,38 @@ fn errors_carry_their_grpc_codes() {
     assert!(missing.message().contains("not built yet"), "{missing:?}");
     let out = egdb(&["query", "--server", &server.url, "o/oo/ooo/x"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    // A position text far over any notation is refused before it is parsed,
+    // by every call that takes one.
+    let huge = "o".repeat(1 << 20);
+    let refused = |err: tonic::Status| {
+        assert_eq!(err.code(), tonic::Code::InvalidArgument, "{err:?}");
+        assert!(err.message().contains("at most 4096"), "{err:?}");
+    };
+    refused(ask(&mut client, &huge));
+    let asked = || PositionRequest {
+        position: huge.clone(),
+    };
+    refused(runtime.block_on(client.moves(asked())).unwrap_err());
+    refused(
+        runtime
+            .block_on(client.line(LineRequest {
+                position: huge.clone(),
+                max_plies: 1,
+            }))
+            .unwrap_err(),
+    );
+    refused(
+        runtime
+            .block_on(client.batch_probe(BatchRequest {
+                positions: vec!["start".to_string(), huge.clone()],
+            }))
+            .unwrap_err(),
+    );
+    let mut stream = runtime
+        .block_on(client.probe_stream(tokio_stream::iter([asked()])))
+        .unwrap()
+        .into_inner();
+    refused(runtime.block_on(stream.message()).unwrap_err());
 
     // The build finishes while the server runs: it catches up.
     build("nim:triangle:5:normal", &partial, &[]);

@@ -30,10 +30,6 @@ use super::QueryService;
 use crate::reader::Probe;
 use egdb_games::Value;
 
-/// Longest position text taken: the longest notation (a custom game's list
-/// of 64 cells) is a few hundred bytes.
-const MAX_POSITION: usize = 4096;
-
 /// How long a browser or proxy may keep a finished store's answer.
 const FINISHED_MAX_AGE: &str = "public, max-age=86400, immutable";
 
@@ -216,12 +212,7 @@ fn position(params: &Params) -> Result<String, Status> {
     let text = query
         .get("position")
         .ok_or_else(|| Status::invalid_argument("no position given (?position=…)"))?;
-    if text.len() > MAX_POSITION {
-        return Err(Status::invalid_argument(format!(
-            "a position of {} bytes; at most {MAX_POSITION}",
-            text.len()
-        )));
-    }
+    super::bounded(text)?;
     Ok(text.clone())
 }
 

@@ -38,6 +38,20 @@ const DEFAULT_LINE_PLIES: u32 = 1000;
 pub const MAX_LINE_PLIES: u32 = 10_000;
 /// Positions in one batch at most.
 pub const MAX_BATCH: usize = 100_000;
+/// Longest position text taken: the longest notation (a custom game's list
+/// of 64 cells) is a few hundred bytes.
+pub const MAX_POSITION: usize = 4096;
+
+/// Refuses a position text over [`MAX_POSITION`] before it is parsed.
+fn bounded(text: &str) -> Result<(), Status> {
+    if text.len() > MAX_POSITION {
+        return Err(Status::invalid_argument(format!(
+            "a position of {} bytes; at most {MAX_POSITION}",
+            text.len()
+        )));
+    }
+    Ok(())
+}
 
 pub struct QueryService {
     /// The store as last opened; reopened to catch up with a build that is
@@ -174,6 +188,7 @@ impl Query for QueryService {
         request: Request<PositionRequest>,
     ) -> Result<Response<ProbeReply>, Status> {
         let text = request.into_inner().position;
+        bounded(&text)?;
         self.run(move |t| {
             let (position, probe) = t.probe_named(&text)?;
             Ok(probe_reply(position, probe))
@@ -186,11 +201,13 @@ impl Query for QueryService {
         request: Request<PositionRequest>,
     ) -> Result<Response<MovesReply>, Status> {
         let text = request.into_inner().position;
+        bounded(&text)?;
         self.run(move |t| Ok(moves_reply(t.answer(&text)?))).await
     }
 
     async fn line(&self, request: Request<LineRequest>) -> Result<Response<LineReply>, Status> {
         let r = request.into_inner();
+        bounded(&r.position)?;
         let plies = match r.max_plies {
             0 => DEFAULT_LINE_PLIES,
             plies if plies > MAX_LINE_PLIES => {
@@ -227,6 +244,7 @@ impl Query for QueryService {
         let tablebase = self.tablebase();
         let replies = request.into_inner().map(move |asked| {
             let text = asked?.position;
+            bounded(&text)?;
             tokio::task::block_in_place(|| tablebase.probe_named(&text))
                 .map(|(position, probe)| probe_reply(position, probe))
                 .map_err(status_of)
@@ -245,6 +263,7 @@ impl Query for QueryService {
                 positions.len()
             )));
         }
+        positions.iter().try_for_each(|text| bounded(text))?;
         self.run(move |t| {
             let probes = positions
                 .iter()

@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
 use egdb_games::Game;
@@ -18,6 +18,8 @@ use egdb_games::Game;
 const NAME: &str = "verify.journal";
 /// Lines of a journal read at the most (a store has far fewer slices).
 const MAX_LINES: usize = 1 << 20;
+/// Bytes of one line at most: a header or a slice id and its checksum.
+const MAX_LINE_BYTES: usize = 4096;
 
 /// Passes recorded so far, and the file new ones go to.
 pub struct Journal {
@@ -50,15 +52,18 @@ impl Journal {
     }
 
     /// Rewrites the file with the header and the passes kept; without a
-    /// writable directory the verify runs on, unrecorded.
+    /// writable directory the verify runs on, unrecorded. The new file
+    /// replaces the old one whole, so a kill meanwhile loses no passes.
     fn start(mut self, header: &str) -> Journal {
         let written = (|| -> std::io::Result<File> {
-            let mut file = File::create(&self.path)?;
+            let new_path = self.path.with_extension("journal.new");
+            let mut file = File::create(&new_path)?;
             writeln!(file, "{header}")?;
             for (slice, crc) in &self.passed {
                 writeln!(file, "{slice} {crc:08x}")?;
             }
             file.sync_data()?;
+            std::fs::rename(&new_path, &self.path)?;
             Ok(file)
         })();
         match written {
@@ -94,17 +99,35 @@ impl Journal {
     }
 }
 
-/// The passes of a journal whose header is `header`.
+/// The passes of a journal whose header is `header`; a journal with a line
+/// far longer than any slice id is damaged, and not read further.
 fn read(path: &Path, header: &str) -> Option<HashMap<String, u32>> {
     let file = OpenOptions::new().read(true).open(path).ok()?;
-    let mut lines = BufReader::new(file).lines().take(MAX_LINES);
-    if lines.next()?.ok()? != header {
+    let mut file = BufReader::new(file);
+    let mut next_line = || -> Option<Option<String>> {
+        let mut line = Vec::new();
+        let read = (&mut file)
+            .take(MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .ok()?;
+        if read > MAX_LINE_BYTES {
+            return None;
+        }
+        if line.pop() != Some(b'\n') {
+            // The end of the file, or a line cut short by a crash: dropped,
+            // not trusted.
+            return Some(None);
+        }
+        Some(Some(String::from_utf8(line).ok()?))
+    };
+    if next_line()?? != header {
         return None;
     }
     let mut passed = HashMap::new();
-    for line in lines {
-        let line = line.ok()?;
-        // A line cut short by a crash is dropped, not trusted.
+    for _ in 0..MAX_LINES {
+        let Some(line) = next_line()? else {
+            break;
+        };
         let Some((slice, crc)) = line.split_once(' ') else {
             continue;
         };
@@ -137,6 +160,11 @@ mod tests {
         );
         assert!(again.passed("place-05-02-03", 7));
         assert!(!again.passed("move-04-0", 0));
+        // A line that never ends is not read whole: the journal is damaged.
+        let mut text = std::fs::read_to_string(dir.path().join(NAME)).unwrap();
+        text.push_str(&"x".repeat(1 << 20));
+        std::fs::write(dir.path().join(NAME), text).unwrap();
+        assert!(read(&dir.path().join(NAME), "egdb-verify 1 g").is_none());
         let other_game = Journal::open_with(dir.path(), "egdb-verify 1 h", false);
         assert!(!other_game.passed("place-05-02-03", 7));
         let fresh = Journal::open_with(dir.path(), "egdb-verify 1 h", true);
