@@ -201,13 +201,10 @@ impl Tablebase {
     /// read unless the cell straddles two.
     fn bytes<const N: usize>(&self, slice: u32, at: u64) -> Result<[u8; N], TablebaseError> {
         let record = &self.records[slice as usize];
-        let block_bytes = record.block_bytes.max(1);
         let mut out = [0u8; N];
         let mut filled = 0;
         while filled < N {
-            let at = at + filled as u64;
-            let index = (at / block_bytes) as u32;
-            let start = (at % block_bytes) as usize;
+            let (index, start) = place(record, at + filled as u64)?;
             let wanted = &mut out[filled..];
             let k = key(slice, index);
             let take = match near(self.id, k, |block| copy_from(block, start, wanted)) {
@@ -252,6 +249,25 @@ impl Tablebase {
     }
 }
 
+/// The block holding byte `at` of a slice, and the byte's offset in it;
+/// a byte past the slice's end (a family that located a position wrongly)
+/// is an error, never a byte of another block.
+fn place(record: &SliceRecord, at: u64) -> Result<(u32, usize), TablebaseError> {
+    let block_bytes = record.block_bytes.max(1);
+    match u32::try_from(at / block_bytes) {
+        Ok(index) if at < record.raw_len => Ok((index, (at % block_bytes) as usize)),
+        _ => Err(FormatError::Corrupt {
+            slice: record.slice.clone(),
+            block: None,
+            reason: format!(
+                "byte {at} asked of a slice of {} bytes (a position located past its end)",
+                record.raw_len
+            ),
+        }
+        .into()),
+    }
+}
+
 /// Copies what `block` holds of `out` from `start` on; how many bytes.
 fn copy_from(block: &[u8], start: usize, out: &mut [u8]) -> usize {
     let take = out.len().min(block.len().saturating_sub(start));
@@ -267,4 +283,31 @@ fn corrupt(record: &SliceRecord, block: u32, reason: &str) -> TablebaseError {
         reason: reason.to_string(),
     }
     .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use egdb_db_format::{CellEncoding, SliceCounts};
+
+    #[test]
+    fn a_byte_past_the_slice_is_refused_not_wrapped_to_another_block() {
+        let record = SliceRecord {
+            slice: "move-03-03".to_string(),
+            encoding: CellEncoding::ValueDepth8,
+            raw_len: 2500,
+            raw_crc32: 0,
+            block_bytes: 1000,
+            blocks: 3,
+            stored_bytes: 0,
+            counts: SliceCounts::default(),
+            stones: None,
+            seconds: 0.0,
+        };
+        assert_eq!(place(&record, 0).unwrap(), (0, 0));
+        assert_eq!(place(&record, 2499).unwrap(), (2, 499));
+        assert!(place(&record, 2500).is_err());
+        // An index that truncated to 32 bits would be block 0.
+        assert!(place(&record, (1u64 << 32) * 1000).is_err());
+    }
 }
