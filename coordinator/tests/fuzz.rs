@@ -182,6 +182,13 @@ fn damaged(mut result: v1::SliceResult, damage: &[Damage]) -> v1::SliceResult {
     result
 }
 
+/// The planned slice a leased task names.
+fn planned<'a>(plan: &'a [SliceInfo], task: &egdb_proto::Task) -> &'a SliceInfo {
+    plan.iter()
+        .find(|s| s.id.as_str() == task.slice_id)
+        .expect("the task's slice is planned")
+}
+
 /// Hands fuzzed results to a build of `spec` over a fresh store.
 fn results_to_a_build(spec: &str, deep_verify: bool) {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -203,10 +210,7 @@ fn results_to_a_build(spec: &str, deep_verify: bool) {
         let task = build.lease("w-1").expect("leases").task();
         let held_lease = task.filter(|_| leased);
         let info = match &held_lease {
-            Some(task) => plan
-                .iter()
-                .find(|s| s.id.as_str() == task.slice_id)
-                .expect("planned"),
+            Some(task) => planned(&plan, task),
             None => pick.get(&plan),
         };
         let raw = noise(seed, encoding.table_bytes(info.entries) as usize);
@@ -273,11 +277,7 @@ fn noise_store(path: &Path, spec: &str) -> Game {
     build.register(&worker()).expect("registers");
     let mut seed = 1;
     while let Some(task) = build.lease("w-1").expect("leases").task() {
-        let info = build
-            .plan()
-            .iter()
-            .find(|s| s.id.as_str() == task.slice_id)
-            .expect("planned");
+        let info = planned(build.plan(), &task);
         seed += 1;
         let len = encoding.table_bytes(info.entries) as usize;
         let raw = if seed % 5 == 0 {
@@ -410,12 +410,7 @@ fn a_result_with_a_nan_solve_time_leaves_a_store_that_opens() {
     let build = Build::open(&path, &game, options(false)).unwrap();
     build.register(&worker()).unwrap();
     let task = build.lease("w-1").unwrap().task().unwrap();
-    let info = build
-        .plan()
-        .iter()
-        .find(|s| s.id.as_str() == task.slice_id)
-        .unwrap()
-        .clone();
+    let info = planned(build.plan(), &task).clone();
     let raw = noise(
         1,
         CellEncoding::ValueDepth8.table_bytes(info.entries) as usize,
@@ -458,12 +453,7 @@ fn status_names_a_check_that_a_worker_holds() {
         if task.verify {
             break task;
         }
-        let info = build
-            .plan()
-            .iter()
-            .find(|s| s.id.as_str() == task.slice_id)
-            .unwrap()
-            .clone();
+        let info = planned(build.plan(), &task).clone();
         let raw = noise(1, encoding.table_bytes(info.entries) as usize);
         build
             .complete("w-1", taken(result_of(&info, encoding, &raw, 4096)))
