@@ -13,6 +13,7 @@
 use std::collections::BTreeSet;
 
 use egdb_games::morris::moves::{legal_moves, terminal_value};
+use egdb_games::morris::rules::SeveralCaptures;
 use egdb_games::morris::{MorrisRules, Position};
 use egdb_games::Value;
 
@@ -220,6 +221,8 @@ struct Seen {
     dan: bool,
     /// A move opening two or more captures at once.
     several: bool,
+    /// A move closing two or more mills at once.
+    mills: bool,
     /// A standard mill that had to spare an opponent piece standing in a mill.
     protected: bool,
     /// A standard mill where every opponent piece stood in a mill.
@@ -240,6 +243,7 @@ struct Tally {
     gang: usize,
     dan: usize,
     several: usize,
+    mills: usize,
     protected: usize,
     all_in_mills: usize,
 }
@@ -250,6 +254,7 @@ impl Tally {
         self.gang += usize::from(seen.gang);
         self.dan += usize::from(seen.dan);
         self.several += usize::from(seen.several);
+        self.mills += usize::from(seen.mills);
         self.protected += usize::from(seen.protected);
         self.all_in_mills += usize::from(seen.all_in_mills);
     }
@@ -335,18 +340,24 @@ fn mill_targets(
 }
 
 /// Every set of opponent pieces the mover may remove after arriving on
-/// `x`: one opportunity's worth each. Empty when the move captures nothing.
+/// `x`: one opportunity's worth each, or with `take_all` every opportunity
+/// at once. Empty when the move captures nothing.
 fn removal_choices(
     game: Game,
     board: &Board,
     cells: &[u8; 24],
-    x: usize,
-    me: u8,
+    (x, me): (usize, u8),
+    take_all: bool,
     seen: &mut Seen,
 ) -> BTreeSet<Vec<usize>> {
     let them = opponent(me);
     let found = opportunities(game, board, cells, x, me);
     seen.several |= found.len() > 1;
+    let mills = found.iter().filter(|o| **o == Opportunity::Mill).count();
+    seen.mills |= mills > 1;
+    if take_all {
+        return all_at_once(game, board, cells, them, &found, seen);
+    }
     let mut choices = BTreeSet::new();
     for opportunity in found {
         match opportunity {
@@ -369,6 +380,71 @@ fn removal_choices(
     choices
 }
 
+/// The removals of a move that takes every opportunity it opens: the
+/// 槓's and 擔's pieces, and one more piece per mill, each a different one
+/// (all that are left when fewer).
+fn all_at_once(
+    game: Game,
+    board: &Board,
+    cells: &[u8; 24],
+    them: u8,
+    found: &[Opportunity],
+    seen: &mut Seen,
+) -> BTreeSet<Vec<usize>> {
+    let mut forced = BTreeSet::new();
+    let mut mills = 0;
+    for opportunity in found {
+        match *opportunity {
+            Opportunity::Mill => {
+                seen.mill = true;
+                mills += 1;
+            }
+            Opportunity::Gang(m) => {
+                seen.gang = true;
+                forced.insert(m);
+            }
+            Opportunity::Dan(a, b) => {
+                seen.dan = true;
+                forced.extend([a, b]);
+            }
+        }
+    }
+    let pool: Vec<usize> = if mills > 0 {
+        mill_targets(game, board, cells, them, seen)
+            .into_iter()
+            .filter(|p| !forced.contains(p))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut choices = BTreeSet::new();
+    if forced.is_empty() && pool.is_empty() {
+        return choices;
+    }
+    for picked in subsets(&pool, mills.min(pool.len())) {
+        let mut removed: Vec<usize> = forced.iter().copied().chain(picked).collect();
+        removed.sort_unstable();
+        choices.insert(removed);
+    }
+    choices
+}
+
+/// Every `k`-element subset of `items`.
+fn subsets(items: &[usize], k: usize) -> Vec<Vec<usize>> {
+    if k == 0 {
+        return vec![Vec::new()];
+    }
+    let Some((&first, rest)) = items.split_first() else {
+        return Vec::new();
+    };
+    let mut with: Vec<Vec<usize>> = subsets(rest, k - 1);
+    for subset in &mut with {
+        subset.insert(0, first);
+    }
+    with.extend(subsets(rest, k));
+    with
+}
+
 /// The destinations of the piece on `from`: a step to an adjacent empty
 /// point, or, standard game with exactly 3 pieces, any empty point.
 fn destinations(game: Game, board: &Board, pos: &Naive, from: usize) -> Vec<usize> {
@@ -384,6 +460,7 @@ fn naive_moves(
     game: Game,
     board: &Board,
     pos: &Naive,
+    take_all: bool,
     seen: &mut Seen,
 ) -> BTreeSet<(String, String)> {
     let me = pos.to_move;
@@ -417,11 +494,11 @@ fn naive_moves(
             Some(from) => format!("{}-{}", NAMES[from], NAMES[to]),
             None => NAMES[to].to_string(),
         };
-        let choices = removal_choices(game, board, &after.cells, to, me, seen);
+        let choices = removal_choices(game, board, &after.cells, (to, me), take_all, seen);
         if choices.is_empty() {
             moves.insert((head.clone(), after.text()));
         }
-        // Capture is compulsory: with choices, each move takes exactly one.
+        // Capture is compulsory: with choices, each move takes one of them.
         for removed in choices {
             let mut taken = after.clone();
             let mut text = head.clone();
@@ -494,7 +571,8 @@ fn compare(rules: &MorrisRules, game: Game, board: &Board, position: &Position, 
     tally.flying +=
         usize::from(game == Game::Standard && !pos.placing() && pos.count(pos.to_move) == 3);
     let mut seen = Seen::default();
-    let naive = naive_moves(game, board, &pos, &mut seen);
+    let take_all = rules.several_captures == SeveralCaptures::All;
+    let naive = naive_moves(game, board, &pos, take_all, &mut seen);
     tally.add(seen);
     tally.moves += naive.len();
     tally.capturing_moves += naive.iter().filter(|(m, _)| m.contains('x')).count();
@@ -655,42 +733,56 @@ fn own_board_matches_rules_md_section_1() {
     assert!(colour.iter().all(Option::is_some), "the board is connected");
 }
 
+/// Compares both generators on `games` random games and `setups` setups of
+/// each kind under `rules`.
+fn compare_many(
+    rules: &MorrisRules,
+    game: Game,
+    rng: &mut Rng,
+    (games, setups): (usize, usize),
+) -> Tally {
+    let board = Board::new(game);
+    let mut tally = Tally::default();
+    let p = usize::from(rules.pieces);
+    for _ in 0..games {
+        for position in random_game(rules, rng, 2 * p + 40) {
+            compare(rules, game, &board, &position, &mut tally);
+        }
+    }
+    for i in 0..2 * setups {
+        // Half movement positions, half placement at any ply.
+        let ply = if rng.range(0, 1) == 0 {
+            2 * p
+        } else {
+            rng.range(0, 2 * p - 1)
+        };
+        let position = if i % 2 == 0 {
+            scattered_setup(rules, rng, ply)
+        } else {
+            lined_setup(rules, &board, rng, ply)
+        };
+        compare(rules, game, &board, &position, &mut tally);
+    }
+    eprintln!("{game:?} P={}: {tally:?}", rules.pieces);
+    tally
+}
+
+/// The rules of `game` with `pieces` each.
+fn rules_of(game: Game, pieces: u8) -> MorrisRules {
+    match game {
+        Game::Taiwan => MorrisRules::taiwan(pieces),
+        Game::Standard => MorrisRules::standard(pieces),
+    }
+}
+
 #[test]
 fn naive_generator_agrees_with_egdb() {
     // Per game and piece count: random games, and setups of each kind.
-    const GAMES: usize = 200;
-    const SETUPS: usize = 4000;
     let mut rng = Rng(0x5eed_0fd1_a60a_15ed);
     let mut tallies = Vec::new();
     for game in [Game::Taiwan, Game::Standard] {
-        let board = Board::new(game);
         for pieces in [3u8, 6, 9, 12] {
-            let rules = match game {
-                Game::Taiwan => MorrisRules::taiwan(pieces),
-                Game::Standard => MorrisRules::standard(pieces),
-            };
-            let mut tally = Tally::default();
-            let p = usize::from(pieces);
-            for _ in 0..GAMES {
-                for position in random_game(&rules, &mut rng, 2 * p + 40) {
-                    compare(&rules, game, &board, &position, &mut tally);
-                }
-            }
-            for i in 0..2 * SETUPS {
-                // Half movement positions, half placement at any ply.
-                let ply = if rng.range(0, 1) == 0 {
-                    2 * p
-                } else {
-                    rng.range(0, 2 * p - 1)
-                };
-                let position = if i % 2 == 0 {
-                    scattered_setup(&rules, &mut rng, ply)
-                } else {
-                    lined_setup(&rules, &board, &mut rng, ply)
-                };
-                compare(&rules, game, &board, &position, &mut tally);
-            }
-            eprintln!("{game:?} P={pieces}: {tally:?}");
+            let tally = compare_many(&rules_of(game, pieces), game, &mut rng, (200, 4000));
             tallies.push((game, pieces, tally));
         }
     }
@@ -718,4 +810,33 @@ fn naive_generator_agrees_with_egdb() {
     assert!(of(Game::Standard, |t| t.all_in_mills) >= 300);
     assert!(of(Game::Standard, |t| t.flying) >= 4_000);
     assert_eq!(of(Game::Standard, |t| t.gang + t.dan), 0);
+}
+
+/// The reading where a move takes every capture it opens (a rules option,
+/// not RULES.md): two or three mills take as many pieces, a 擔 and a 槓
+/// together three.
+#[test]
+fn naive_generator_agrees_with_egdb_taking_every_capture() {
+    let mut rng = Rng(0x7a6e_a11c_a97e_5eed);
+    let mut tallies = Vec::new();
+    for game in [Game::Taiwan, Game::Standard] {
+        for pieces in [6u8, 9, 12] {
+            let rules = MorrisRules {
+                several_captures: SeveralCaptures::All,
+                ..rules_of(game, pieces)
+            };
+            tallies.push((game, compare_many(&rules, game, &mut rng, (100, 2000))));
+        }
+    }
+    let of = |g: Game, f: fn(&Tally) -> usize| {
+        tallies
+            .iter()
+            .filter(|(game, _)| *game == g)
+            .map(|(_, t)| f(t))
+            .sum::<usize>()
+    };
+    // Positions of each sort, at about half of what the seed above gives.
+    assert!(of(Game::Taiwan, |t| t.several) >= 250);
+    assert!(of(Game::Taiwan, |t| t.mills) >= 120);
+    assert!(of(Game::Standard, |t| t.mills) >= 30);
 }

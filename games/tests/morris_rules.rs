@@ -4,7 +4,7 @@
 use egdb_games::morris::moves::{
     count_quiet_steps, for_each_move, for_each_unmove, legal_moves, play, terminal_value,
 };
-use egdb_games::morris::rules::{CaptureRule, DanTakes};
+use egdb_games::morris::rules::{CaptureRule, DanTakes, SeveralCaptures};
 use egdb_games::morris::{MorrisRules, Phase, Position};
 use egdb_games::{GameError, Value};
 use proptest::prelude::*;
@@ -191,28 +191,33 @@ fn random_game(rules: &MorrisRules, choices: &[u16]) -> Vec<Position> {
 }
 
 fn any_rules() -> impl Strategy<Value = MorrisRules> {
-    (3u8..=12, any::<bool>(), any::<bool>(), any::<bool>()).prop_map(
-        |(p, taiwan, dan_takes_one, optional)| {
-            let rules = if taiwan {
-                MorrisRules::taiwan(p)
+    // (Which capture option: 0 none, 1 擔 takes one, 2 a move takes every
+    // capture; the last two do not go together.)
+    (3u8..=12, any::<bool>(), 0u8..3, any::<bool>()).prop_map(|(p, taiwan, option, optional)| {
+        let rules = if taiwan {
+            MorrisRules::taiwan(p)
+        } else {
+            MorrisRules::standard(p)
+        };
+        MorrisRules {
+            dan_takes: if option == 1 && rules.dan {
+                DanTakes::One
             } else {
-                MorrisRules::standard(p)
-            };
-            MorrisRules {
-                dan_takes: if dan_takes_one && rules.dan {
-                    DanTakes::One
-                } else {
-                    DanTakes::Both
-                },
-                capture: if optional {
-                    CaptureRule::Optional
-                } else {
-                    CaptureRule::Compulsory
-                },
-                ..rules
-            }
-        },
-    )
+                DanTakes::Both
+            },
+            several_captures: if option == 2 {
+                SeveralCaptures::All
+            } else {
+                SeveralCaptures::One
+            },
+            capture: if optional {
+                CaptureRule::Optional
+            } else {
+                CaptureRule::Compulsory
+            },
+            ..rules
+        }
+    })
 }
 
 proptest! {

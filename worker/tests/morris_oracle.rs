@@ -104,3 +104,17 @@ fn dan_taking_one_and_optional_captures_agree_with_the_plain_solver() {
     let text = format!("pieces = 4\n{taiwan}\ndan_takes = \"one\"\ncapture = \"optional\"");
     check_game(MorrisGame::from_rules_file(spec, &text).unwrap());
 }
+
+/// A move that takes every capture it opens: up to three pieces at once
+/// (a 擔 and a 槓 from a side's midpoint) from 3 pieces on, with optional
+/// captures too at 4. (Two mills at once need 5 pieces; the unit tests of
+/// `moves.rs` and the P = 6 reading's verify cover those.)
+#[test]
+fn taking_every_capture_agrees_with_the_plain_solver() {
+    let taiwan = "diagonals = true\nmill_takes = \"any\"\ngang = true\ndan = true\n\
+                  flying = false\nlose_below_three = \"board-in-movement\"";
+    check_game(from_file(&format!("{taiwan}\nseveral_captures = \"all\"")));
+    let spec: GameSpec = "morris:file:all.toml".parse().unwrap();
+    let text = format!("pieces = 4\n{taiwan}\nseveral_captures = \"all\"\ncapture = \"optional\"");
+    check_game(MorrisGame::from_rules_file(spec, &text).unwrap());
+}

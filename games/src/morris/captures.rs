@@ -4,7 +4,7 @@
 //! piece arrived; the per-point line tables are built at compile time.
 
 use super::board::{adjacency, LineKind, Point, PointSet, ALL_LINES, POINTS};
-use super::rules::{DanTakes, MillTargets, MorrisRules};
+use super::rules::{DanTakes, MillTargets, MorrisRules, SeveralCaptures};
 
 /// The lines through one point, as the rules' captures read them.
 #[derive(Debug, Clone, Copy)]
@@ -62,25 +62,91 @@ const fn point_lines(diagonals: bool) -> [PointLines; POINTS] {
 static WITH_DIAGONALS: [PointLines; POINTS] = point_lines(true);
 static WITHOUT_DIAGONALS: [PointLines; POINTS] = point_lines(false);
 
-/// The capture choices a move offers: remove any one of `singles`, or both
-/// points of `pair` (擔). Both empty: the move captures nothing. Where
-/// captures are optional, capturing nothing is a further choice, which
-/// the move generators add.
+/// The capture choices a move offers: every removal takes all of
+/// `forced`, then `picks` more of `singles` (as many as there are, if
+/// fewer); or else, where `pair` is set, both points of `pair`. All empty:
+/// the move captures nothing. Where captures are optional, capturing
+/// nothing is a further choice, which the move generators add.
+///
+/// A move taking one capture has `picks` 1 and no `forced`: any one of
+/// `singles` (a mill's or a 槓's piece), or the 擔's `pair`. A move taking
+/// every capture forces its 槓's and 擔's pieces and picks one more per
+/// mill closed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CaptureOptions {
+    pub forced: PointSet,
     pub singles: PointSet,
+    pub picks: u32,
     pub pair: PointSet,
 }
 
 impl CaptureOptions {
     pub const fn is_empty(&self) -> bool {
-        self.singles.is_empty() && self.pair.is_empty()
+        self.forced.is_empty()
+            && (self.picks == 0 || self.singles.is_empty())
+            && self.pair.is_empty()
     }
 
     /// Every distinct set of opponent pieces the mover may remove.
-    pub fn removals(&self) -> impl Iterator<Item = PointSet> + '_ {
-        let pair = (!self.pair.is_empty()).then_some(self.pair);
-        self.singles.iter().map(Point::set).chain(pair)
+    pub fn removals(&self) -> Removals {
+        let picks = self.picks.min(self.singles.len());
+        let combos = picks > 1 || (picks == 0 && !self.forced.is_empty());
+        Removals {
+            forced: self.forced.bits(),
+            left: if picks == 1 { self.singles.bits() } else { 0 },
+            // The first `picks` of `singles`, by their rank in the set.
+            combos: combos.then_some((1u32 << picks) - 1),
+            singles: self.singles,
+            pair: self.pair.bits(),
+        }
+    }
+}
+
+/// The removals of [`CaptureOptions::removals`]: the forced pieces with
+/// each single in turn (one pick), or with each set of picks (several, as
+/// masks over the singles' ranks in colex order); then the pair.
+pub struct Removals {
+    forced: u32,
+    left: u32,
+    combos: Option<u32>,
+    singles: PointSet,
+    pair: u32,
+}
+
+impl Iterator for Removals {
+    type Item = PointSet;
+
+    #[inline]
+    fn next(&mut self) -> Option<PointSet> {
+        if self.left != 0 {
+            let single = self.left & self.left.wrapping_neg();
+            self.left &= self.left - 1;
+            return Some(PointSet(self.forced | single));
+        }
+        if let Some(mask) = self.combos {
+            // The next mask with as many bits (Gosper's hack), while it
+            // stays within the singles' ranks.
+            self.combos = (mask != 0)
+                .then(|| {
+                    let low = mask & mask.wrapping_neg();
+                    let ripple = mask + low;
+                    (((ripple ^ mask) >> 2) / low) | ripple
+                })
+                .filter(|&next| next >> self.singles.len() == 0);
+            let mut picked = self.forced;
+            let (mut rest, mut ranks) = (self.singles.bits(), mask);
+            while ranks != 0 {
+                let point = rest & rest.wrapping_neg();
+                if ranks & 1 != 0 {
+                    picked |= point;
+                }
+                rest &= rest - 1;
+                ranks >>= 1;
+            }
+            return Some(PointSet(picked));
+        }
+        let pair = std::mem::take(&mut self.pair);
+        (pair != 0).then_some(PointSet(pair))
     }
 }
 
@@ -99,12 +165,13 @@ pub fn capture_options(
         &WITHOUT_DIAGONALS[x.index()]
     };
     let (m, o) = (mover.bits(), opponent.bits());
-    let mut singles = 0;
-    let mill = lines.mill_others[..lines.mills as usize]
+    let mills = lines.mill_others[..lines.mills as usize]
         .iter()
-        .any(|&others| others & !m == 0);
-    if mill && o != 0 {
-        singles = match rules.mill_targets {
+        .filter(|&&others| others & !m == 0)
+        .count() as u32;
+    let mut targets = 0;
+    if mills > 0 && o != 0 {
+        targets = match rules.mill_targets {
             // Moves of the movement phase come here with the rules as they
             // are (placements with `MorrisRules::in_phase`).
             MillTargets::Any | MillTargets::NotInMillWhilePlacing => o,
@@ -118,19 +185,39 @@ pub fn capture_options(
             }
         };
     }
-    if rules.gang && lines.gang_middle & o != 0 && lines.gang_far & m != 0 {
-        singles |= lines.gang_middle;
-    }
-    let mut pair = 0;
-    if rules.dan && lines.dan_corners != 0 && o & lines.dan_corners == lines.dan_corners {
-        match rules.dan_takes {
-            DanTakes::Both => pair = lines.dan_corners,
-            DanTakes::One => singles |= lines.dan_corners,
+    let gang = if rules.gang && lines.gang_middle & o != 0 && lines.gang_far & m != 0 {
+        lines.gang_middle
+    } else {
+        0
+    };
+    let dan = if rules.dan && lines.dan_corners != 0 && o & lines.dan_corners == lines.dan_corners {
+        lines.dan_corners
+    } else {
+        0
+    };
+    match rules.several_captures {
+        SeveralCaptures::One => {
+            let (singles, pair) = match rules.dan_takes {
+                DanTakes::Both => (targets | gang, dan),
+                DanTakes::One => (targets | gang | dan, 0),
+            };
+            CaptureOptions {
+                forced: PointSet::EMPTY,
+                singles: PointSet(singles),
+                picks: 1,
+                pair: PointSet(pair),
+            }
         }
-    }
-    CaptureOptions {
-        singles: PointSet(singles),
-        pair: PointSet(pair),
+        // (Rules files refuse a 擔 taking one corner here.)
+        SeveralCaptures::All => {
+            let forced = gang | dan;
+            CaptureOptions {
+                forced: PointSet(forced),
+                singles: PointSet(targets & !forced),
+                picks: mills,
+                pair: PointSet::EMPTY,
+            }
+        }
     }
 }
 
@@ -185,6 +272,46 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
+        /// Removals are the forced pieces with every choice of picks from
+        /// the singles (all of them when fewer), then the pair; each once.
+        #[test]
+        fn removals_are_every_choice_of_picks(
+            forced in prop_oneof![Just(0u32), 0u32..1 << 24],
+            singles in 0u32..1 << 24,
+            picks in 0u32..4,
+            pair in prop_oneof![Just(0u32), 0u32..1 << 24],
+        ) {
+            let singles = singles & !forced & 0x0f0f0f;
+            let options = CaptureOptions {
+                forced: PointSet(forced),
+                singles: PointSet(singles),
+                picks,
+                pair: PointSet(pair),
+            };
+            let mut expected: Vec<u32> = Vec::new();
+            let take = picks.min(singles.count_ones());
+            // Brute force over every subset of the singles.
+            let mut subset = singles;
+            loop {
+                if subset.count_ones() == take && (take > 0 || forced != 0) {
+                    expected.push(forced | subset);
+                }
+                if subset == 0 {
+                    break;
+                }
+                subset = (subset - 1) & singles;
+            }
+            if pair != 0 {
+                expected.push(pair);
+            }
+            let mut got: Vec<u32> = options.removals().map(PointSet::bits).collect();
+            prop_assert_eq!(got.len(), expected.len());
+            got.sort_unstable();
+            expected.sort_unstable();
+            prop_assert_eq!(got, expected);
+            prop_assert_eq!(options.is_empty(), options.removals().next().is_none());
+        }
+
         #[test]
         fn can_capture_says_whether_there_are_options(
             taiwan in any::<bool>(),

@@ -11,17 +11,19 @@
 //! lose_below_three = "board-and-hand"    # or "board-in-movement"
 //! dan_takes = "both"          # or "one" (optional; needs dan = true)
 //! capture = "compulsory"      # or "optional" (optional key)
+//! several_captures = "one"    # or "all" (optional; "all" needs dan_takes = "both")
 //! ```
 //!
-//! Every key but `name`, `dan_takes` and `capture` is required: a rules
-//! file says what it means. The last two came later and default to the
-//! rule that held before them, so older files and stores keep their
-//! meaning. The rules every variant shares are those of [`MorrisRules`].
+//! Every key but `name`, `dan_takes`, `capture` and `several_captures` is
+//! required: a rules file says what it means. The last three came later
+//! and default to the rule that held before them, so older files and
+//! stores keep their meaning. The rules every variant shares are those of [`MorrisRules`].
 
 use serde::Deserialize;
 
 use super::rules::{
-    CaptureRule, DanTakes, MillTargets, MorrisRules, PieceLoss, MAX_PIECES, MIN_PIECES,
+    CaptureRule, DanTakes, MillTargets, MorrisRules, PieceLoss, SeveralCaptures, MAX_PIECES,
+    MIN_PIECES,
 };
 use crate::GameError;
 
@@ -46,6 +48,8 @@ struct RulesFile {
     dan_takes: DanTakes,
     #[serde(default)]
     capture: CaptureRule,
+    #[serde(default)]
+    several_captures: SeveralCaptures,
 }
 
 /// A variant as a rules file gives it.
@@ -84,6 +88,12 @@ pub fn parse(text: &str, path: &str) -> Result<RulesDefinition, GameError> {
     if file.dan_takes != DanTakes::Both && !file.dan {
         return Err(fail("dan_takes needs dan = true".to_string()));
     }
+    // A 擔 taking one corner among other captures has no single meaning.
+    if file.several_captures == SeveralCaptures::All && file.dan_takes != DanTakes::Both {
+        return Err(fail(
+            "several_captures = \"all\" needs dan_takes = \"both\"".to_string(),
+        ));
+    }
     let rules = MorrisRules {
         pieces: file.pieces,
         diagonals: file.diagonals,
@@ -94,6 +104,7 @@ pub fn parse(text: &str, path: &str) -> Result<RulesDefinition, GameError> {
         piece_loss: file.lose_below_three,
         dan_takes: file.dan_takes,
         capture: file.capture,
+        several_captures: file.several_captures,
     };
     let name = match file.name {
         None => format!("Morris variant from {path}, {} pieces", file.pieces),
@@ -133,6 +144,9 @@ pub fn to_toml(def: &RulesDefinition) -> String {
     }
     if r.capture != CaptureRule::Compulsory {
         text += &format!("capture = \"{}\"\n", r.capture.as_str());
+    }
+    if r.several_captures != SeveralCaptures::One {
+        text += &format!("several_captures = \"{}\"\n", r.several_captures.as_str());
     }
     text
 }
@@ -215,6 +229,7 @@ lose_below_three = "board-and-hand"
             include_str!("../../../docs/variants/taiwan-readings/flying.toml"),
             include_str!("../../../docs/variants/taiwan-readings/hand-counts.toml"),
             include_str!("../../../docs/variants/taiwan-readings/protected-always.toml"),
+            include_str!("../../../docs/variants/taiwan-readings/take-all.toml"),
         ] {
             let rules = parse(text, "reading.toml").unwrap().rules;
             assert!(!seen.contains(&rules), "{rules:?} twice");
@@ -251,6 +266,11 @@ lose_below_three = "board-and-hand"
                         } else {
                             CaptureRule::Compulsory
                         },
+                        several_captures: if i == 0 {
+                            SeveralCaptures::All
+                        } else {
+                            SeveralCaptures::One
+                        },
                     },
                 };
                 assert_eq!(parse(&to_toml(&def), "x"), Ok(def));
@@ -282,6 +302,17 @@ lose_below_three = "board-and-hand"
             (
                 ("dan = false", "dan = false\ncapture = \"maybe\""),
                 "unknown variant `maybe`",
+            ),
+            (
+                ("dan = false", "dan = false\nseveral_captures = \"all\""),
+                "",
+            ),
+            (
+                (
+                    "dan = false",
+                    "dan = true\ndan_takes = \"one\"\nseveral_captures = \"all\"",
+                ),
+                "needs dan_takes = \"both\"",
             ),
             (("\"Morabaraba\"", "\"  \""), "name must be"),
             (("diagonals = true", "diagonals = 1"), "line 4"),

@@ -40,7 +40,7 @@ use std::sync::{Arc, OnceLock};
 use crate::fingerprint::Fnv;
 use crate::{GameError, GameSpec, SliceInfo};
 use index::TableIndex;
-use rules::{CaptureRule, DanTakes, MillTargets, PieceLoss};
+use rules::{CaptureRule, DanTakes, MillTargets, PieceLoss, SeveralCaptures};
 
 /// A Morris game: rules (a preset's or a file's) and the pieces per side.
 #[derive(Debug, Clone)]
@@ -174,11 +174,15 @@ impl MorrisGame {
         ]);
         // Options added later hash only where they differ from the rule
         // that held before them, so that older stores keep their prints.
-        if r.dan_takes != DanTakes::Both || r.capture != CaptureRule::Compulsory {
+        let taking_all = r.several_captures == SeveralCaptures::All;
+        if r.dan_takes != DanTakes::Both || r.capture != CaptureRule::Compulsory || taking_all {
             hash.write(&[
                 u8::from(r.dan_takes == DanTakes::One),
                 u8::from(r.capture == CaptureRule::Optional),
             ]);
+        }
+        if taking_all {
+            hash.write(&[1]);
         }
         hash.0
     }

@@ -310,7 +310,7 @@ pub fn play(rules: &MorrisRules, position: &Position, text: &str) -> Result<Posi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::morris::rules::{DanTakes, Variant};
+    use crate::morris::rules::{DanTakes, SeveralCaptures, Variant};
 
     /// Which opponent pieces a mill just closed may take, with 槓 and 擔
     /// turned off so that only the mill captures.
@@ -369,14 +369,19 @@ mod tests {
         assert_eq!(all(Variant::Standard, false), 1);
     }
 
-    /// The moves of a position, as their notation, sorted.
+    /// The moves to d1 of a position, as their notation, sorted.
     fn moves_of(rules: &MorrisRules, text: &str) -> Vec<String> {
+        moves_to(rules, text, "d1")
+    }
+
+    /// The moves to `to` of a position, as their notation, sorted.
+    fn moves_to(rules: &MorrisRules, text: &str, to: &str) -> Vec<String> {
         let position = Position::parse(rules, text).unwrap();
         let mut moves: Vec<String> = legal_moves(rules, &position)
             .into_iter()
             .map(|(mv, _)| mv.to_string())
             .collect();
-        moves.retain(|m| m.starts_with("d1"));
+        moves.retain(|m| m.starts_with(to));
         moves.sort();
         moves
     }
@@ -392,6 +397,40 @@ mod tests {
             ..both
         };
         assert_eq!(moves_of(&one, text), ["d1xa1", "d1xg1"]);
+    }
+
+    #[test]
+    fn a_move_takes_one_capture_or_every_one() {
+        let one = MorrisRules::taiwan(9);
+        let all = MorrisRules {
+            several_captures: SeveralCaptures::All,
+            ..one
+        };
+        // Black places on d1: a 擔 of a1 and g1, and a 槓 of d2 (Black on d3).
+        let dan_and_gang = "W.W.W..B.............BB. b 6 6";
+        assert_eq!(moves_of(&one, dan_and_gang), ["d1xa1xg1", "d1xd2"]);
+        assert_eq!(moves_of(&all, dan_and_gang), ["d1xa1xg1xd2"]);
+        // Two mills through d1 (a1-g1 and d2-d3), White on b2, f2 and c3:
+        // one piece, or two different ones.
+        let two_mills = "B.BWBWWB................ b 5 5";
+        assert_eq!(moves_of(&one, two_mills), ["d1xb2", "d1xc3", "d1xf2"]);
+        assert_eq!(
+            moves_of(&all, two_mills),
+            ["d1xb2xc3", "d1xb2xf2", "d1xf2xc3"]
+        );
+        // Three mills through a1 (sides to g1 and a7, the diagonal to c3)
+        // against four White pieces: every three of them.
+        let three_mills = ".BBB.WB.WBW..........B.W b 3 3";
+        assert_eq!(moves_to(&one, three_mills, "a1").len(), 4);
+        let three = moves_to(&all, three_mills, "a1");
+        assert_eq!(three.len(), 4, "{three:?}");
+        assert!(
+            three.iter().all(|m| m.matches('x').count() == 3),
+            "{three:?}"
+        );
+        // Two pieces left to take for three mills: both go.
+        let few = ".BBB..B..B..W........B.W b 3 3";
+        assert_eq!(moves_to(&all, few, "a1"), ["a1xe4xg7"]);
     }
 
     #[test]

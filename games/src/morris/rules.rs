@@ -95,10 +95,36 @@ impl CaptureRule {
     }
 }
 
-/// The rules of one Morris variant. Rules every variant shares: a move
-/// that opens several captures takes exactly one of them (a double mill
-/// takes one piece), the side to move without a legal move loses, and a
-/// full board is a draw.
+/// What a move that opens several captures takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SeveralCaptures {
+    /// Exactly one of them, as the mover chooses (RULES.md §2 and §3: a
+    /// double mill takes one piece).
+    #[default]
+    One,
+    /// Every one: each mill closed takes a piece of the mover's choice, a
+    /// 槓 its middle piece, a 擔 its corners, all different pieces.
+    All,
+}
+
+impl SeveralCaptures {
+    /// The name rules files use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SeveralCaptures::One => "one",
+            SeveralCaptures::All => "all",
+        }
+    }
+}
+
+/// The most opponent pieces any one move removes under any rules: three,
+/// where a move takes every capture it opens (three mills through a
+/// corner, or a 擔 and a 槓 from a side's midpoint).
+pub const MAX_REMOVED: u32 = 3;
+
+/// The rules of one Morris variant. Rules every variant shares: the side
+/// to move without a legal move loses, and a full board is a draw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MorrisRules {
     /// Pieces each side starts with in hand.
@@ -115,6 +141,7 @@ pub struct MorrisRules {
     pub piece_loss: PieceLoss,
     pub dan_takes: DanTakes,
     pub capture: CaptureRule,
+    pub several_captures: SeveralCaptures,
 }
 
 /// The named presets, for specs and messages.
@@ -175,6 +202,7 @@ impl MorrisRules {
             piece_loss: PieceLoss::BoardInMovement,
             dan_takes: DanTakes::Both,
             capture: CaptureRule::Compulsory,
+            several_captures: SeveralCaptures::One,
         }
     }
 
@@ -190,6 +218,7 @@ impl MorrisRules {
             piece_loss: PieceLoss::BoardAndHand,
             dan_takes: DanTakes::Both,
             capture: CaptureRule::Compulsory,
+            several_captures: SeveralCaptures::One,
         }
     }
 
@@ -219,6 +248,7 @@ impl MorrisRules {
             piece_loss: PieceLoss::BoardAndHand,
             dan_takes: DanTakes::Both,
             capture: CaptureRule::Compulsory,
+            several_captures: SeveralCaptures::One,
         }
     }
 
@@ -247,13 +277,18 @@ impl MorrisRules {
         [p.saturating_sub(ply / 2), p.saturating_sub(ply.div_ceil(2))]
     }
 
-    /// The most opponent pieces one capture removes: two where a 擔 takes
-    /// both corners. What slices read, and so what the plan gives them.
+    /// The most opponent pieces one move removes: two where a 擔 takes
+    /// both corners; where a move takes every capture it opens, three with
+    /// diagonals (three mills through a corner) or a 擔 (and a 槓 or mill
+    /// on the midline), else two (two mills). What slices read, and so
+    /// what the plan gives them.
     pub const fn most_removed(&self) -> u32 {
-        if self.dan && matches!(self.dan_takes, DanTakes::Both) {
-            2
-        } else {
-            1
+        let dan_both = self.dan && matches!(self.dan_takes, DanTakes::Both);
+        match self.several_captures {
+            SeveralCaptures::One if dan_both => 2,
+            SeveralCaptures::One => 1,
+            SeveralCaptures::All if self.diagonals || dan_both => MAX_REMOVED,
+            SeveralCaptures::All => 2,
         }
     }
 

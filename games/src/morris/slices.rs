@@ -189,7 +189,7 @@ fn movement_slices_of(rules: &MorrisRules, mover: u32, opponent: u32) -> Vec<Mor
 
 /// Pieces a capture may remove at once under these rules.
 fn removals(rules: &MorrisRules) -> &'static [u32] {
-    &[1, 2][..rules.most_removed() as usize]
+    &[1, 2, 3][..rules.most_removed() as usize]
 }
 
 /// Whether placement positions with these counts can be other than over.

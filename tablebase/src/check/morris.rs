@@ -11,6 +11,7 @@
 use egdb_db_format::encoding::unpack_value_depth16;
 use egdb_games::morris::index::{MoverClass, Nearby, TableIndex};
 use egdb_games::morris::moves::{for_each_move, terminal_by_counts, Counts};
+use egdb_games::morris::rules::MAX_REMOVED;
 use egdb_games::morris::slices::table_of;
 use egdb_games::morris::symmetry::BOARD_SYMMETRIES;
 use egdb_games::morris::{Color, MorrisRules, MorrisSlice, PointSet, Position};
@@ -158,7 +159,7 @@ pub fn check_morris<'a>(
         let mover_after = key.mover + u32::from(context.placing);
         let next_ply = context.ply + u32::from(context.placing);
         // targets[removed][parity of pieces on odd points]
-        let mut targets = [[Target::Over(Value::Draw); 2]; 3];
+        let mut targets = [[Target::Over(Value::Draw); 2]; MAX_REMOVED as usize + 1];
         for (removed, by_parity) in targets.iter_mut().enumerate() {
             let Some(left) = key.opponent.checked_sub(removed as u32) else {
                 continue;
@@ -222,7 +223,7 @@ fn check_run(
     rules: &MorrisRules,
     context: &Context,
     table: &CellTable,
-    targets: &[[Target; 2]; 3],
+    targets: &[[Target; 2]; MAX_REMOVED as usize + 1],
     id: usize,
 ) -> Result<SliceCheck, MorrisSlice> {
     let mut batch = Batch::default();
@@ -345,7 +346,7 @@ impl Batch<'_> {
 fn gather<'a>(
     rules: &MorrisRules,
     placing: bool,
-    targets: &[[Target<'a>; 2]; 3],
+    targets: &[[Target<'a>; 2]; MAX_REMOVED as usize + 1],
     (mover, opponent): (PointSet, PointSet),
     reads: &mut Vec<Read<'a>>,
 ) -> Result<(), MorrisSlice> {

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use egdb_db_format::encoding::{unpack_value_depth16, ValueCode};
 use egdb_games::morris::index::TableIndex;
 use egdb_games::morris::moves::{terminal_by_counts, terminal_value, Counts};
+use egdb_games::morris::rules::MAX_REMOVED;
 use egdb_games::morris::slices::table_of;
 use egdb_games::morris::{MorrisGame, MorrisRules, MorrisSlice, PointSet, Position};
 use egdb_games::Value;
@@ -158,7 +159,7 @@ pub fn target<'a>(
 /// removed and by parity of pieces on odd points.
 pub(super) struct Successors<'a> {
     /// Indexed by pieces removed; `None` where no move of the slice goes.
-    by_removed: [Option<[Target<'a>; 2]>; 3],
+    by_removed: [Option<[Target<'a>; 2]>; MAX_REMOVED as usize + 1],
 }
 
 /// Where a successor's outcome is: known from its counts, or a cell of a
@@ -191,7 +192,8 @@ impl<'a> Successors<'a> {
         captures_only: bool,
     ) -> Successors<'a> {
         let most = rules.most_removed();
-        let by_removed = [0u32, 1, 2].map(|r| {
+        let by_removed = std::array::from_fn(|r| {
+            let r = r as u32;
             let reachable = r <= most.min(opponent) && (r > 0 || !captures_only);
             reachable
                 .then(|| [0, 1].map(|odd| target(rules, deps, ply, opponent - r, mover_after, odd)))
