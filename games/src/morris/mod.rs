@@ -215,5 +215,24 @@ mod tests {
                 "fcad7d6f4f01ee47"
             ]
         );
+        // And the readings built before `several_captures` existed.
+        let reading = |name: &str, text: &str| {
+            let spec: GameSpec = format!("morris:file:{name}").parse().unwrap();
+            let game = MorrisGame::from_rules_file(spec, text).unwrap();
+            format!("{:016x}", game.fingerprint())
+        };
+        assert_eq!(
+            [
+                reading(
+                    "dan-one.toml",
+                    include_str!("../../../docs/variants/taiwan-readings/dan-one.toml")
+                ),
+                reading(
+                    "capture-optional.toml",
+                    include_str!("../../../docs/variants/taiwan-readings/capture-optional.toml")
+                ),
+            ],
+            ["06124e3b2ea383f7", "060ee93b2ea0a281"]
+        );
     }
 }
