@@ -88,6 +88,7 @@ impl CaptureOptions {
     }
 
     /// Every distinct set of opponent pieces the mover may remove.
+    #[inline]
     pub fn removals(&self) -> Removals {
         let picks = self.picks.min(self.singles.len());
         let combos = picks > 1 || (picks == 0 && !self.forced.is_empty());
@@ -165,10 +166,13 @@ pub fn capture_options(
         &WITHOUT_DIAGONALS[x.index()]
     };
     let (m, o) = (mover.bits(), opponent.bits());
-    let mills = lines.mill_others[..lines.mills as usize]
-        .iter()
-        .filter(|&&others| others & !m == 0)
-        .count() as u32;
+    let closed = |others: &&u32| **others & !m == 0;
+    let lines_through = lines.mill_others[..lines.mills as usize].iter();
+    // Taking one capture, whether a mill closed is all that matters.
+    let mills = match rules.several_captures {
+        SeveralCaptures::One => u32::from(lines_through.clone().any(|o| closed(&o))),
+        SeveralCaptures::All => lines_through.filter(closed).count() as u32,
+    };
     let mut targets = 0;
     if mills > 0 && o != 0 {
         targets = match rules.mill_targets {

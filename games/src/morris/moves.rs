@@ -6,7 +6,7 @@
 use std::fmt;
 
 use super::board::{Point, PointSet, NOTATION_ORDER, POINTS};
-use super::captures::{can_capture, capture_options, destinations};
+use super::captures::{can_capture, capture_options, destinations, CaptureOptions};
 use super::position::{Phase, Position};
 use super::rules::{CaptureRule, MorrisRules, PieceLoss};
 use crate::{GameError, Value};
@@ -88,7 +88,12 @@ pub fn for_each_move(
     let rules = &rules.in_phase(placing);
     let empty = mover.union(opponent).complement();
     let mut arrive = |from: Option<Point>, to: Point, mover_after: PointSet| {
-        let options = capture_options(rules, to, mover_after, opponent);
+        // Most arrivals capture nothing: told apart before any list is made.
+        let options = if can_capture(rules, to, mover_after, opponent) {
+            capture_options(rules, to, mover_after, opponent)
+        } else {
+            CaptureOptions::default()
+        };
         if options.is_empty() || rules.capture == CaptureRule::Optional {
             visit(Successor {
                 mv: Move {
