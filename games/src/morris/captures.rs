@@ -319,11 +319,14 @@ mod tests {
         #[test]
         fn can_capture_says_whether_there_are_options(
             taiwan in any::<bool>(),
+            take_all in any::<bool>(),
             x in 0u8..24,
             mover in 0u32..1 << 24,
             opponent in 0u32..1 << 24,
         ) {
             let rules = if taiwan { MorrisRules::taiwan(9) } else { MorrisRules::standard(9) };
+            let several_captures = if take_all { SeveralCaptures::All } else { SeveralCaptures::One };
+            let rules = MorrisRules { several_captures, ..rules };
             let x = Point::new(x).unwrap();
             let mover = PointSet(mover).with(x);
             let opponent = PointSet(opponent).minus(mover);
