@@ -104,6 +104,9 @@ fn check_round(args: &VerifyArgs, tablebase: &Tablebase, fresh: bool) -> Result<
         complete,
         elapsed: Duration::ZERO,
     };
+    // Positions of slices the journal passes (no part of this run's pace),
+    // and of those checked in this run.
+    let (mut skipped, mut checked_now) = (0u64, 0u64);
     for slice in &plan {
         let Some(record) = records.get(slice) else {
             if !complete {
@@ -124,6 +127,7 @@ fn check_round(args: &VerifyArgs, tablebase: &Tablebase, fresh: bool) -> Result<
         };
         if journal.passed(slice, record.raw_crc32) {
             round.earlier += 1;
+            skipped = skipped.saturating_add(record.counts.positions);
             bar.inc(record.counts.positions);
             bar.reset_eta();
             continue;
@@ -135,8 +139,23 @@ fn check_round(args: &VerifyArgs, tablebase: &Tablebase, fresh: bool) -> Result<
         } else {
             tracing::warn!(slice = %check.slice, "{}", failure_line(&check));
         }
-        tracing::info!(slice = %check.slice, positions = check.positions, mismatches = check.mismatches, "slice verified");
         bar.inc(record.counts.positions);
+        // For a log with no terminal to draw the bar on: how far, and how
+        // long the rest takes at this run's pace.
+        checked_now = checked_now.saturating_add(record.counts.positions);
+        let left = positions.saturating_sub(skipped.saturating_add(checked_now));
+        let eta_minutes = (started.elapsed().as_secs_f64() / 60.0 * left as f64
+            / checked_now.max(1) as f64)
+            .round();
+        tracing::info!(
+            slice = %check.slice,
+            positions = check.positions,
+            mismatches = check.mismatches,
+            slices_done = round.checks.len() + 1 + round.earlier,
+            of = plan.len(),
+            eta_minutes,
+            "slice verified"
+        );
         round.checks.push(check);
     }
     bar.finish_and_clear();
