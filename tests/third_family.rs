@@ -148,6 +148,7 @@ fn the_plain_checker_passes_what_the_engines_build() {
                 CellTable {
                     place: place as u32,
                     encoding: record.encoding,
+                    entries: slice.entries,
                     raw,
                 }
             })

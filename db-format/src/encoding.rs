@@ -34,16 +34,18 @@ impl CellEncoding {
         }
     }
 
-    /// Bytes of a table of `entries` cells.
+    /// Bytes of a table of `entries` cells (one-bit cells fill the last
+    /// byte with zeros).
     pub fn table_bytes(self, entries: u64) -> u64 {
         match self {
-            CellEncoding::WinBits => entries / 8,
+            CellEncoding::WinBits => entries.div_ceil(8),
             CellEncoding::ValueDepth8 => entries,
             CellEncoding::ValueDepth16 => 2 * entries,
         }
     }
 
-    /// Cells in a table of `bytes` bytes.
+    /// Cells in a table of `bytes` bytes (for one-bit cells, the padding
+    /// of the last byte counted as cells).
     pub fn entries_in(self, bytes: u64) -> u64 {
         match self {
             CellEncoding::WinBits => bytes.saturating_mul(8),

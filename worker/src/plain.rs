@@ -298,3 +298,23 @@ fn counts(cells: &Cells, encoding: CellEncoding) -> SliceCounts {
     }
     counts
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One-bit cells of a slice whose count is no multiple of 8: the last
+    /// byte padded, every cell read back.
+    #[test]
+    fn win_bits_of_any_count_round_trip() {
+        for n in [1usize, 7, 8, 9, 13, 64, 65] {
+            let cells: Cells = (0..n)
+                .map(|e| Some((if e % 3 == 0 { Value::Win } else { Value::Loss }, 0)))
+                .collect();
+            let raw = encode("s", CellEncoding::WinBits, &cells).unwrap();
+            assert_eq!(raw.len(), n.div_ceil(8));
+            let back = decode("s", CellEncoding::WinBits, &raw, n as u64).unwrap();
+            assert_eq!(back, cells, "{n} cells");
+        }
+    }
+}

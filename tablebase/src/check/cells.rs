@@ -18,12 +18,16 @@ pub struct CellTable {
     /// The slice's place in the game's plan.
     pub place: u32,
     pub encoding: CellEncoding,
+    /// The slice's cells: the plan's count, not the bytes', which pad a
+    /// last byte of one-bit cells.
+    pub entries: u64,
     pub raw: Vec<u8>,
 }
 
 impl CellTable {
     fn entries(&self) -> u64 {
-        self.encoding.entries_in(self.raw.len() as u64)
+        self.entries
+            .min(self.encoding.entries_in(self.raw.len() as u64))
     }
 
     /// What cell `entry` holds: `Ok(None)` for "don't care", `Err` past

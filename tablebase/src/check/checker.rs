@@ -229,6 +229,7 @@ impl Checker {
                 let table = CellTable {
                     place: *place,
                     encoding,
+                    entries: info.entries,
                     raw,
                 };
                 let bytes = table.bytes();
