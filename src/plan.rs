@@ -49,6 +49,11 @@ pub fn run(args: PlanArgs) -> Exit {
     let largest = rows.iter().max_by_key(|r| r.memory);
     let total = |f: fn(&Row) -> u64| rows.iter().map(f).sum::<u64>();
     let projected: Option<f64> = rows.iter().map(|r| r.seconds).sum();
+    // Disk: the stored bytes at the compression the rates' store got.
+    let disk = rates
+        .as_ref()
+        .and_then(|r| r.compression)
+        .map(|ratio| (ratio * total(|r| r.stored) as f64).round() as u64);
     let left: Option<(usize, Option<f64>)> = built.as_ref().map(|built| {
         let rows = rows.iter().filter(|r| !built.contains(r.slice.as_str()));
         let seconds = rows.clone().map(|r| r.seconds).sum();
@@ -72,6 +77,7 @@ pub fn run(args: PlanArgs) -> Exit {
             "rates_from": args.rates_from.as_ref().map(|p| p.display().to_string()),
             "seconds_per_entry": rates.as_ref().map(|r| r.per_entry.clone()),
             "projected_seconds": projected,
+            "projected_disk_bytes": disk,
             "slices_left": left.map(|(n, _)| n),
             "projected_seconds_left": left.and_then(|(_, s)| s),
         });
@@ -126,6 +132,13 @@ pub fn run(args: PlanArgs) -> Exit {
             shown.join(", ")
         );
     }
+    if let (Some(rates), Some(bytes)) = (&rates, disk) {
+        println!(
+            "projected on disk: {} (compressed to {:.0} % of the stored bytes, as in that store)",
+            gib(bytes),
+            rates.compression.unwrap_or_default() * 100.0
+        );
+    }
     if let Some((slices, seconds)) = left {
         println!(
             "left of this build: {slices} of {} slices{}",
@@ -172,6 +185,8 @@ fn gib(bytes: u64) -> String {
 /// with the pieces on the board, so smaller ones would flatter it.
 struct Rates {
     per_entry: BTreeMap<&'static str, f64>,
+    /// The store's blocks over its slices' raw bytes.
+    compression: Option<f64>,
 }
 
 impl Rates {
@@ -183,7 +198,15 @@ impl Rates {
                 *kept = record;
             }
         }
+        let records = tablebase.records();
+        let raw = records
+            .iter()
+            .fold(0u64, |n, r| n.saturating_add(r.raw_len));
+        let stored = records
+            .iter()
+            .fold(0u64, |n, r| n.saturating_add(r.stored_bytes));
         Rates {
+            compression: (raw > 0).then(|| stored as f64 / raw as f64),
             per_entry: largest
                 .into_iter()
                 .filter(|(_, r)| entries(r) > 0)

@@ -267,6 +267,10 @@ fn a_plan_with_the_rates_of_its_own_build_in_progress_projects_what_is_left() {
         (said - left).abs() <= 1e-9 * left.max(1.0),
         "{said} vs {left}"
     );
+    // Its disk at the store's own compression: under the raw bytes.
+    let disk = own["projected_disk_bytes"].as_u64().unwrap();
+    let raw = own["stored_bytes"].as_u64().unwrap();
+    assert!(disk > 0 && disk < raw, "{disk} of {raw}");
     // Another game's store lends its rates, but nothing of it is "left".
     let other = plan("morris:standard:4");
     assert!(other["projected_seconds"].as_f64().is_some());
