@@ -123,7 +123,13 @@ pub fn run(args: BuildArgs) -> Exit {
     for report in reports {
         match report {
             Ok(Ok(_)) => {}
-            Ok(Err(e)) => return Err(Failure::failed(format!("worker failed: {e}"))),
+            Ok(Err(e)) => {
+                return Err(Failure::failed(format!(
+                    "worker failed: {e}\n{} of {total} slices are stored and kept; once the cause \
+                     is mended (a full disk freed, …) the same command goes on from there",
+                    build.done()
+                )))
+            }
             Err(_) => return Err(Failure::failed("a worker thread panicked")),
         }
     }

@@ -19,6 +19,81 @@ fn an_interrupted_morris_build_resumes_without_redoing_slices() {
     interrupt_and_resume("morris:taiwan:5", &[], 134, 8);
 }
 
+/// A disk that fills up mid-build: the build stops with the device's error
+/// and what it kept, and the same command finishes it once there is room.
+/// It mounts a small tmpfs of its own, so it needs root (as the network
+/// lab does); without, it says so and checks nothing.
+#[test]
+fn a_full_disk_stops_the_build_and_the_same_command_finishes_it() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: mounting a small disk needs root");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let disk = Tmpfs::mount(&dir.path().join("disk"), "1M");
+    let store = disk.0.join("store");
+    // taiwan:4 takes about 3 MB.
+    let out = egdb(&[
+        "build",
+        "morris:taiwan:4",
+        "--store",
+        store.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let said = stderr(&out);
+    assert!(said.contains("No space left on device"), "{said}");
+    assert!(
+        said.contains("the same command goes on from there"),
+        "{said}"
+    );
+    let kept = said
+        .lines()
+        .find_map(|l| {
+            l.split_once(" of ")
+                .filter(|_| l.contains("are stored and kept"))
+        })
+        .map(|(n, _)| n.to_string())
+        .unwrap_or_else(|| panic!("no count of kept slices: {said}"));
+    disk.resize("64M");
+    let out = build("morris:taiwan:4", &store, &[]);
+    let resumed = stderr(&out);
+    assert!(
+        resumed.contains(&format!("resuming morris:taiwan:4: {kept} of")),
+        "kept {kept}: {resumed}"
+    );
+    let verified = egdb(&["verify", "--store", store.to_str().unwrap()]);
+    assert!(verified.status.success(), "{}", stderr(&verified));
+}
+
+/// A tmpfs mounted for one test, unmounted when dropped.
+struct Tmpfs(std::path::PathBuf);
+
+impl Tmpfs {
+    fn mount(at: &std::path::Path, size: &str) -> Tmpfs {
+        std::fs::create_dir_all(at).unwrap();
+        let options = format!("size={size}");
+        run_mount(&["-t", "tmpfs", "-o", &options, "tmpfs", at.to_str().unwrap()]);
+        Tmpfs(at.to_path_buf())
+    }
+
+    fn resize(&self, size: &str) {
+        let options = format!("remount,size={size}");
+        run_mount(&["-o", &options, self.0.to_str().unwrap()]);
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
+
+fn run_mount(args: &[&str]) {
+    let status = Command::new("mount").args(args).status().unwrap();
+    assert!(status.success(), "mount {args:?}");
+}
+
 /// Interrupts `egdb build GAME` after `after_seconds` and a first slice,
 /// then goes on for one more slice.
 fn interrupt_and_resume(game: &str, extra: &[&str], slices: usize, after_seconds: u64) {
