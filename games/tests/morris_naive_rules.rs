@@ -9,6 +9,8 @@
 //! notation is shared. It then compares both generators, as sets of
 //! `(move, resulting position)` texts, and their verdicts on finished games,
 //! on over a hundred thousand random positions of both games and phases.
+//! The same for the rules option where a move takes every capture it opens
+//! (`several_captures = "all"`), with its own naive removals.
 
 use std::collections::BTreeSet;
 
