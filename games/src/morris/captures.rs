@@ -166,12 +166,12 @@ pub fn capture_options(
         &WITHOUT_DIAGONALS[x.index()]
     };
     let (m, o) = (mover.bits(), opponent.bits());
-    let closed = |others: &&u32| **others & !m == 0;
+    let closed = |others: &u32| others & !m == 0;
     let lines_through = lines.mill_others[..lines.mills as usize].iter();
     // Taking one capture, whether a mill closed is all that matters.
     let mills = match rules.several_captures {
-        SeveralCaptures::One => u32::from(lines_through.clone().any(|o| closed(&o))),
-        SeveralCaptures::All => lines_through.filter(closed).count() as u32,
+        SeveralCaptures::One => u32::from(lines_through.clone().any(closed)),
+        SeveralCaptures::All => lines_through.filter(|o| closed(o)).count() as u32,
     };
     let mut targets = 0;
     if mills > 0 && o != 0 {
