@@ -4,7 +4,7 @@
 use egdb_games::morris::moves::{
     count_quiet_steps, for_each_move, for_each_unmove, legal_moves, play, terminal_value,
 };
-use egdb_games::morris::rules::{CaptureRule, DanTakes, SeveralCaptures};
+use egdb_games::morris::rules::{Blocked, CaptureRule, DanTakes, SeveralCaptures};
 use egdb_games::morris::{MorrisRules, Phase, Position};
 use egdb_games::{GameError, Value};
 use proptest::prelude::*;
@@ -138,6 +138,23 @@ fn terminal_positions() {
         ),
     );
     assert_eq!(terminal_value(&taiwan, &blocked), Some(Value::Loss));
+    // Under a stalemate rule the same position is a drawn end, and the
+    // side that can still move plays on.
+    let stalemate = MorrisRules {
+        blocked: Blocked::Draws,
+        ..taiwan
+    };
+    assert_eq!(terminal_value(&stalemate, &blocked), Some(Value::Draw));
+    assert!(legal_moves(&stalemate, &blocked).is_empty());
+    let free = at(
+        &taiwan,
+        setup(
+            &["a1", "d1", "g1"],
+            &["a4", "b2", "d2", "f2", "g4"],
+            "w 0 0",
+        ),
+    );
+    assert_eq!(terminal_value(&stalemate, &free), None);
     // A full board is a draw.
     let rules = MorrisRules::taiwan(12);
     let full = at(&rules, "BWBWBWBWBWBWWBWBWBWBWBWB b 0 0".to_string());
@@ -193,31 +210,43 @@ fn random_game(rules: &MorrisRules, choices: &[u16]) -> Vec<Position> {
 fn any_rules() -> impl Strategy<Value = MorrisRules> {
     // (Which capture option: 0 none, 1 擔 takes one, 2 a move takes every
     // capture; the last two do not go together.)
-    (3u8..=12, any::<bool>(), 0u8..3, any::<bool>()).prop_map(|(p, taiwan, option, optional)| {
-        let rules = if taiwan {
-            MorrisRules::taiwan(p)
-        } else {
-            MorrisRules::standard(p)
-        };
-        MorrisRules {
-            dan_takes: if option == 1 && rules.dan {
-                DanTakes::One
+    (
+        3u8..=12,
+        any::<bool>(),
+        0u8..3,
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(p, taiwan, option, optional, draws)| {
+            let rules = if taiwan {
+                MorrisRules::taiwan(p)
             } else {
-                DanTakes::Both
-            },
-            several_captures: if option == 2 {
-                SeveralCaptures::All
-            } else {
-                SeveralCaptures::One
-            },
-            capture: if optional {
-                CaptureRule::Optional
-            } else {
-                CaptureRule::Compulsory
-            },
-            ..rules
-        }
-    })
+                MorrisRules::standard(p)
+            };
+            MorrisRules {
+                dan_takes: if option == 1 && rules.dan {
+                    DanTakes::One
+                } else {
+                    DanTakes::Both
+                },
+                several_captures: if option == 2 {
+                    SeveralCaptures::All
+                } else {
+                    SeveralCaptures::One
+                },
+                capture: if optional {
+                    CaptureRule::Optional
+                } else {
+                    CaptureRule::Compulsory
+                },
+                blocked: if draws {
+                    Blocked::Draws
+                } else {
+                    Blocked::Loses
+                },
+                ..rules
+            }
+        })
 }
 
 proptest! {

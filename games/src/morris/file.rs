@@ -12,18 +12,19 @@
 //! dan_takes = "both"          # or "one" (optional; needs dan = true)
 //! capture = "compulsory"      # or "optional" (optional key)
 //! several_captures = "one"    # or "all" (optional; "all" needs dan_takes = "both")
+//! blocked = "loses"           # or "draws": a side to move without a move (optional)
 //! ```
 //!
-//! Every key but `name`, `dan_takes`, `capture` and `several_captures` is
-//! required: a rules file says what it means. The last three came later
+//! Every key but `name`, `dan_takes`, `capture`, `several_captures` and
+//! `blocked` is required: a rules file says what it means. The last four came later
 //! and default to the rule that held before them, so older files and
 //! stores keep their meaning. The rules every variant shares are those of [`MorrisRules`].
 
 use serde::Deserialize;
 
 use super::rules::{
-    CaptureRule, DanTakes, MillTargets, MorrisRules, PieceLoss, SeveralCaptures, MAX_PIECES,
-    MIN_PIECES,
+    Blocked, CaptureRule, DanTakes, MillTargets, MorrisRules, PieceLoss, SeveralCaptures,
+    MAX_PIECES, MIN_PIECES,
 };
 use crate::GameError;
 
@@ -50,6 +51,8 @@ struct RulesFile {
     capture: CaptureRule,
     #[serde(default)]
     several_captures: SeveralCaptures,
+    #[serde(default)]
+    blocked: Blocked,
 }
 
 /// A variant as a rules file gives it.
@@ -105,6 +108,7 @@ pub fn parse(text: &str, path: &str) -> Result<RulesDefinition, GameError> {
         dan_takes: file.dan_takes,
         capture: file.capture,
         several_captures: file.several_captures,
+        blocked: file.blocked,
     };
     let name = match file.name {
         None => format!("Morris variant from {path}, {} pieces", file.pieces),
@@ -147,6 +151,9 @@ pub fn to_toml(def: &RulesDefinition) -> String {
     }
     if r.several_captures != SeveralCaptures::One {
         text += &format!("several_captures = \"{}\"\n", r.several_captures.as_str());
+    }
+    if r.blocked != Blocked::Loses {
+        text += &format!("blocked = \"{}\"\n", r.blocked.as_str());
     }
     text
 }
@@ -230,6 +237,7 @@ lose_below_three = "board-and-hand"
             include_str!("../../../docs/variants/taiwan-readings/hand-counts.toml"),
             include_str!("../../../docs/variants/taiwan-readings/protected-always.toml"),
             include_str!("../../../docs/variants/taiwan-readings/take-all.toml"),
+            include_str!("../../../docs/variants/taiwan-readings/blocked-draws.toml"),
         ] {
             let rules = parse(text, "reading.toml").unwrap().rules;
             assert!(!seen.contains(&rules), "{rules:?} twice");
@@ -270,6 +278,11 @@ lose_below_three = "board-and-hand"
                             SeveralCaptures::All
                         } else {
                             SeveralCaptures::One
+                        },
+                        blocked: if piece_loss == PieceLoss::BoardInMovement {
+                            Blocked::Draws
+                        } else {
+                            Blocked::Loses
                         },
                     },
                 };
@@ -313,6 +326,10 @@ lose_below_three = "board-and-hand"
                     "dan = true\ndan_takes = \"one\"\nseveral_captures = \"all\"",
                 ),
                 "needs dan_takes = \"both\"",
+            ),
+            (
+                ("dan = false", "dan = false\nblocked = \"passes\""),
+                "unknown variant `passes`",
             ),
             (("\"Morabaraba\"", "\"  \""), "name must be"),
             (("diagonals = true", "diagonals = 1"), "line 4"),

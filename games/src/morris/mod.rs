@@ -40,7 +40,7 @@ use std::sync::{Arc, OnceLock};
 use crate::fingerprint::Fnv;
 use crate::{GameError, GameSpec, SliceInfo};
 use index::TableIndex;
-use rules::{CaptureRule, DanTakes, MillTargets, PieceLoss, SeveralCaptures};
+use rules::{Blocked, CaptureRule, DanTakes, MillTargets, PieceLoss, SeveralCaptures};
 
 /// A Morris game: rules (a preset's or a file's) and the pieces per side.
 #[derive(Debug, Clone)]
@@ -184,6 +184,9 @@ impl MorrisGame {
         if taking_all {
             hash.write(&[1]);
         }
+        if r.blocked == Blocked::Draws {
+            hash.write(&[2]);
+        }
         hash.0
     }
 }
@@ -233,6 +236,20 @@ mod tests {
                 ),
             ],
             ["06124e3b2ea383f7", "060ee93b2ea0a281"]
+        );
+        // And those built since, with the options they brought.
+        assert_eq!(
+            [
+                reading(
+                    "take-all.toml",
+                    include_str!("../../../docs/variants/taiwan-readings/take-all.toml")
+                ),
+                reading(
+                    "blocked-draws.toml",
+                    include_str!("../../../docs/variants/taiwan-readings/blocked-draws.toml")
+                ),
+            ],
+            ["ebf56b903af13fbd", "3b9da6dc3cb92594"]
         );
     }
 }

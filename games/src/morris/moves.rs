@@ -216,8 +216,8 @@ pub struct Counts {
 
 /// How the game stands from piece counts alone, from the side to move's
 /// point of view: over for lack of pieces, or a full board at the start of
-/// the movement phase. `None`: play on (a side without moves loses, which
-/// takes the board to see).
+/// the movement phase. `None`: play on (a side without moves is over too,
+/// which takes the board to see).
 pub fn terminal_by_counts(rules: &MorrisRules, counts: Counts) -> Option<Value> {
     let movement = counts.hand == [0, 0];
     let (me, other) = match rules.piece_loss {
@@ -259,7 +259,7 @@ pub fn terminal_value(rules: &MorrisRules, position: &Position) -> Option<Value>
     }
     let mut any = false;
     for_each_move(rules, false, mover, opponent, |_| any = true);
-    (!any).then_some(Value::Loss)
+    (!any).then_some(rules.blocked.value())
 }
 
 /// Every legal move of a position, with the position it leads to; none when

@@ -1,6 +1,7 @@
 //! Morris rule variants as data: one options struct, named presets.
 
 use super::board::{self, Line};
+use crate::Value;
 
 /// Fewest and most pieces per side a game may start with.
 pub const MIN_PIECES: u8 = 3;
@@ -118,13 +119,43 @@ impl SeveralCaptures {
     }
 }
 
+/// What becomes of a side to move that has no legal move in the movement
+/// phase (a full board is a draw under either).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Blocked {
+    /// It has lost (RULES.md §2 and §3).
+    #[default]
+    Loses,
+    /// The game is drawn: the stalemate rule some Morris rule books give.
+    Draws,
+}
+
+impl Blocked {
+    /// The name rules files use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Blocked::Loses => "loses",
+            Blocked::Draws => "draws",
+        }
+    }
+
+    /// The blocked side's value.
+    pub const fn value(self) -> Value {
+        match self {
+            Blocked::Loses => Value::Loss,
+            Blocked::Draws => Value::Draw,
+        }
+    }
+}
+
 /// The most opponent pieces any one move removes under any rules: three,
 /// where a move takes every capture it opens (three mills through a
 /// corner, or a 擔 and a 槓 from a side's midpoint).
 pub const MAX_REMOVED: u32 = 3;
 
-/// The rules of one Morris variant. Rules every variant shares: the side
-/// to move without a legal move loses, and a full board is a draw.
+/// The rules of one Morris variant. A rule every variant shares: a full
+/// board is a draw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MorrisRules {
     /// Pieces each side starts with in hand.
@@ -142,6 +173,7 @@ pub struct MorrisRules {
     pub dan_takes: DanTakes,
     pub capture: CaptureRule,
     pub several_captures: SeveralCaptures,
+    pub blocked: Blocked,
 }
 
 /// The named presets, for specs and messages.
@@ -203,6 +235,7 @@ impl MorrisRules {
             dan_takes: DanTakes::Both,
             capture: CaptureRule::Compulsory,
             several_captures: SeveralCaptures::One,
+            blocked: Blocked::Loses,
         }
     }
 
@@ -219,6 +252,7 @@ impl MorrisRules {
             dan_takes: DanTakes::Both,
             capture: CaptureRule::Compulsory,
             several_captures: SeveralCaptures::One,
+            blocked: Blocked::Loses,
         }
     }
 
@@ -249,6 +283,7 @@ impl MorrisRules {
             dan_takes: DanTakes::Both,
             capture: CaptureRule::Compulsory,
             several_captures: SeveralCaptures::One,
+            blocked: Blocked::Loses,
         }
     }
 

@@ -88,16 +88,15 @@ impl Expectation {
         } else if let Some(d) = self.shortest_loss {
             (Value::Win, d + 1)
         } else if self.draw {
-            return Probe {
-                value: Value::Draw,
-                depth: None,
-            };
+            (Value::Draw, 0)
         } else {
             (Value::Loss, self.longest_win + 1)
         };
         Probe {
             value,
-            depth: Some(depth),
+            // Draws keep no depth, drawn ends (a blocked side under a
+            // stalemate rule) among them.
+            depth: (value != Value::Draw).then_some(depth),
         }
     }
 }

@@ -330,8 +330,8 @@ impl Batch<'_> {
                     };
                     expectation.add(value, depth);
                 }
-                // No move: the side to move has lost.
-                expectation.probe(Value::Loss)
+                // No move: the side to move has lost, or drawn.
+                expectation.probe(rules.blocked.value())
             };
             self.check.record(position, decode(pending.cell), expected);
         }

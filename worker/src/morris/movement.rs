@@ -25,6 +25,7 @@ use rayon::prelude::*;
 
 use egdb_games::morris::index::{TableIndex, TableKey};
 use egdb_games::morris::moves::{count_quiet_steps, for_each_move, for_each_unmove};
+use egdb_games::morris::rules::Blocked;
 use egdb_games::morris::symmetry::BOARD_SYMMETRIES;
 use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 
@@ -185,9 +186,12 @@ fn initialise(
         (key.mover, key.opponent),
         true,
     );
-    (0..index.rep_count())
-        .into_par_iter()
-        .for_each_init(Counting::default, |counting, id| {
+    (0..index.rep_count()).into_par_iter().for_each_init(
+        || Counting {
+            blocked: rules.blocked,
+            ..Counting::default()
+        },
+        |counting, id| {
             // Left half-done: the level loop gives up before reading it.
             if cancel.load(Ordering::Relaxed) {
                 return;
@@ -240,7 +244,8 @@ fn initialise(
             // Published once per run: a shared maximum updated by every
             // entry would bounce between the cores.
             deepest.fetch_max(std::mem::take(&mut counting.deepest), Ordering::Relaxed);
-        });
+        },
+    );
 }
 
 /// Entries whose steps are counted and whose captures are located: the
@@ -254,6 +259,8 @@ struct Counting<'a> {
     /// The steps' entries, where they must be told apart.
     inside: Vec<u64>,
     deepest: u16,
+    /// What an entry without a move is.
+    blocked: Blocked,
 }
 
 impl Counting<'_> {
@@ -264,7 +271,11 @@ impl Counting<'_> {
                 captures.add(located.outcome());
             }
             let (new, count) = if !any {
-                (State::Loss(0), 0)
+                match self.blocked {
+                    Blocked::Loses => (State::Loss(0), 0),
+                    // A draw: no successor can bring its counter to zero.
+                    Blocked::Draws => (State::Open { loss_floor: 0 }, 1),
+                }
             } else if let Some(d) = captures.fastest_win {
                 // Never lost: the counter cannot reach zero.
                 (State::PendingWin(d), count + 1)
