@@ -161,6 +161,40 @@ for name, _, _ in readings[1:]:
     print(f"| `{name}` | {len(other)} | {len(differ)} | {len(movement)} | "
           f"{', '.join(str(r) for r in rounds) or '—'} |")
 
+def best_line(reading, text):
+    """Perfect play from `text` to the game's end: the fastest win, the
+    slowest loss, else the first drawing move (a draw has no end)."""
+    line = []
+    while len(line) < 200:
+        answer = query(reading, text)
+        value, moves = answer["value"], answer["moves"]
+        if not moves or value == "draw":
+            break
+        if value == "win":
+            move = min((m for m in moves if m["value"] == "loss"), key=lambda m: m["depth"])
+        else:
+            move = max(moves, key=lambda m: m["depth"])
+        line.append((answer, move))
+        text = move["after"]
+    return line
+
+
+after_a4 = a4_after_b2("taiwan")["after"]
+black = replies(query("taiwan", after_a4))
+print("## Where RULES.md as written leaves the thesis: 1. b2 a4\n")
+print(f"After 1. b2 a4 (`{after_a4}`) Black wins with {' '.join(black['win']) or 'nothing'}; "
+      f"draws with {' '.join(black['draw']) or 'nothing'}. The line below is perfect play from")
+print("there under RULES.md §2 (the winner's fastest win, the loser's slowest loss),")
+print("each ply with the mover's value before it: the place to look, with the")
+print("thesis's rules at hand, for the first move they would not allow or would")
+print("value otherwise.\n")
+print("| ply | mover | value | move | position after |")
+print("|---:|---|---|---|---|")
+for ply, (answer, move) in enumerate(best_line("taiwan", after_a4), start=3):
+    mover = "Black" if ply % 2 == 1 else "White"
+    print(f"| {ply} | {mover} | {said(answer)} | {move['move']} | `{move['after']}` |")
+print()
+
 kept = [name for name, _, _ in readings if all(thesis_claims(name))]
 a4_draws = [name for name, _, _ in readings if thesis_claims(name)[1]]
 names = lambda found: ", ".join(f"`{n}`" for n in found)
