@@ -129,14 +129,14 @@ fn terminal_positions() {
     let short = at(&standard, setup(&["a1"], &["b2", "d2"], "b 0 0"));
     assert_eq!(terminal_value(&standard, &short), Some(Value::Loss));
     // Blocked: B on a1 d1 g1 hemmed in by W (no flying in Taiwan).
-    let blocked = at(
-        &taiwan,
-        setup(
-            &["a1", "d1", "g1"],
-            &["a4", "b2", "d2", "f2", "g4"],
-            "b 0 0",
-        ),
-    );
+    let hemmed_in = |to_move: &str| {
+        let black = ["a1", "d1", "g1"];
+        at(
+            &taiwan,
+            setup(&black, &["a4", "b2", "d2", "f2", "g4"], to_move),
+        )
+    };
+    let blocked = hemmed_in("b 0 0");
     assert_eq!(terminal_value(&taiwan, &blocked), Some(Value::Loss));
     // Under a stalemate rule the same position is a drawn end, and the
     // side that can still move plays on.
@@ -146,15 +146,7 @@ fn terminal_positions() {
     };
     assert_eq!(terminal_value(&stalemate, &blocked), Some(Value::Draw));
     assert!(legal_moves(&stalemate, &blocked).is_empty());
-    let free = at(
-        &taiwan,
-        setup(
-            &["a1", "d1", "g1"],
-            &["a4", "b2", "d2", "f2", "g4"],
-            "w 0 0",
-        ),
-    );
-    assert_eq!(terminal_value(&stalemate, &free), None);
+    assert_eq!(terminal_value(&stalemate, &hemmed_in("w 0 0")), None);
     // A full board is a draw.
     let rules = MorrisRules::taiwan(12);
     let full = at(&rules, "BWBWBWBWBWBWWBWBWBWBWBWB b 0 0".to_string());
