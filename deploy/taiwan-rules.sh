@@ -181,7 +181,7 @@ def best_line(reading, text):
 
 after_a4 = a4_after_b2("taiwan")["after"]
 black = replies(query("taiwan", after_a4))
-print("## Where RULES.md as written leaves the thesis: 1. b2 a4\n")
+print("\n## Where RULES.md as written leaves the thesis: 1. b2 a4\n")
 print(f"After 1. b2 a4 (`{after_a4}`) Black wins with {' '.join(black['win']) or 'nothing'}; "
       f"draws with {' '.join(black['draw']) or 'nothing'}. The line below is perfect play from")
 print("there under RULES.md §2 (the winner's fastest win, the loser's slowest loss),")

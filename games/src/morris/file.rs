@@ -238,6 +238,8 @@ lose_below_three = "board-and-hand"
             include_str!("../../../docs/variants/taiwan-readings/protected-always.toml"),
             include_str!("../../../docs/variants/taiwan-readings/take-all.toml"),
             include_str!("../../../docs/variants/taiwan-readings/blocked-draws.toml"),
+            include_str!("../../../docs/variants/taiwan-readings/no-gang.toml"),
+            include_str!("../../../docs/variants/taiwan-readings/no-dan.toml"),
         ] {
             let rules = parse(text, "reading.toml").unwrap().rules;
             assert!(!seen.contains(&rules), "{rules:?} twice");
