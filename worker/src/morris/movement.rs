@@ -186,12 +186,9 @@ fn initialise(
         (key.mover, key.opponent),
         true,
     );
-    (0..index.rep_count()).into_par_iter().for_each_init(
-        || Counting {
-            blocked: rules.blocked,
-            ..Counting::default()
-        },
-        |counting, id| {
+    (0..index.rep_count())
+        .into_par_iter()
+        .for_each_init(Counting::default, |counting, id| {
             // Left half-done: the level loop gives up before reading it.
             if cancel.load(Ordering::Relaxed) {
                 return;
@@ -237,15 +234,14 @@ fn initialise(
                 let any = count > 0 || !captures.is_empty();
                 counting.entries.push((i as usize, any, count, captures));
                 if counting.entries.len() == BATCH {
-                    counting.settle(table);
+                    counting.settle(table, rules.blocked);
                 }
             });
-            counting.settle(table);
+            counting.settle(table, rules.blocked);
             // Published once per run: a shared maximum updated by every
             // entry would bounce between the cores.
             deepest.fetch_max(std::mem::take(&mut counting.deepest), Ordering::Relaxed);
-        },
-    );
+        });
 }
 
 /// Entries whose steps are counted and whose captures are located: the
@@ -259,19 +255,18 @@ struct Counting<'a> {
     /// The steps' entries, where they must be told apart.
     inside: Vec<u64>,
     deepest: u16,
-    /// What an entry without a move is.
-    blocked: Blocked,
 }
 
 impl Counting<'_> {
-    fn settle(&mut self, table: &Table) {
+    /// `blocked`: what an entry without a move is.
+    fn settle(&mut self, table: &Table, blocked: Blocked) {
         for (i, any, count, captured) in self.entries.drain(..) {
             let mut captures = Best::default();
             for located in &self.captured[captured] {
                 captures.add(located.outcome());
             }
             let (new, count) = if !any {
-                match self.blocked {
+                match blocked {
                     Blocked::Loses => (State::Loss(0), 0),
                     // A draw: no successor can bring its counter to zero.
                     Blocked::Draws => (State::Open { loss_floor: 0 }, 1),
