@@ -207,17 +207,27 @@ async fn until_workers_told(build: &Build) {
     }
 }
 
+/// The longest token file read: a token is a secret of a few dozen
+/// characters, and it travels with every request.
+pub const MAX_TOKEN_BYTES: u64 = 4096;
+
 /// The cluster token from its file (surrounding white space dropped).
 ///
 /// # Errors
-/// An unreadable or empty file.
+/// An unreadable, empty or over-long file, or one that is no regular file.
 pub fn read_token(path: Option<&Path>) -> Result<Option<String>, Failure> {
     let Some(path) = path else {
         return Ok(None);
     };
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Failure::bad_input(format!("cannot read token file {}: {e}", path.display()))
-    })?;
+    let fail = |reason: String| {
+        Failure::bad_input(format!(
+            "cannot read token file {}: {reason}",
+            path.display()
+        ))
+    };
+    let bytes = egdb_games::bounded_file::read_at_most(path, MAX_TOKEN_BYTES)
+        .map_err(|e| fail(e.to_string()))?;
+    let text = String::from_utf8(bytes).map_err(|_| fail("not UTF-8 text".to_string()))?;
     let token = text.trim();
     if token.is_empty() {
         return Err(Failure::bad_input(format!(

@@ -12,6 +12,7 @@ use egdb_tablebase::Tablebase;
 use serde_json::json;
 
 use crate::cli::PlanArgs;
+use crate::failure::Failure;
 use crate::stats::phase;
 use crate::Exit;
 
@@ -21,10 +22,29 @@ pub fn run(args: PlanArgs) -> Exit {
     let plan = game.slices();
     let encoding = cell_encoding(&game, args.depth);
     let source = match &args.rates_from {
-        Some(dir) => Some(Tablebase::open(dir)?),
+        Some(dir) => {
+            let source = Tablebase::open(dir)?;
+            let family = |spec: &GameSpec| spec.to_string().split(':').next().map(str::to_string);
+            if family(&source.game().spec()) != family(&spec) {
+                return Err(Failure::bad_input(format!(
+                    "--rates-from {} holds {}, another family than {spec}: its rates say nothing of this build",
+                    dir.display(),
+                    source.game().spec()
+                )));
+            }
+            Some(source)
+        }
         None => None,
     };
-    let rates = source.as_ref().map(Rates::of);
+    let rates = match &source {
+        Some(source) => Some(Rates::of(source).ok_or_else(|| {
+            Failure::bad_input(format!(
+                "--rates-from {}: no slice there took a measurable time to solve",
+                source.store().path().display()
+            ))
+        })?),
+        None => None,
+    };
     // Rates from a store of this very game, still being built: what is
     // left of its build.
     let built: Option<HashSet<&str>> = source
@@ -190,9 +210,12 @@ struct Rates {
 }
 
 impl Rates {
-    fn of(tablebase: &Tablebase) -> Rates {
+    /// `None` when no slice of the store has a positive, finite time (a
+    /// store of slices solved in no measurable time, or damaged records).
+    fn of(tablebase: &Tablebase) -> Option<Rates> {
         let mut largest: BTreeMap<&'static str, &SliceRecord> = BTreeMap::new();
-        for record in tablebase.records() {
+        let timed = |r: &SliceRecord| r.seconds.is_finite() && r.seconds > 0.0;
+        for record in tablebase.records().into_iter().filter(|r| timed(r)) {
             let kept = largest.entry(phase(&record.slice)).or_insert(record);
             if entries(record) > entries(kept) {
                 *kept = record;
@@ -205,14 +228,15 @@ impl Rates {
         let stored = records
             .iter()
             .fold(0u64, |n, r| n.saturating_add(r.stored_bytes));
-        Rates {
+        let per_entry: BTreeMap<_, _> = largest
+            .into_iter()
+            .filter(|(_, r)| entries(r) > 0)
+            .map(|(phase, r)| (phase, r.seconds / entries(r) as f64))
+            .collect();
+        (!per_entry.is_empty()).then(|| Rates {
             compression: (raw > 0).then(|| stored as f64 / raw as f64),
-            per_entry: largest
-                .into_iter()
-                .filter(|(_, r)| entries(r) > 0)
-                .map(|(phase, r)| (phase, r.seconds / entries(r) as f64))
-                .collect(),
-        }
+            per_entry,
+        })
     }
 }
 

@@ -120,6 +120,9 @@ fn ask(url: &str, tls_ca: Option<&Path>, position: &str) -> Result<(String, Answ
         .build()
         .map_err(|e| Failure::failed(format!("no async runtime: {e}")))?;
     let refused = |e: tonic::Status| {
+        if let Some(reason) = client_refusal(&e) {
+            return Failure::bad_input(format!("{url}: {reason}"));
+        }
         let message = format!("{url}: {}", e.message());
         match e.code() {
             tonic::Code::InvalidArgument => Failure::bad_input(message),
@@ -127,10 +130,14 @@ fn ask(url: &str, tls_ca: Option<&Path>, position: &str) -> Result<(String, Answ
         }
     };
     runtime.block_on(async {
-        let channel = query_endpoint(url, tls_ca)?
-            .connect()
-            .await
-            .map_err(|e| Failure::failed(format!("cannot reach {url}: {}", reason(&e))))?;
+        let channel =
+            query_endpoint(url, tls_ca)?
+                .connect()
+                .await
+                .map_err(|e| match client_refusal(&e) {
+                    Some(refusal) => Failure::bad_input(format!("{url}: {refusal}")),
+                    None => Failure::failed(format!("cannot reach {url}: {}", reason(&e))),
+                })?;
         let mut client = QueryClient::new(channel);
         let info = client
             .info(InfoRequest {})

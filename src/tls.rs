@@ -9,6 +9,9 @@ use rcgen::{
     KeyUsagePurpose,
 };
 
+use egdb_games::bounded_file::read_at_most;
+use egdb_proto::tls::MAX_PEM_BYTES;
+
 use crate::cli::{TlsCommand, TlsInitArgs};
 use crate::failure::Failure;
 use crate::Exit;
@@ -75,12 +78,14 @@ fn ca(dir: &Path) -> Result<Issuer<'static, KeyPair>, Failure> {
     let (cert, key) = (dir.join("ca.pem"), dir.join("ca.key"));
     if cert.exists() || key.exists() {
         let read = |path: &Path| {
-            std::fs::read_to_string(path).map_err(|e| {
+            let fail = |reason: String| {
                 Failure::bad_input(format!(
-                    "cannot read {} (ca.pem and ca.key go together): {e}",
+                    "cannot read {} (ca.pem and ca.key go together): {reason}",
                     path.display()
                 ))
-            })
+            };
+            let bytes = read_at_most(path, MAX_PEM_BYTES).map_err(|e| fail(e.to_string()))?;
+            String::from_utf8(bytes).map_err(|_| fail("not PEM text".to_string()))
         };
         let key_pair = KeyPair::from_pem(&read(&key)?)
             .map_err(|e| Failure::bad_input(format!("{}: {e}", key.display())))?;
@@ -112,6 +117,9 @@ fn host_fault(host: &str) -> Option<&'static str> {
     }
     if host.len() > MAX_HOST {
         return Some("is longer than a host name can be");
+    }
+    if host.eq_ignore_ascii_case("ca") {
+        return Some("is the CA's own file name (ca.pem, ca.key): name the host otherwise");
     }
     if host.parse::<std::net::IpAddr>().is_ok() {
         return None;

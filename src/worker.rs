@@ -107,8 +107,7 @@ pub fn run(args: WorkerArgs) -> Exit {
 /// What to try when a plaintext client's connections keep breaking: the
 /// coordinator may speak TLS.
 pub fn plaintext_hint(error: &str, tls: bool) -> &'static str {
-    // A TLS alert read as HTTP/2 is a frame of an invalid size.
-    let broken = ["broken pipe", "connection reset", "frame with invalid size"]
+    let broken = ["broken pipe", "connection reset"]
         .iter()
         .any(|what| error.contains(what));
     if broken && !tls {

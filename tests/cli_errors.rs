@@ -139,7 +139,10 @@ fn durations_names_and_endless_game_files_are_refused() {
     }
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("s");
-    assert_refused(&["plan", "nim:file:/dev/zero"], "longer than 1048576 bytes");
+    assert_refused(
+        &["plan", "nim:file:/dev/zero"],
+        "not a regular file (a device)",
+    );
     let store_arg = store.to_str().unwrap();
     for memory in [
         &[
@@ -246,4 +249,62 @@ fn games_past_what_the_layout_holds_are_refused() {
     .unwrap();
     let spec = format!("nim:file:{}", file.display());
     assert_refused(&["plan", &spec], "cells must be 1 to 45");
+}
+
+/// Files from outside are read with a bound and only when they are files:
+/// a token of /dev/zero, an over-long token, a pipe nobody writes to and a
+/// game file whose name would print terminal escapes are refused at once.
+#[test]
+fn endless_tokens_pipes_and_escaping_names_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = dir.path().join("long-token");
+    std::fs::write(&long, "t".repeat(5000)).unwrap();
+    for command in [
+        vec![
+            "coordinator",
+            "nim:triangle:3:normal",
+            "--listen",
+            "127.0.0.1:0",
+        ],
+        vec!["worker", "--coordinator", "http://127.0.0.1:9"],
+        vec!["status", "--coordinator", "http://127.0.0.1:9"],
+    ] {
+        let store = dir.path().join("s");
+        let mut zero = command.clone();
+        if command[0] == "coordinator" {
+            zero.extend(["--store", store.to_str().unwrap()]);
+        }
+        let mut long_args = zero.clone();
+        zero.extend(["--token-file", "/dev/zero"]);
+        long_args.extend(["--token-file", long.to_str().unwrap()]);
+        assert_refused(&zero, "not a regular file (a device)");
+        assert_refused(&long_args, "longer than 4096 bytes");
+    }
+    let fifo = dir.path().join("game.toml");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let spec = format!("nim:file:{}", fifo.display());
+    assert_refused(&["plan", &spec], "not a regular file (a pipe)");
+
+    let named = dir.path().join("named.toml");
+    std::fs::write(
+        &named,
+        "name = \"\\u001b]0;pwned\\u0007\"\ncells = 3\nrule = \"normal\"\nmoves = [[0]]\n",
+    )
+    .unwrap();
+    let spec = format!("nim:file:{}", named.display());
+    assert_refused(&["plan", &spec], "without control characters");
+
+    // Rates of another family project nothing.
+    let nim = dir.path().join("nim");
+    common::build("nim:triangle:3:normal", &nim, &[]);
+    assert_refused(
+        &[
+            "plan",
+            "morris:taiwan:4",
+            "--rates-from",
+            nim.to_str().unwrap(),
+        ],
+        "another family",
+    );
 }

@@ -64,6 +64,20 @@ fn tls_init_makes_a_ca_and_host_certificates_and_keeps_them_when_run_again() {
     let refused = egdb(&["tls", "init", lab.to_str().unwrap(), "--hosts", "../x"]);
     assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
     assert!(stderr(&refused).contains("../x"), "{}", stderr(&refused));
+    // `ca` would be the CA's own files, not a host's.
+    let ca = std::fs::read(lab.join("ca.pem")).unwrap();
+    let refused = egdb(&["tls", "init", lab.to_str().unwrap(), "--hosts", "ws-3,ca"]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(
+        stderr(&refused).contains("CA's own file name"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(std::fs::read(lab.join("ca.pem")).unwrap(), ca);
+    assert!(
+        !lab.join("ws-3.pem").exists(),
+        "nothing made of a refused list"
+    );
 }
 
 #[test]
@@ -179,7 +193,12 @@ fn peers_without_the_clusters_certificates_are_refused_on_both_sides() {
     // No TLS at all: refused, never served in clear; the worker is told
     // what to try.
     let plain = worker(&url.replacen("https://", "http://", 1), &[]);
-    assert!(!plain.status.success(), "{}", stderr(&plain));
+    assert_eq!(plain.status.code(), Some(2), "{}", stderr(&plain));
+    assert!(
+        stderr(&plain).contains("server speaks TLS"),
+        "{}",
+        stderr(&plain)
+    );
     assert!(stderr(&plain).contains("--tls-ca"), "{}", stderr(&plain));
 
     // An https URL without the files, and files with an http URL.
@@ -281,6 +300,15 @@ fn serve_speaks_tls_to_any_client_that_trusts_its_ca() {
 
     let untrusted = egdb(&["query", "--server", &url, "start"]);
     assert_eq!(untrusted.status.code(), Some(2), "{}", stderr(&untrusted));
+    // In clear to a TLS server: refused, and told why.
+    let clear = url.replacen("https://", "http://", 1);
+    let plain = egdb(&["query", "--server", &clear, "start"]);
+    assert_eq!(plain.status.code(), Some(2), "{}", stderr(&plain));
+    assert!(
+        stderr(&plain).contains("server speaks TLS"),
+        "{}",
+        stderr(&plain)
+    );
     stop(server);
 }
 

@@ -7,6 +7,7 @@
 //! notation of `shared/RULES.md`.
 //!
 //! * [`spec`] — the `GAME` strings of the command line.
+//! * [`bounded_file`] — small files from outside, read with a bound.
 //! * [`family`] — what every family gives the code outside its engines.
 //! * [`game`] — a game of any family, and [`with_game!`] to reach it
 //!   generically: the one list of families.
@@ -17,6 +18,7 @@
 //! * [`toy`] — the rotor game, a tiny third family for tests (its spec is
 //!   known with feature `toy` only).
 
+pub mod bounded_file;
 pub mod error;
 pub mod family;
 mod fingerprint;

@@ -3,26 +3,18 @@
 
 use crate::GameError;
 
-/// Reads a text file of at most `max` bytes (a device or a huge file is
-/// refused, not read to the end).
+/// Reads a text file of at most `max` bytes (a device, a pipe or a huge
+/// file is refused, not read to the end).
 ///
 /// # Errors
-/// [`GameError::GameFile`] when it cannot be read, is too long or is not
-/// UTF-8.
+/// [`GameError::GameFile`] when it cannot be read, is too long, is no
+/// regular file or is not UTF-8.
 pub(crate) fn read_bounded(path: &std::path::Path, max: u64) -> Result<String, GameError> {
-    use std::io::Read;
     let fail = |reason: String| GameError::GameFile {
         path: path.display().to_string(),
         reason,
     };
-    let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
-    let mut bytes = Vec::new();
-    file.take(max + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| fail(e.to_string()))?;
-    if bytes.len() as u64 > max {
-        return Err(fail(format!("longer than {max} bytes")));
-    }
+    let bytes = crate::bounded_file::read_at_most(path, max).map_err(|e| fail(e.to_string()))?;
     String::from_utf8(bytes).map_err(|_| fail("not UTF-8 text".to_string()))
 }
 
@@ -60,6 +52,32 @@ fn toml_error(error: &toml::de::Error, text: &str) -> String {
         Some(line) => format!("line {line}: {}", error.message()),
         None => error.message().to_string(),
     }
+}
+
+/// The longest name a game or rules file may give, in characters.
+pub const MAX_NAME_CHARS: usize = 100;
+
+/// A name from a file, printed by `plan`, `stats` and the explorer: 1 to
+/// [`MAX_NAME_CHARS`] characters and no control characters (no terminal
+/// escapes).
+///
+/// # Errors
+/// The rule it breaks, as one line.
+pub(crate) fn plain_name(name: String) -> Result<String, String> {
+    let plain = !name.trim().is_empty() && name.chars().all(|c| !c.is_control());
+    if !plain || name.chars().count() > MAX_NAME_CHARS {
+        return Err(format!(
+            "name must be 1 to {MAX_NAME_CHARS} characters without control characters"
+        ));
+    }
+    Ok(name)
+}
+
+/// A file's path as a default name: control characters shown as `?`.
+pub(crate) fn printable(path: &str) -> String {
+    path.chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
 }
 
 /// `text` as a TOML basic string. Rust's `{:?}` is not TOML: it writes

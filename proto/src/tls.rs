@@ -62,29 +62,20 @@ pub struct TlsFiles {
 
 /// The bytes of a PEM file of at most [`MAX_PEM_BYTES`].
 fn read_pem(path: &Path) -> Result<Vec<u8>, TlsError> {
-    let read = |source| TlsError::Read {
-        path: path.to_path_buf(),
-        source,
-    };
-    let length = std::fs::metadata(path).map_err(read)?.len();
-    if length > MAX_PEM_BYTES {
-        return Err(TlsError::TooLarge {
+    use egdb_games::bounded_file::{read_at_most, BoundedFileError};
+    read_at_most(path, MAX_PEM_BYTES).map_err(|e| match e {
+        BoundedFileError::TooLarge { .. } => TlsError::TooLarge {
             path: path.to_path_buf(),
-        });
-    }
-    let mut bytes = Vec::new();
-    use std::io::Read;
-    std::fs::File::open(path)
-        .map_err(read)?
-        .take(MAX_PEM_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(read)?;
-    if bytes.len() as u64 > MAX_PEM_BYTES {
-        return Err(TlsError::TooLarge {
+        },
+        BoundedFileError::Io(source) => TlsError::Read {
             path: path.to_path_buf(),
-        });
-    }
-    Ok(bytes)
+            source,
+        },
+        not_a_file => TlsError::Invalid {
+            path: path.to_path_buf(),
+            reason: not_a_file.to_string(),
+        },
+    })
 }
 
 fn certificates(path: &Path) -> Result<Vec<CertificateDer<'static>>, TlsError> {
@@ -365,6 +356,15 @@ pub fn client_refusal(error: &(dyn std::error::Error + 'static)) -> Option<Strin
             return Some(format!(
                 "the server refused this host's certificate (alert {alert}): is it signed by the cluster's CA?"
             ));
+        }
+        // A plaintext client reads the server's TLS alert as an HTTP/2
+        // frame header, whose length makes no sense.
+        if text.contains("frame with invalid size") {
+            return Some(
+                "the server speaks TLS (its TLS answer arrived where HTTP/2 was expected): \
+                 use https:// with --tls-* (a worker: --tls-cert, --tls-key, --tls-ca; a query: --tls-ca)"
+                    .to_string(),
+            );
         }
         source = e.source();
     }

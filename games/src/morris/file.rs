@@ -31,8 +31,7 @@ use crate::GameError;
 /// The longest rules file: real ones are a few hundred bytes.
 pub const MAX_RULES_BYTES: u64 = 64 << 10;
 
-/// The longest variant name, in characters.
-pub const MAX_NAME_CHARS: usize = 100;
+pub use crate::text_file::MAX_NAME_CHARS;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -111,16 +110,12 @@ pub fn parse(text: &str, path: &str) -> Result<RulesDefinition, GameError> {
         blocked: file.blocked,
     };
     let name = match file.name {
-        None => format!("Morris variant from {path}, {} pieces", file.pieces),
-        Some(name) => {
-            let plain = !name.trim().is_empty() && name.chars().all(|c| !c.is_control());
-            if !plain || name.chars().count() > MAX_NAME_CHARS {
-                return Err(fail(format!(
-                    "name must be 1 to {MAX_NAME_CHARS} characters without control characters"
-                )));
-            }
-            name
-        }
+        None => format!(
+            "Morris variant from {}, {} pieces",
+            crate::text_file::printable(path),
+            file.pieces
+        ),
+        Some(name) => crate::text_file::plain_name(name).map_err(fail)?,
     };
     Ok(RulesDefinition { name, rules })
 }

@@ -119,7 +119,10 @@ pub fn parse(text: &str, path: &str) -> Result<NimDefinition, GameError> {
         None => all,
     };
     Ok(NimDefinition {
-        name: file.name.unwrap_or_else(|| path.to_string()),
+        name: match file.name {
+            Some(name) => crate::text_file::plain_name(name).map_err(fail)?,
+            None => crate::text_file::printable(path),
+        },
         board: Board::Custom,
         cells: file.cells,
         rule: file.rule,
@@ -175,6 +178,10 @@ mod tests {
 
     #[test]
     fn bad_files_name_the_problem() {
+        let long_name = format!(
+            "name = \"{}\"\ncells = 3\nrule = \"normal\"\nmoves = [[0]]",
+            "n".repeat(101)
+        );
         for (text, needle) in [
             (
                 "cells = 3\nrule = \"normal\"\nmoves = [[0, 3]]",
@@ -195,6 +202,15 @@ mod tests {
                 "cells must be",
             ),
             ("cells = [", "line 1: unclosed array"),
+            (
+                "name = \"\\u001b]0;pwned\\u0007\"\ncells = 3\nrule = \"normal\"\nmoves = [[0]]",
+                "without control characters",
+            ),
+            (
+                "name = \"\\u001b[2J\"\ncells = 3\nrule = \"normal\"\nmoves = [[0]]",
+                "without control characters",
+            ),
+            (long_name.as_str(), "1 to 100 characters"),
         ] {
             let err = parse(text, "g.toml").unwrap_err().to_string();
             assert!(
@@ -209,7 +225,7 @@ mod tests {
         let err = read(std::path::Path::new("/dev/zero"))
             .unwrap_err()
             .to_string();
-        assert!(err.contains("longer than"), "{err}");
+        assert!(err.contains("not a regular file (a device)"), "{err}");
         let long = format!(
             "cells = 3\nrule = \"normal\"\nmoves = [[0]]\n#{}",
             "x".repeat(1 << 20)
