@@ -117,6 +117,17 @@ fn results_for_slices_not_leased_to_the_sender_are_refused() {
         .complete("mallory", forged(leased, encoding))
         .unwrap_err();
     assert!(err.message.contains("not leased"), "{err}");
+    // Giving back what one does not hold, or a slice no build has, is
+    // refused too, and alice keeps her lease.
+    for slice in [task.slice_id.as_str(), "outer-99"] {
+        let err = mallory.fail("mallory", slice, "gone").unwrap_err();
+        assert_eq!(err.kind, LinkKind::Refused, "{err}");
+        assert!(err.message.contains("holds no lease"), "{err}");
+    }
+    assert!(
+        alice.heartbeat("alice", &task.slice_id).unwrap(),
+        "alice still holds it"
+    );
     drop(server);
     assert!(stored_slices(&store).is_empty());
 }

@@ -316,14 +316,18 @@ impl Scheduler {
     }
 
     /// Gives `name`'s lease of `slice` back (a failed solve, a refused
-    /// result): the slice is ready again. Nothing if it does not hold it.
-    pub fn release(&mut self, name: &str, slice: &str) {
-        if let Some(i) = self.position(slice) {
-            if self.leases.get(&i).is_some_and(|l| l.worker == name) {
-                self.leases.remove(&i);
-                self.ready.insert(i);
-            }
+    /// result): the slice is ready again. Whether it held it (nothing
+    /// changes if not).
+    pub fn release(&mut self, name: &str, slice: &str) -> bool {
+        let Some(i) = self.position(slice) else {
+            return false;
+        };
+        if self.leases.get(&i).is_none_or(|l| l.worker != name) {
+            return false;
         }
+        self.leases.remove(&i);
+        self.ready.insert(i);
+        true
     }
 
     pub fn is_done(&self, slice: &str) -> bool {

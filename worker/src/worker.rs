@@ -190,17 +190,26 @@ impl<'a> Worker<'a> {
                     tracing::warn!(worker = %name, slice = %task.slice_id, "lease lost; dropping the slice");
                 }
                 Err(WorkerError::Cancelled) => {
-                    self.link.fail(&name, &task.slice_id, "interrupted")?;
+                    self.give_back(&name, &task.slice_id, "interrupted");
                     break;
                 }
                 Err(e) => {
-                    self.link.fail(&name, &task.slice_id, &e.to_string())?;
+                    self.give_back(&name, &task.slice_id, &e.to_string());
                     return Err(e);
                 }
             }
         }
         report.seconds = started.elapsed().as_secs_f64();
         Ok(report)
+    }
+
+    /// Gives a slice's lease back; a coordinator that refuses (the lease
+    /// ran out and went elsewhere) or cannot be reached only gets the slice
+    /// back when the lease expires, which is said in the log.
+    fn give_back(&self, name: &str, slice: &str, reason: &str) {
+        if let Err(e) = self.link.fail(name, slice, reason) {
+            tracing::warn!(worker = %name, slice, error = %e, "lease not given back");
+        }
     }
 
     /// The solver of the task's game, made anew when the game changes.

@@ -220,11 +220,16 @@ impl Coordinator for Build {
     }
 
     fn fail(&self, worker: &str, slice_id: &str, reason: &str) -> Result<(), LinkError> {
-        {
+        let released = {
             let mut state = self.lock();
             state.schedule.seen(worker, Instant::now());
             let job = self.held_job(&state, worker, slice_id);
-            state.schedule.release(worker, &job);
+            state.schedule.release(worker, &job)
+        };
+        if !released {
+            return Err(LinkError::refused(format!(
+                "worker {worker:?} holds no lease on slice {slice_id}: nothing to give back"
+            )));
         }
         tracing::warn!(worker, slice = slice_id, reason, "lease given back");
         Ok(())

@@ -107,9 +107,10 @@ fn a_released_slice_is_ready_again_and_only_its_holder_releases_it() {
     s.register("w1", 1, 1, 1000, t).unwrap();
     s.register("w2", 2, 1, 1000, t).unwrap();
     assert_eq!(leased(&mut s, "w1", t).as_deref(), Some("a"));
-    s.release("w2", "a");
+    assert!(!s.release("w2", "a"), "w2 does not hold it");
+    assert!(!s.release("w1", "nowhere"), "no such slice");
     assert!(s.holds("w1", "a"));
-    s.release("w1", "a");
+    assert!(s.release("w1", "a"));
     assert_eq!(leased(&mut s, "w2", t).as_deref(), Some("a"));
 }
 
@@ -286,7 +287,9 @@ proptest! {
                         prop_assert!(s.finish(&id));
                     }
                 }
-                Event::Release { w, slice } => s.release(&name(w), &format!("s{}", slice % count)),
+                Event::Release { w, slice } => {
+                    s.release(&name(w), &format!("s{}", slice % count));
+                }
                 Event::Wait { tenths } => now += LEASE * tenths / 10,
             }
             check_invariants(&s)?;
