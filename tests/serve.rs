@@ -19,6 +19,53 @@ fn client(runtime: &tokio::runtime::Runtime, url: &str) -> QueryClient<Channel> 
         .max_decoding_message_size(64 << 20)
 }
 
+/// Bytes sent as they are: what a client that speaks no protobuf sends.
+#[derive(Clone, Copy)]
+struct RawBytes;
+
+impl tonic::codec::Codec for RawBytes {
+    type Encode = Vec<u8>;
+    type Decode = Vec<u8>;
+    type Encoder = RawBytes;
+    type Decoder = RawBytes;
+
+    fn encoder(&mut self) -> RawBytes {
+        RawBytes
+    }
+
+    fn decoder(&mut self) -> RawBytes {
+        RawBytes
+    }
+}
+
+impl tonic::codec::Encoder for RawBytes {
+    type Item = Vec<u8>;
+    type Error = tonic::Status;
+
+    fn encode(
+        &mut self,
+        item: Vec<u8>,
+        dst: &mut tonic::codec::EncodeBuf<'_>,
+    ) -> Result<(), tonic::Status> {
+        use bytes::BufMut;
+        dst.put_slice(&item);
+        Ok(())
+    }
+}
+
+impl tonic::codec::Decoder for RawBytes {
+    type Item = Vec<u8>;
+    type Error = tonic::Status;
+
+    fn decode(
+        &mut self,
+        src: &mut tonic::codec::DecodeBuf<'_>,
+    ) -> Result<Option<Vec<u8>>, tonic::Status> {
+        use bytes::Buf;
+        Ok(Some(src.copy_to_bytes(src.remaining()).to_vec()))
+    }
+}
+
 fn value(tag: i32) -> Value {
     egdb_proto::values::value_of(tag).unwrap()
 }
@@ -230,6 +277,29 @@ fn errors_carry_their_grpc_codes() {
         .unwrap()
         .into_inner();
     refused(runtime.block_on(stream.message()).unwrap_err());
+
+    // Bytes that are no protobuf message: the sender's fault, said so.
+    let channel = runtime
+        .block_on(
+            tonic::transport::Endpoint::from_shared(server.url.clone())
+                .unwrap()
+                .connect(),
+        )
+        .unwrap();
+    let mut raw = tonic::client::Grpc::new(channel);
+    let path = tonic::codegen::http::uri::PathAndQuery::from_static("/egdb.v1.Query/Probe");
+    let garbled = runtime
+        .block_on(async {
+            raw.ready().await.unwrap();
+            raw.unary(tonic::Request::new(vec![0xff; 4]), path, RawBytes)
+                .await
+        })
+        .unwrap_err();
+    assert_eq!(garbled.code(), tonic::Code::InvalidArgument, "{garbled:?}");
+    assert!(
+        garbled.message().contains("not an egdb.v1 message"),
+        "{garbled:?}"
+    );
 
     // The build finishes while the server runs: it catches up.
     build("nim:triangle:5:normal", &partial, &[]);

@@ -9,6 +9,7 @@
 
 pub mod check;
 pub mod client;
+pub mod codec;
 pub mod lease;
 pub mod server;
 pub mod shard;
