@@ -41,11 +41,19 @@ struct Comparison {
     unlisted: Vec<String>,
     /// Listed, but not a slice of the store's game.
     not_in_plan: Vec<String>,
+    /// Slices whose blocks do not hold what their records say: the damage.
+    damaged: Vec<(String, String)>,
+    /// Whether every built slice's blocks were read (else only the records'
+    /// checksums were compared).
+    read: bool,
 }
 
 impl Comparison {
     fn agrees(&self) -> bool {
-        self.differ.is_empty() && self.unlisted.is_empty() && self.not_in_plan.is_empty()
+        self.differ.is_empty()
+            && self.unlisted.is_empty()
+            && self.not_in_plan.is_empty()
+            && self.damaged.is_empty()
     }
 }
 
@@ -64,7 +72,11 @@ pub fn run(args: CompareArgs) -> Exit {
         })
         .collect();
     let plan: Vec<&str> = tablebase.plan().iter().map(|s| s.as_str()).collect();
-    let comparison = compare(&plan, &built, &list);
+    let mut comparison = compare(&plan, &built, &list);
+    if !args.recorded {
+        comparison.damaged = damaged(&tablebase)?;
+        comparison.read = true;
+    }
     let game = tablebase.game().spec().to_string();
     let against = args.crc.display();
     if args.json {
@@ -79,6 +91,22 @@ pub fn run(args: CompareArgs) -> Exit {
         "{} does not hold the tables {against} lists",
         args.store.display()
     )))
+}
+
+/// The built slices whose blocks, read whole, fail their checksums or do
+/// not give the checksum their records hold (in plan order), with why.
+pub fn damaged(tablebase: &egdb_tablebase::Tablebase) -> Result<Vec<(String, String)>, Failure> {
+    use rayon::prelude::*;
+    let records = tablebase.planned_records()?;
+    Ok(records
+        .par_iter()
+        .filter_map(|r| {
+            tablebase
+                .check_stored(r)
+                .err()
+                .map(|e| (r.slice.clone(), e.to_string()))
+        })
+        .collect())
 }
 
 /// Plan order throughout, then the list's strays in its own order.
@@ -114,6 +142,22 @@ fn as_text(c: &Comparison, game: &str, against: &str) -> String {
     let _ = writeln!(out, "same:      {}", c.same.len());
     let _ = writeln!(out, "differ:    {}", c.differ.len());
     let _ = writeln!(out, "not built: {}", c.not_built.len());
+    let _ = writeln!(
+        out,
+        "{}",
+        if c.read {
+            format!(
+                "damaged:   {} (every block of the built slices read and checked)",
+                c.damaged.len()
+            )
+        } else {
+            "damaged:   not looked for (--recorded: the records' checksums only, no block read)"
+                .to_string()
+        }
+    );
+    for (slice, why) in &c.damaged {
+        let _ = writeln!(out, "  damaged {slice}: {why}");
+    }
     for (slice, here, there) in &c.differ {
         let _ = writeln!(
             out,
@@ -129,12 +173,19 @@ fn as_text(c: &Comparison, game: &str, against: &str) -> String {
             let _ = writeln!(out, "{what} ({}): {}", slices.len(), slices.join(" "));
         }
     }
-    out += if !c.agrees() {
-        "the store and the list differ\n"
-    } else if c.not_built.is_empty() {
-        "every slice agrees\n"
-    } else {
-        "every slice built so far agrees\n"
+    out += match (c.agrees(), c.not_built.is_empty(), c.read) {
+        (false, _, _)
+            if c.differ.is_empty() && c.unlisted.is_empty() && c.not_in_plan.is_empty() =>
+        {
+            "the store is damaged: its records agree with the list, its blocks do not\n"
+        }
+        (false, _, _) => "the store and the list differ\n",
+        (true, true, true) => "every slice agrees\n",
+        (true, false, true) => "every slice built so far agrees\n",
+        (true, true, false) => "every slice's recorded checksum agrees (blocks not read)\n",
+        (true, false, false) => {
+            "every slice built so far has the recorded checksum listed (blocks not read)\n"
+        }
     };
     out
 }
@@ -163,6 +214,8 @@ fn as_json(c: &Comparison, game: &str) -> serde_json::Value {
         "not_built": c.not_built,
         "unlisted": c.unlisted,
         "not_in_plan": c.not_in_plan,
+        "blocks_read": c.read,
+        "damaged": c.damaged.iter().map(|(slice, why)| json!({"slice": slice, "reason": why})).collect::<Vec<_>>(),
     })
 }
 

@@ -31,8 +31,15 @@ pub fn run(args: ResultsArgs) -> Exit {
         return Err(Failure::bad_input("results are written for Morris stores"));
     };
     // Only the plan's slices, each checked to fit: the tables below are
-    // read whole and indexed by their slice's layout.
+    // read whole and indexed by their slice's layout. Every block is read
+    // first: what is published is what the store holds.
     let records = tablebase.planned_records()?;
+    if let Some((slice, why)) = crate::compare::damaged(&tablebase)?.into_iter().next() {
+        return Err(Failure::failed(format!(
+            "{} is damaged, nothing written: {why} (slice {slice}; `egdb verify` names every damaged slice)",
+            args.store.display()
+        )));
+    }
     if let Some(path) = &args.crc {
         let mut list = String::new();
         for r in &records {

@@ -71,15 +71,40 @@ fn block_of(block: Option<u32>) -> String {
 impl From<rocksdb::Error> for FormatError {
     fn from(e: rocksdb::Error) -> FormatError {
         match e.kind() {
-            rocksdb::ErrorKind::Corruption => FormatError::Damaged(e.into_string()),
+            rocksdb::ErrorKind::Corruption => {
+                FormatError::Damaged(without_directories(&e.into_string()))
+            }
             _ => FormatError::io("RocksDB", e),
         }
     }
 }
 
+/// RocksDB's words with every path cut to its file's name: the file
+/// (`000011.sst`, `MANIFEST-000005`) says where the damage is, the
+/// directories say nothing to a client and are the server's own.
+pub fn without_directories(text: &str) -> String {
+    text.split(' ')
+        .map(|word| match word.rsplit_once('/') {
+            Some((_, name)) if word.contains('/') => name,
+            _ => word,
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 mod tests {
-    use super::FormatError;
+    use super::{without_directories, FormatError};
+
+    #[test]
+    fn damage_reports_name_files_not_directories() {
+        assert_eq!(
+            without_directories(
+                "block checksum mismatch: stored = 1, computed = 2 in /root/s.egdb/000011.sst offset 7"
+            ),
+            "block checksum mismatch: stored = 1, computed = 2 in 000011.sst offset 7"
+        );
+    }
 
     #[test]
     fn damage_names_a_block_only_when_one_is_at_fault() {

@@ -117,6 +117,27 @@ fn is_store_dir(path: &Path) -> bool {
     path.join("CURRENT").is_file()
 }
 
+/// Why a store directory did not open: damage to its files (RocksDB's
+/// checksums, a truncated or missing file) is [`FormatError::Damaged`],
+/// anything else (a lock held by a build, permissions) an open error.
+fn opening_failed(path: &Path, e: rocksdb::Error) -> FormatError {
+    let text = e.clone().into_string();
+    let missing_file = matches!(e.kind(), rocksdb::ErrorKind::IOError)
+        && text.contains("No such file or directory");
+    if e.kind() == rocksdb::ErrorKind::Corruption || missing_file {
+        return FormatError::Damaged(format!(
+            "{} cannot be opened: one of its files is damaged, truncated or missing ({}); \
+             restore the store from a copy or build it again",
+            shown(path),
+            crate::error::without_directories(&text)
+        ));
+    }
+    FormatError::Open {
+        path: shown(path),
+        reason: text,
+    }
+}
+
 /// Whether `path` is a store whose creation stopped before its identity
 /// was written (a full disk, a kill): RocksDB made exactly our column
 /// families, and the one batch that writes the format version and the
@@ -250,10 +271,7 @@ impl Store {
         } else {
             DB::open_cf_descriptors(&options(false), path, descriptors())
         };
-        let db = opened.map_err(|e| FormatError::Open {
-            path: shown(path),
-            reason: e.into_string(),
-        })?;
+        let db = opened.map_err(|e| opening_failed(path, e))?;
         let meta = db
             .cf_handle(META)
             .ok_or_else(|| FormatError::NotAStore { path: shown(path) })?;
@@ -373,13 +391,21 @@ impl Store {
     /// # Errors
     /// [`FormatError::Corrupt`] when the block is missing.
     pub fn block_record(&self, slice: &str, index: u32) -> Result<Vec<u8>, FormatError> {
-        self.db
-            .get_cf(self.cf(BLOCKS)?, block_key(slice, index))?
-            .ok_or_else(|| FormatError::Corrupt {
-                slice: slice.to_string(),
-                block: Some(index),
-                reason: "block missing from the store".to_string(),
-            })
+        let corrupt = |reason: String| FormatError::Corrupt {
+            slice: slice.to_string(),
+            block: Some(index),
+            reason,
+        };
+        match self.db.get_cf(self.cf(BLOCKS)?, block_key(slice, index)) {
+            Ok(Some(record)) => Ok(record),
+            Ok(None) => Err(corrupt("block missing from the store".to_string())),
+            // RocksDB's own checksums failed on the file holding it.
+            Err(e) if e.kind() == rocksdb::ErrorKind::Corruption => Err(corrupt(format!(
+                "its file is damaged ({})",
+                crate::error::without_directories(&e.into_string())
+            ))),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// One block of a slice, checked against the slice's record and
