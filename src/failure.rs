@@ -74,6 +74,9 @@ impl From<TablebaseError> for Failure {
         match e {
             TablebaseError::Game(e) => e.into(),
             TablebaseError::Format(e) => e.into(),
+            e @ (TablebaseError::BookTooLarge { .. } | TablebaseError::NotAMove { .. }) => {
+                Failure::bad_input(e.to_string())
+            }
             other => Failure::failed(other.to_string()),
         }
     }

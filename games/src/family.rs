@@ -66,6 +66,13 @@ pub trait Family: Clone + Send + Sync + 'static {
     /// class); `None` for a cell that holds no position's value.
     fn position_at(&self, cell: Cell) -> Option<Self::Position>;
 
+    /// The member of the position's symmetry class that every member maps
+    /// to: two positions are one class exactly when their canonical forms
+    /// are equal. A family that does not say keeps every position apart.
+    fn canonical(&self, position: &Self::Position) -> Self::Position {
+        position.clone()
+    }
+
     /// The definition a store keeps where the spec alone does not give the
     /// game (a game file's contents).
     fn definition(&self) -> Option<String> {

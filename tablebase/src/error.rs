@@ -13,4 +13,16 @@ pub enum TablebaseError {
     Format(#[from] egdb_db_format::FormatError),
     #[error("position is in slice {slice}, which is not in the store (yet)")]
     SliceNotFound { slice: String },
+    #[error(
+        "the book passes {limit} positions at ply {ply}; ask for fewer plies or a larger limit"
+    )]
+    BookTooLarge { limit: u64, ply: u32 },
+    #[error("move {ply}, `{mv}`, is not legal in {position}; the legal moves: {legal}")]
+    NotAMove {
+        /// Moves before it on the line.
+        ply: u32,
+        mv: String,
+        position: String,
+        legal: String,
+    },
 }

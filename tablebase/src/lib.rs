@@ -2,7 +2,8 @@
 //! builds; `egdb-coordinator` writes the stores this crate reads.
 //!
 //! * [`reader`] — a store opened for queries: probes block by block with a
-//!   cache, every move of a position with its value, perfect-play lines.
+//!   cache, every move of a position with its value, perfect-play lines,
+//!   opening books.
 //! * [`served`] — a tablebase as the `egdb.v1.Query` gRPC service.
 //! * [`check`] — every stored position of a slice against the positions
 //!   its legal moves lead to, from decoded tables in memory (forward move
@@ -25,4 +26,4 @@ pub mod verify;
 
 pub use check::{Mismatch, Probe, SliceCheck};
 pub use error::TablebaseError;
-pub use reader::{Answer, MoveAnswer, Tablebase};
+pub use reader::{Answer, BookEntry, MoveAnswer, Tablebase};

@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 use super::index::TableIndex;
 use super::moves::{legal_moves, terminal_value};
 use super::slices::table_of;
+use super::symmetry::canonical_pair;
 use super::{Color, MorrisGame, MorrisSlice, Move, Position};
 use crate::family::{Cell, Family};
 use crate::{GameError, GameSpec, SliceInfo, Value};
@@ -110,6 +111,14 @@ impl Family for MorrisGame {
         terminal_value(self.rules(), position)
     }
 
+    /// The board's smallest image (both colours moved by one symmetry);
+    /// hands and the side to move stay.
+    fn canonical(&self, position: &Position) -> Position {
+        let (first, second) = (position.board(Color::First), position.board(Color::Second));
+        let (first, second, _) = canonical_pair(first, second);
+        position.with_boards(first, second)
+    }
+
     /// Finished positions have no cell; the others lie in the table their
     /// counts name, at their symmetry class's entry.
     fn locate(&self, position: &Position) -> Option<Cell> {
@@ -187,6 +196,40 @@ mod tests {
                 checked += 1;
             }
             assert!(checked > 150, "{checked} positions had cells");
+        }
+    }
+
+    /// Two ways to name a class, the canonical form and the index's cell,
+    /// must agree: every image of a position has its canonical form and
+    /// its cell, and the canonical form is a fixed point.
+    #[test]
+    fn every_image_has_one_canonical_form_and_one_cell() {
+        use crate::morris::symmetry::{BOARD_SYMMETRIES, SYMMETRIES};
+        let game = MorrisGame::new(Variant::Taiwan, 5);
+        let mut random = XorShift(11);
+        for _ in 0..300 {
+            let position = game.random_position(random.next());
+            let canonical = game.canonical(&position);
+            assert_eq!(game.canonical(&canonical), canonical);
+            // A cell holds a class of (mover, opponent) pairs: in the
+            // movement phase both colours' positions share it.
+            if let Some(cell) = game.locate(&position) {
+                let member = game.position_at(cell).expect("a stored class");
+                let pair = |p: &Position| {
+                    let (mover, opponent) = p.sides();
+                    let (m, o, _) = canonical_pair(mover, opponent);
+                    (m, o)
+                };
+                assert_eq!(pair(&member), pair(&canonical), "{position}");
+            }
+            for s in 0..SYMMETRIES {
+                let image = position.with_boards(
+                    BOARD_SYMMETRIES.apply(s, position.board(Color::First)),
+                    BOARD_SYMMETRIES.apply(s, position.board(Color::Second)),
+                );
+                assert_eq!(game.canonical(&image), canonical, "{position} under Ω{s}");
+                assert_eq!(game.locate(&image), game.locate(&position), "{position}");
+            }
         }
     }
 

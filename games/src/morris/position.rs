@@ -211,6 +211,16 @@ impl Position {
         next
     }
 
+    /// The same hands and side to move with the boards `first` and
+    /// `second`: an image of the position under a board symmetry, which
+    /// keeps it legal.
+    pub(crate) fn with_boards(&self, first: PointSet, second: PointSet) -> Position {
+        Position {
+            board: [first, second],
+            ..*self
+        }
+    }
+
     /// The same position with the roles given by the mover's and the
     /// opponent's sets; used by the engines to rebuild a position.
     pub fn from_sides(

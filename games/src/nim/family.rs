@@ -48,6 +48,10 @@ impl Family for NimGame {
             .collect()
     }
 
+    fn canonical(&self, position: &u64) -> u64 {
+        self.symmetry().canonical(*position)
+    }
+
     fn terminal(&self, position: &u64) -> Option<Value> {
         self.legal_moves(*position)
             .next()

@@ -113,22 +113,34 @@ impl Tablebase {
         text: &str,
     ) -> Result<Answer, TablebaseError> {
         let position = game.parse_position(text)?;
-        let moves = game
-            .moves(&position)
-            .into_iter()
-            .map(|(m, next)| {
+        Ok(self.expand(game, &position)?.0)
+    }
+
+    /// A position's answer, and the positions its moves lead to (in the
+    /// same order).
+    pub(super) fn expand<F: Family>(
+        &self,
+        game: &F,
+        position: &F::Position,
+    ) -> Result<(Answer, Vec<F::Position>), TablebaseError> {
+        let (moves, afters): (Vec<_>, Vec<_>) = game.moves(position).into_iter().unzip();
+        let answers = moves
+            .iter()
+            .zip(&afters)
+            .map(|(m, after)| {
                 Ok(MoveAnswer {
-                    mv: game.format_move(&m),
-                    after: game.format_position(&next),
-                    probe: self.probe_in(game, &next)?,
+                    mv: game.format_move(m),
+                    after: game.format_position(after),
+                    probe: self.probe_in(game, after)?,
                 })
             })
             .collect::<Result<_, TablebaseError>>()?;
-        Ok(Answer {
-            position: game.format_position(&position),
-            probe: self.probe_in(game, &position)?,
-            moves,
-        })
+        let answer = Answer {
+            position: game.format_position(position),
+            probe: self.probe_in(game, position)?,
+            moves: answers,
+        };
+        Ok((answer, afters))
     }
 }
 

@@ -3,12 +3,15 @@
 //! Blocks are read lazily and kept in a small cache, so opening a store reads
 //! only its manifest, and repeated probes near each other decompress once.
 //! The game's family says where a position's cell lies; [`cells`] reads it
-//! as the slice's record says it is encoded.
+//! as the slice's record says it is encoded; [`book`] walks the positions
+//! near a root.
 
+mod book;
 mod cache;
 mod cells;
 mod line;
 
+pub use book::BookEntry;
 pub use line::{best_move, LineStep};
 
 use std::collections::HashMap;
@@ -154,6 +157,30 @@ impl Tablebase {
                 }
             })
             .collect()
+    }
+
+    /// Reads every block of a slice as stored, checking each block's
+    /// checksum and then the slice's over all of them, without holding the
+    /// slice whole: what a command must have done before it vouches for a
+    /// slice's bytes.
+    ///
+    /// # Errors
+    /// [`FormatError::Corrupt`] naming the slice and, where one is at
+    /// fault, the block.
+    pub fn check_stored(&self, record: &SliceRecord) -> Result<(), TablebaseError> {
+        let mut crc = crc32fast::Hasher::new();
+        for index in 0..record.blocks {
+            crc.update(&self.store.read_block(record, index)?.raw);
+        }
+        if crc.finalize() != record.raw_crc32 {
+            return Err(FormatError::Corrupt {
+                slice: record.slice.clone(),
+                block: None,
+                reason: "its blocks do not give the checksum its manifest record holds".to_string(),
+            }
+            .into());
+        }
+        Ok(())
     }
 
     /// Finished slices' records, in slice order.
