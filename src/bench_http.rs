@@ -88,7 +88,7 @@ fn read_reply(reader: &mut impl BufRead) -> std::io::Result<u16> {
 }
 
 /// `text` as a query-string value.
-fn encoded(text: &str) -> String {
+pub fn encoded(text: &str) -> String {
     text.bytes()
         .map(|b| match b {
             b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'.' | b'-' | b'_' => char::from(b).into(),

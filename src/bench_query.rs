@@ -16,12 +16,16 @@ use egdb_proto::v1::query_client::QueryClient;
 use egdb_proto::v1::{BatchRequest, PositionRequest};
 use egdb_tablebase::Tablebase;
 
+use crate::bench_hostile;
 use crate::bench_http;
 use crate::cli::BenchQueryArgs;
 use crate::failure::Failure;
 use crate::Exit;
 
 pub fn run(args: BenchQueryArgs) -> Exit {
+    if args.hostile {
+        return hostile(&args);
+    }
     let (positions, cold) = {
         let tablebase = Tablebase::open(&args.store)?;
         let mut all = sample(&tablebase, args.probes.max(1) + COLD_MOVES);
@@ -79,6 +83,70 @@ pub fn run(args: BenchQueryArgs) -> Exit {
         cold.len(),
         cold_moves.p50_us,
         cold_moves.p99_us
+    );
+    Ok(0)
+}
+
+/// The hostile run: the attack against a server of its own, and its
+/// report.
+fn hostile(args: &BenchQueryArgs) -> Exit {
+    let positions = sample(&Tablebase::open(&args.store)?, 200);
+    let attack = bench_hostile::Attack {
+        slow: args.slow as usize,
+        lines: args.lines as usize,
+        malformed: args.malformed as usize,
+        drops: args.drops as usize,
+        seconds: args.seconds.as_secs_f64(),
+    };
+    let mut server = Server::start(&args.store)?;
+    let outcome = bench_hostile::run(
+        attack,
+        &server.http,
+        &server.url,
+        server.child.id(),
+        &positions,
+    );
+    server.stop();
+    let outcome = outcome?;
+    if args.json {
+        println!("{}", bench_hostile::outcome_json(&attack, &outcome));
+        return Ok(0);
+    }
+    let ms = |us: f64| us / 1000.0;
+    println!(
+        "{}: {:.0} s of {} slow clients, {} line floods, {} malformed, {} dropping",
+        args.store.display(),
+        attack.seconds,
+        attack.slow,
+        attack.lines,
+        attack.malformed,
+        attack.drops
+    );
+    for (name, l) in [("HTTP", &outcome.http), ("gRPC", &outcome.grpc)] {
+        println!(
+            "  honest {name} probes on fresh connections: {} asked, {} lost; p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+            l.asked,
+            l.failed,
+            ms(l.p50_us),
+            ms(l.p99_us),
+            ms(l.max_us)
+        );
+        for why in &l.why {
+            println!("    lost: {why}");
+        }
+    }
+    println!(
+        "  server peak RSS: {:.0} MiB",
+        outcome.peak_rss as f64 / f64::from(1 << 20)
+    );
+    let a = &outcome.attackers;
+    use std::sync::atomic::Ordering::Relaxed;
+    println!(
+        "  attackers: {} connections, {} closed by the server; {} lines answered, {} told busy",
+        a.connections.load(Relaxed),
+        a.closed_by_server.load(Relaxed),
+        a.lines_answered.load(Relaxed),
+        a.busy.load(Relaxed)
     );
     Ok(0)
 }

@@ -38,6 +38,10 @@ pub enum Command {
     Verify(VerifyArgs),
     /// A finished Morris store's results as Markdown, and its checksum list.
     Results(ResultsArgs),
+    /// An opening book: every position within some plies of the start,
+    /// each symmetry class once, with its value and every move's (JSON
+    /// lines, docs/BOOK.md); or the positions along one line (--along).
+    Book(BookArgs),
     /// A store's slices (finished or still building) against a published
     /// checksum list, as `results --crc` writes.
     Compare(CompareArgs),
@@ -265,6 +269,30 @@ pub struct BenchQueryArgs {
     /// Requests in flight at once in the concurrent run.
     #[arg(long, default_value_t = 16)]
     pub concurrency: usize,
+    /// Instead: a mixed hostile load against the server (slow clients,
+    /// floods of long lines, malformed requests, dropped connections)
+    /// while honest clients probe it; their latency and the server's peak
+    /// memory are reported.
+    #[arg(long)]
+    pub hostile: bool,
+    /// Seconds of hostile load.
+    #[arg(long, default_value = "60", value_parser = parse_timeout, requires = "hostile")]
+    pub seconds: Duration,
+    /// Slow clients: each sends a header line every 3 s, never the end.
+    #[arg(long, default_value_t = 19_000, requires = "hostile", value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    pub slow: u32,
+    /// Clients asking the longest line again and again.
+    #[arg(long, default_value_t = 1000, requires = "hostile", value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    pub lines: u32,
+    /// Clients sending malformed requests.
+    #[arg(long, default_value_t = 50, requires = "hostile", value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    pub malformed: u32,
+    /// Clients that connect and leave, some half-way through a request.
+    #[arg(long, default_value_t = 50, requires = "hostile", value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    pub drops: u32,
+    /// The hostile run's outcome as one JSON object.
+    #[arg(long, requires = "hostile")]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -291,7 +319,72 @@ pub struct ServeArgs {
     /// printed. Put a TLS proxy in front of it beyond this machine.
     #[arg(long)]
     pub http: Option<String>,
+    /// Seconds an HTTP client has to send a request's header; also how
+    /// long a kept-alive connection may wait for its next request.
+    #[arg(long, default_value = "10", value_parser = parse_timeout)]
+    pub header_timeout: Duration,
+    /// Seconds a gRPC connection may send nothing before it is closed.
+    #[arg(long, default_value = "120", value_parser = parse_timeout)]
+    pub idle_timeout: Duration,
+    /// Open HTTP connections (default: 16384, or what the open-file limit
+    /// leaves). At the limit a new one closes the oldest connection still
+    /// waiting for its request.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_connections: Option<u32>,
+    /// Open gRPC connections; at the limit, accepting waits for one to
+    /// close.
+    #[arg(long, default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub max_grpc_connections: u32,
+    /// Lines and batches computed at once (default: half the cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub max_expensive: Option<u32>,
+    /// Lines and batches that may wait their turn; more are told to come
+    /// back (HTTP 503 with Retry-After, gRPC RESOURCE_EXHAUSTED).
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+    pub max_waiting: u32,
 }
+
+impl ServeArgs {
+    /// The limits these arguments give a public server that may hold
+    /// `open_files` descriptors.
+    ///
+    /// # Errors
+    /// Connections asked for that the open-file limit cannot hold.
+    pub fn limits(&self, open_files: u64) -> Result<egdb_tablebase::served::Limits, String> {
+        let defaults = egdb_tablebase::served::Limits::default();
+        let grpc = self.max_grpc_connections as usize;
+        // The store's files, the listeners and a margin.
+        let room = usize::try_from(open_files.saturating_sub(OTHER_FILES)).unwrap_or(usize::MAX);
+        let http = match self.max_connections {
+            Some(n) if n as usize + grpc > room => {
+                return Err(format!(
+                    "--max-connections {n} and --max-grpc-connections {grpc} need more open files than the {open_files} this process may have (ulimit -n)"
+                ))
+            }
+            Some(n) => n as usize,
+            None => defaults.max_connections.min(room.saturating_sub(grpc)).max(1),
+        };
+        if grpc > room {
+            return Err(format!(
+                "--max-grpc-connections {grpc} needs more open files than the {open_files} this process may have (ulimit -n)"
+            ));
+        }
+        Ok(egdb_tablebase::served::Limits {
+            header_timeout: self.header_timeout,
+            idle_timeout: self.idle_timeout,
+            max_connections: http,
+            max_grpc_connections: grpc,
+            max_expensive: self
+                .max_expensive
+                .map_or(defaults.max_expensive, |n| n as usize),
+            max_waiting: self.max_waiting as usize,
+        })
+    }
+}
+
+/// Descriptors `egdb serve` keeps for other things than connections: the
+/// store's files, the listeners, a margin.
+const OTHER_FILES: u64 = 512;
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
@@ -332,6 +425,35 @@ pub struct ResultsArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct BookArgs {
+    #[arg(long)]
+    pub store: PathBuf,
+    /// The book's root: a position in the game's notation, or `start`.
+    #[arg(long, default_value = "start")]
+    pub from: String,
+    /// Positions up to this many plies from the root.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(0..=64))]
+    pub plies: u32,
+    /// Instead of a book: the root and each position after these moves
+    /// (space separated, as the JSON's `line`), each with all its moves.
+    #[arg(long, conflicts_with = "plies")]
+    pub along: Option<String>,
+    /// Stop with an error rather than hold more positions than this.
+    #[arg(long, default_value_t = 5_000_000, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
+    pub max_positions: u64,
+    /// Write the JSON lines here instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Also write a Markdown summary here: per ply the positions and their
+    /// values, and every position of the first plies with its moves.
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
+    /// Plies whose positions the summary lists one by one.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=8))]
+    pub summary_plies: u32,
+}
+
+#[derive(Debug, Args)]
 pub struct CompareArgs {
     #[arg(long)]
     pub store: PathBuf,
@@ -341,6 +463,10 @@ pub struct CompareArgs {
     /// The comparison as one JSON object.
     #[arg(long)]
     pub json: bool,
+    /// Compare the checksums the store's records hold without reading its
+    /// blocks (fast, and said so: damage to the blocks goes unseen).
+    #[arg(long)]
+    pub recorded: bool,
 }
 
 #[derive(Debug, Args)]
@@ -397,6 +523,16 @@ pub fn parse_seconds(text: &str) -> Result<Duration, String> {
         ));
     }
     Ok(Duration::from_secs_f64(seconds))
+}
+
+/// Parses a server's timeout: seconds as [`parse_seconds`], at least a
+/// tenth of a second (none would close every connection at once).
+pub fn parse_timeout(text: &str) -> Result<Duration, String> {
+    let timeout = parse_seconds(text)?;
+    if timeout < Duration::from_millis(100) {
+        return Err(format!("`{text}`: a timeout is at least 0.1 seconds"));
+    }
+    Ok(timeout)
 }
 
 /// Parses a lease length: seconds as [`parse_seconds`], and more than none

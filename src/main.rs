@@ -1,13 +1,16 @@
 //! `egdb`: build, inspect and query endgame databases. See README.md.
 
 mod bench;
+mod bench_hostile;
 mod bench_http;
 mod bench_query;
+mod book;
 mod build;
 mod cli;
 mod compare;
 mod coordinator;
 mod failure;
+mod open_files;
 mod picture;
 mod plan;
 mod query;
@@ -41,6 +44,7 @@ fn main() {
         Command::Query(args) => query::run(args),
         Command::Verify(args) => verify::run(args),
         Command::Results(args) => results::run(args),
+        Command::Book(args) => book::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Serve(args) => serve::run(args),
         Command::BenchQuery(args) => bench_query::run(args),

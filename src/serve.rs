@@ -16,7 +16,10 @@ use crate::signals::StopSignal;
 use crate::Exit;
 
 pub fn run(args: ServeArgs) -> Exit {
-    let service = QueryService::open(&args.store, args.cache)?;
+    let limits = args
+        .limits(crate::open_files::raise())
+        .map_err(Failure::bad_input)?;
+    let service = QueryService::open(&args.store, args.cache, &limits)?;
     let tablebase = service.tablebase();
     if !tablebase.is_complete() {
         eprintln!(
@@ -69,6 +72,7 @@ pub fn run(args: ServeArgs) -> Exit {
             let served = serve_http(
                 service.clone(),
                 listener,
+                limits,
                 until_stopped(stopped.subscribe()),
             )
             .await;
@@ -80,6 +84,7 @@ pub fn run(args: ServeArgs) -> Exit {
                 service.clone(),
                 listener,
                 tls,
+                limits,
                 until_stopped(stopped.subscribe()),
             )
             .await;

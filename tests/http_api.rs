@@ -235,6 +235,29 @@ fn errors_have_http_statuses_and_finished_answers_may_be_cached() {
     assert!(start
         .header("cache-control")
         .is_some_and(|c| c.contains("max-age")));
+    // Its errors are not kept: a mended server may answer otherwise.
+    let bad = get(&served.http, "/api/v1/probe?position=x");
+    assert_eq!(bad.status, 400);
+    assert_eq!(bad.header("cache-control"), Some("no-store"));
+    // Every reply, JSON or not, forbids sniffing and framing.
+    let post = request(&served.http, "POST", "/api/v1/probe?position=start");
+    for reply in [&start, &bad, &post, &get(&served.http, "/explorer.js")] {
+        assert_eq!(reply.header("x-content-type-options"), Some("nosniff"));
+        assert!(reply
+            .header("content-security-policy")
+            .is_some_and(|c| c.contains("frame-ancestors 'none'")));
+    }
+    // Other methods: a JSON 405 with CORS, and preflights answered.
+    assert_eq!(post.status, 405, "{}", post.text);
+    assert!(post.body["error"].as_str().unwrap().contains("POST"));
+    assert_eq!(post.header("access-control-allow-origin"), Some("*"));
+    assert_eq!(post.header("allow"), Some("GET, HEAD, OPTIONS"));
+    let preflight = request(&served.http, "OPTIONS", "/api/v1/moves?position=start");
+    assert_eq!(preflight.status, 204);
+    assert_eq!(preflight.header("access-control-allow-origin"), Some("*"));
+    assert!(preflight
+        .header("access-control-allow-methods")
+        .is_some_and(|m| m.contains("GET")));
 
     let damaged = dir.path().join("damaged");
     build("nim:triangle:5:normal", &damaged, &[]);

@@ -26,7 +26,7 @@ use tonic::{Code, Request, Status};
 
 use super::board::board_json;
 use super::wire::{answer_of, probe_of};
-use super::QueryService;
+use super::{Limits, QueryService};
 use crate::reader::Probe;
 use egdb_games::Value;
 
@@ -54,27 +54,39 @@ pub fn router(service: Arc<QueryService>) -> Router {
         )
         .route("/favicon.svg", get(|| asset(FAVICON, "image/svg+xml")))
         .fallback(not_found)
+        .method_not_allowed_fallback(not_allowed)
+        .layer(axum::middleware::map_response(hardened))
         .with_state(service)
 }
 
-/// Serves `service` over HTTP on `listener` until `shutdown` completes.
+/// Headers every reply carries: no type sniffing, no framing by other
+/// sites, nothing loaded from elsewhere.
+async fn hardened(mut response: Response) -> Response {
+    let headers = response.headers_mut();
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("default-src 'self'; frame-ancestors 'none'"),
+    );
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    response
+}
+
+/// Serves `service` over HTTP on `listener` until `shutdown` completes,
+/// within `limits` (header timeout, connections).
 ///
 /// # Errors
 /// The server fails.
 pub async fn serve_http(
     service: Arc<QueryService>,
     listener: tokio::net::TcpListener,
+    limits: Limits,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), String> {
-    use axum::serve::ListenerExt;
-    // A small reply must not wait for the peer's delayed acknowledgement.
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    axum::serve(listener, router(service))
-        .with_graceful_shutdown(shutdown)
-        .await
-        .map_err(|e| format!("HTTP serving failed: {e}"))
+    super::connections::serve_http1(router(service), listener, limits, shutdown).await
 }
 
 /// The web explorer: four files inside the binary, nothing from elsewhere.
@@ -84,16 +96,11 @@ const EXPLORER_CSS: &str = include_str!("explorer/explorer.css");
 /// Named by the page, so that browsers do not ask for `/favicon.ico`.
 const FAVICON: &str = include_str!("explorer/favicon.svg");
 
-/// One of the explorer's files; the page may load nothing but this
-/// server's own files and API.
+/// One of the explorer's files (its policy: [`hardened`]).
 async fn asset(body: &'static str, content_type: &'static str) -> Response {
     let mut response = body.into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static("default-src 'self'"),
-    );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     response
 }
@@ -195,6 +202,40 @@ async fn line(State(service): State<Arc<QueryService>>, params: Params) -> Respo
     )
 }
 
+/// Any method but GET and HEAD: a CORS preflight is answered (GET from
+/// any origin, no credentials), the others refused with 405 in JSON.
+async fn not_allowed(method: axum::http::Method) -> Response {
+    if method == axum::http::Method::OPTIONS {
+        let mut response = StatusCode::NO_CONTENT.into_response();
+        let headers = response.headers_mut();
+        headers.insert(
+            header::ACCESS_CONTROL_ALLOW_ORIGIN,
+            HeaderValue::from_static("*"),
+        );
+        headers.insert(
+            header::ACCESS_CONTROL_ALLOW_METHODS,
+            HeaderValue::from_static("GET, HEAD, OPTIONS"),
+        );
+        headers.insert(
+            header::ACCESS_CONTROL_MAX_AGE,
+            HeaderValue::from_static("86400"),
+        );
+        return response;
+    }
+    let mut response = respond(
+        false,
+        Err(Status::unimplemented(format!(
+            "{method} is not served: the API answers GET (and HEAD)"
+        ))),
+    );
+    *response.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
+    response.headers_mut().insert(
+        header::ALLOW,
+        HeaderValue::from_static("GET, HEAD, OPTIONS"),
+    );
+    response
+}
+
 async fn not_found() -> Response {
     respond(
         false,
@@ -266,22 +307,22 @@ fn http_status(code: Code) -> StatusCode {
     match code {
         Code::InvalidArgument => StatusCode::BAD_REQUEST,
         Code::NotFound => StatusCode::NOT_FOUND,
-        Code::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        Code::Unavailable | Code::ResourceExhausted => StatusCode::SERVICE_UNAVAILABLE,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }
 
 /// The JSON reply, or the error as `{"error": …, "code": …}` with its
-/// status; CORS for every origin; cacheable only when the store is finished
-/// and the answer is not an error that may pass.
+/// status; CORS for every origin; a finished store's answers may be kept
+/// for good, errors never (a fixed server may answer them otherwise);
+/// "busy" says when to come back.
 fn respond(complete: bool, outcome: Result<Json, Status>) -> Response {
     let (status, body, cacheable) = match outcome {
         Ok(json) => (StatusCode::OK, json, complete),
         Err(e) => {
             let status = http_status(e.code());
             let body = json!({"error": e.message(), "code": format!("{:?}", e.code())});
-            let lasting = status == StatusCode::BAD_REQUEST || status == StatusCode::NOT_FOUND;
-            (status, body, complete && lasting)
+            (status, body, false)
         }
     };
     let mut response = (status, axum::Json(body)).into_response();
@@ -298,5 +339,8 @@ fn respond(complete: bool, outcome: Result<Json, Status>) -> Response {
             "no-store"
         }),
     );
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        headers.insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    }
     response
 }

@@ -7,10 +7,13 @@
 //! [`listen`] puts the service on the network.
 
 mod board;
+mod connections;
 pub mod http;
+mod limits;
 mod listen;
 pub mod wire;
 
+pub use limits::Limits;
 pub use listen::serve;
 use wire::{moves_reply, probe_reply};
 
@@ -60,23 +63,31 @@ pub struct QueryService {
     path: PathBuf,
     cache_bytes: u64,
     last_opened: Mutex<Instant>,
+    /// Lines and batches: a few at once.
+    expensive: limits::Gate,
 }
 
 /// A store still being built is opened again at most this often.
 const CATCH_UP_EVERY: Duration = Duration::from_secs(1);
 
 impl QueryService {
-    /// Serves the store at `path`, keeping up to `cache_bytes` of blocks.
+    /// Serves the store at `path`, keeping up to `cache_bytes` of blocks,
+    /// with the expensive requests `limits` allows.
     ///
     /// # Errors
     /// As [`Tablebase::open`].
-    pub fn open(path: &Path, cache_bytes: u64) -> Result<QueryService, TablebaseError> {
+    pub fn open(
+        path: &Path,
+        cache_bytes: u64,
+        limits: &Limits,
+    ) -> Result<QueryService, TablebaseError> {
         let tablebase = Tablebase::open(path)?.with_cache_bytes(cache_bytes);
         Ok(QueryService {
             current: RwLock::new(Arc::new(tablebase)),
             path: path.to_path_buf(),
             cache_bytes,
             last_opened: Mutex::new(Instant::now()),
+            expensive: limits::Gate::new(limits),
         })
     }
 
@@ -141,7 +152,9 @@ impl QueryService {
 /// The gRPC status of a failed query.
 pub fn status_of(e: TablebaseError) -> Status {
     match e {
-        TablebaseError::Game(_) => Status::invalid_argument(e.to_string()),
+        TablebaseError::Game(_)
+        | TablebaseError::BookTooLarge { .. }
+        | TablebaseError::NotAMove { .. } => Status::invalid_argument(e.to_string()),
         TablebaseError::SliceNotFound { .. } => Status::not_found(e.to_string()),
         TablebaseError::Format(FormatError::Corrupt { .. }) => Status::data_loss(e.to_string()),
         TablebaseError::Format(FormatError::Damaged(detail)) => {
@@ -217,7 +230,7 @@ impl Query for QueryService {
             }
             plies => plies,
         };
-        self.run(move |t| {
+        let line = self.run(move |t| {
             let (position, probe) = t.probe_named(&r.position)?;
             let steps = t.line(&r.position, plies)?;
             Ok(LineReply {
@@ -230,8 +243,8 @@ impl Query for QueryService {
                     })
                     .collect(),
             })
-        })
-        .await
+        });
+        self.expensive.pass(line).await
     }
 
     type ProbeStreamStream = Pin<Box<dyn Stream<Item = Result<ProbeReply, Status>> + Send>>;
@@ -264,13 +277,13 @@ impl Query for QueryService {
             )));
         }
         positions.iter().try_for_each(|text| bounded(text))?;
-        self.run(move |t| {
+        let batch = self.run(move |t| {
             let probes = positions
                 .iter()
                 .map(|text| t.probe_named(text).map(|(p, probe)| probe_reply(p, probe)))
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(BatchReply { probes })
-        })
-        .await
+        });
+        self.expensive.pass(batch).await
     }
 }

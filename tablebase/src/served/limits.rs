@@ -1,0 +1,131 @@
+//! What a public `egdb serve` allows each client, so that slow clients and
+//! floods of expensive queries cannot hold the server: connections per
+//! server, time to send a request, and expensive requests at once.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+use tonic::Status;
+
+/// The limits of one `egdb serve` (README: "A server for the public").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Time an HTTP client has to send a whole request header, on a new
+    /// connection and for each next request on a kept-alive one (so this is
+    /// also how long an idle kept-alive connection stays open).
+    pub header_timeout: Duration,
+    /// A gRPC connection that sends nothing for this long is closed.
+    pub idle_timeout: Duration,
+    /// Open HTTP connections. At the limit, a new connection closes the
+    /// oldest one that is waiting for its request (slow or idle).
+    pub max_connections: usize,
+    /// Open gRPC connections (each holds HTTP/2 buffers); at the limit,
+    /// accepting waits until one closes.
+    pub max_grpc_connections: usize,
+    /// Expensive requests (lines and batches) computed at once.
+    pub max_expensive: usize,
+    /// Expensive requests waiting for their turn; more are refused as
+    /// busy (gRPC `RESOURCE_EXHAUSTED`, HTTP 503 with `Retry-After`).
+    pub max_waiting: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(120),
+            max_connections: 16_384,
+            max_grpc_connections: 1024,
+            max_expensive: std::thread::available_parallelism().map_or(1, |n| n.get().div_ceil(2)),
+            max_waiting: 32,
+        }
+    }
+}
+
+/// Expensive requests: a few run, a few wait, the rest are told to come
+/// back later. A waiting request holds no more than its connection.
+pub(super) struct Gate {
+    running: Semaphore,
+    waiting: AtomicUsize,
+    max_waiting: usize,
+}
+
+impl Gate {
+    pub(super) fn new(limits: &Limits) -> Gate {
+        Gate {
+            running: Semaphore::new(limits.max_expensive.max(1)),
+            waiting: AtomicUsize::new(0),
+            max_waiting: limits.max_waiting,
+        }
+    }
+
+    /// Runs `work` once its turn comes.
+    ///
+    /// # Errors
+    /// `RESOURCE_EXHAUSTED` when too many are waiting already; what `work`
+    /// returns.
+    pub(super) async fn pass<T>(
+        &self,
+        work: impl std::future::Future<Output = Result<T, Status>>,
+    ) -> Result<T, Status> {
+        if self.waiting.fetch_add(1, Ordering::AcqRel) >= self.max_waiting {
+            self.waiting.fetch_sub(1, Ordering::AcqRel);
+            return Err(Status::resource_exhausted(format!(
+                "busy: {} expensive requests (lines, batches) are waiting already; try again shortly",
+                self.max_waiting
+            )));
+        }
+        let permit = self.running.acquire().await;
+        self.waiting.fetch_sub(1, Ordering::AcqRel);
+        let _permit = permit.map_err(|_| Status::unavailable("the server is stopping"))?;
+        work.await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn past_the_waiting_room_requests_are_told_to_come_back() {
+        let gate = std::sync::Arc::new(Gate::new(&Limits {
+            max_expensive: 1,
+            max_waiting: 2,
+            ..Limits::default()
+        }));
+        let (release, hold) = tokio::sync::watch::channel(false);
+        let mut held = Vec::new();
+        // One runs and two wait: the gate is full.
+        for _ in 0..2 {
+            let (gate, mut hold) = (gate.clone(), hold.clone());
+            held.push(tokio::spawn(async move {
+                gate.pass(async move {
+                    let _ = hold.wait_for(|go| *go).await;
+                    Ok(())
+                })
+                .await
+            }));
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let third = {
+            let (gate, mut hold) = (gate.clone(), hold.clone());
+            tokio::spawn(async move {
+                gate.pass(async move {
+                    let _ = hold.wait_for(|go| *go).await;
+                    Ok(())
+                })
+                .await
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let refused = gate.pass(async { Ok(()) }).await.unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
+        release.send_replace(true);
+        for task in held.into_iter().chain([third]) {
+            task.await.unwrap().unwrap();
+        }
+        // The room is empty again.
+        gate.pass(async { Ok(()) }).await.unwrap();
+    }
+}
