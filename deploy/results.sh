@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds a Morris game, verifies it, and publishes its results:
-# docs/results/NAME.md (how it was made, then `egdb results`) and
-# docs/results/NAME.crc (one line per slice), for anyone to compare.
+# docs/results/NAME.md (how it was made, then `egdb results`),
+# docs/results/NAME.crc (one line per slice) and docs/results/NAME.stats.json
+# (`egdb stats --json`, verbatim), for anyone to compare.
 # Usage: bash deploy/results.sh GAME NAME STORE [build options…]
 #   e.g. bash deploy/results.sh morris:taiwan:6 taiwan-6 ~/stores/tw6.egdb
 # A store already complete is not built again (its build time then comes
@@ -28,6 +29,7 @@ timed() {
 timed build "$EGDB_BIN" build "$game" --store "$store" "$@" >"$work/build.out"
 timed verify "$EGDB_BIN" verify --store "$store" --fresh >"$work/verify.out"
 "$EGDB_BIN" results --store "$store" --crc "$out/$name.crc" >"$work/results.md"
+"$EGDB_BIN" stats --store "$store" --json >"$out/$name.stats.json"
 
 read -r build_s build_kb <"$work/build.time"
 read -r verify_s verify_kb <"$work/verify.time"
@@ -51,7 +53,8 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   echo
   echo "Slice checksums: [\`$name.crc\`]($name.crc) (slice, positions, CRC-32 of"
   echo "its raw bytes); a rebuild that agrees on every line holds the same tables."
+  echo "Per-slice counts as \`egdb stats --json\` prints them: [\`$name.stats.json\`]($name.stats.json)."
   echo
   sed '1{/^# /d}' "$work/results.md"
 } >"$out/$name.md"
-echo "wrote $out/$name.md and $out/$name.crc"
+echo "wrote $out/$name.md, $out/$name.crc and $out/$name.stats.json"

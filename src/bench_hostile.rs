@@ -248,8 +248,7 @@ async fn drops(address: &str, stop: &AtomicBool, counters: &Counters) {
 
 /// Probes on a fresh connection each, until `stop`.
 async fn honest_http(address: String, positions: Vec<String>, stop: Arc<AtomicBool>) -> Latencies {
-    let mut latencies = Vec::new();
-    let (mut failed, mut why_lost) = (0, Vec::new());
+    let mut tally = Tally::default();
     for position in positions.iter().cycle() {
         if stop.load(Ordering::Acquire) {
             break;
@@ -267,35 +266,28 @@ async fn honest_http(address: String, positions: Vec<String>, stop: Arc<AtomicBo
             Ok::<_, std::io::Error>(reply)
         })
         .await;
-        let lost = match answer {
-            Ok(Ok(reply)) if reply.starts_with(b"HTTP/1.1 200") => {
-                latencies.push(asked.elapsed());
-                None
-            }
-            Ok(Ok(reply)) => Some(format!(
-                "answered {:?}",
-                String::from_utf8_lossy(&reply[..reply.len().min(40)])
-            )),
-            Ok(Err(e)) => Some(e.to_string()),
-            Err(_) => Some("no answer within 30 s".to_string()),
-        };
-        if let Some(why) = lost {
-            failed += 1;
-            if why_lost.len() < 5 {
-                why_lost.push(why);
-            }
-        }
+        tally.record(
+            asked,
+            match answer {
+                Ok(Ok(reply)) if reply.starts_with(b"HTTP/1.1 200") => Ok(()),
+                Ok(Ok(reply)) => Err(format!(
+                    "answered {:?}",
+                    String::from_utf8_lossy(&reply[..reply.len().min(40)])
+                )),
+                Ok(Err(e)) => Err(e.to_string()),
+                Err(_) => Err("no answer within 30 s".to_string()),
+            },
+        );
         tokio::time::sleep(HONEST_EVERY).await;
     }
-    summary(latencies, failed, why_lost)
+    tally.summary()
 }
 
 /// gRPC probes, each on a fresh channel, until `stop`.
 async fn honest_grpc(url: String, positions: Vec<String>, stop: Arc<AtomicBool>) -> Latencies {
     use egdb_proto::v1::query_client::QueryClient;
     use egdb_proto::v1::PositionRequest;
-    let mut latencies = Vec::new();
-    let (mut failed, mut why_lost) = (0, Vec::new());
+    let mut tally = Tally::default();
     for position in positions.iter().cycle() {
         if stop.load(Ordering::Acquire) {
             break;
@@ -310,40 +302,55 @@ async fn honest_grpc(url: String, positions: Vec<String>, stop: Arc<AtomicBool>)
                     position: position.clone(),
                 })
                 .await
+                .map(|_| ())
                 .map_err(|e| e.to_string())
         })
         .await;
-        let lost = match answer {
-            Ok(Ok(_)) => {
-                latencies.push(asked.elapsed());
-                None
-            }
-            Ok(Err(e)) => Some(e),
-            Err(_) => Some("no answer within 30 s".to_string()),
-        };
-        if let Some(why) = lost {
-            failed += 1;
-            if why_lost.len() < 5 {
-                why_lost.push(why);
-            }
-        }
+        tally.record(
+            asked,
+            answer.unwrap_or_else(|_| Err("no answer within 30 s".to_string())),
+        );
         tokio::time::sleep(HONEST_EVERY * 4).await;
     }
-    summary(latencies, failed, why_lost)
+    tally.summary()
 }
 
-fn summary(mut latencies: Vec<Duration>, failed: usize, why: Vec<String>) -> Latencies {
-    let max_us = latencies
-        .iter()
-        .max()
-        .map_or(0.0, |d| d.as_secs_f64() * 1e6);
-    Latencies {
-        asked: latencies.len() + failed,
-        failed,
-        why,
-        p50_us: quantile_us(&mut latencies, 0.5),
-        p99_us: quantile_us(&mut latencies, 0.99),
-        max_us,
+/// The honest probes of one kind, as they come back.
+#[derive(Default)]
+struct Tally {
+    latencies: Vec<Duration>,
+    failed: usize,
+    why: Vec<String>,
+}
+
+impl Tally {
+    /// A probe asked at `asked`: answered, or lost and why.
+    fn record(&mut self, asked: Instant, outcome: Result<(), String>) {
+        match outcome {
+            Ok(()) => self.latencies.push(asked.elapsed()),
+            Err(why) => {
+                self.failed += 1;
+                if self.why.len() < 5 {
+                    self.why.push(why);
+                }
+            }
+        }
+    }
+
+    fn summary(mut self) -> Latencies {
+        let max_us = self
+            .latencies
+            .iter()
+            .max()
+            .map_or(0.0, |d| d.as_secs_f64() * 1e6);
+        Latencies {
+            asked: self.latencies.len() + self.failed,
+            failed: self.failed,
+            why: self.why,
+            p50_us: quantile_us(&mut self.latencies, 0.5),
+            p99_us: quantile_us(&mut self.latencies, 0.99),
+            max_us,
+        }
     }
 }
 

@@ -345,13 +345,22 @@ mod tests {
             ("a".to_string(), listed(1, 1)),
             ("b".to_string(), listed(2, 2)),
         ];
-        let c = compare(&plan, &built, &list);
+        let mut c = compare(&plan, &built, &list);
         assert!(c.agrees());
+        // Only blocks read vouch for the bytes.
+        let text = as_text(&c, "g", "l");
+        assert!(text.ends_with("(blocks not read)\n"), "{text}");
+        c.read = true;
         let text = as_text(&c, "g", "l");
         assert!(text.contains("1 of 2 slices built"), "{text}");
         assert!(
             text.ends_with("every slice built so far agrees\n"),
             "{text}"
         );
+        c.damaged = vec![("a".to_string(), "corrupt block 3".to_string())];
+        assert!(!c.agrees());
+        let text = as_text(&c, "g", "l");
+        assert!(text.contains("damaged a: corrupt block 3"), "{text}");
+        assert!(text.ends_with("its blocks do not\n"), "{text}");
     }
 }

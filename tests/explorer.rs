@@ -170,7 +170,7 @@ fn the_explorer_is_small_self_contained_and_draws_every_kind_of_board() {
         assert_eq!(file.status, 200);
         assert_eq!(
             file.header("content-security-policy"),
-            Some("default-src 'self'")
+            Some("default-src 'self'; frame-ancestors 'none'")
         );
         for outside in [
             "src=\"http",

@@ -252,6 +252,24 @@ fn errors_have_http_statuses_and_finished_answers_may_be_cached() {
     assert!(post.body["error"].as_str().unwrap().contains("POST"));
     assert_eq!(post.header("access-control-allow-origin"), Some("*"));
     assert_eq!(post.header("allow"), Some("GET, HEAD, OPTIONS"));
+    // What never reaches the routes is answered as they would: JSON, CORS.
+    let many = (0..150)
+        .map(|i| format!("X-{i}: 1\r\n"))
+        .collect::<String>();
+    let long = format!("X-Long: {}\r\n", "x".repeat(70_000));
+    for (sent, status) in [
+        ("NONSENSE\r\n\r\n".to_string(), 400),
+        (format!("GET /api/v1/info HTTP/1.1\r\n{many}\r\n"), 431),
+        (format!("GET /api/v1/info HTTP/1.1\r\n{long}\r\n"), 431),
+    ] {
+        let mut tcp = std::net::TcpStream::connect(&served.http).unwrap();
+        std::io::Write::write_all(&mut tcp, sent.as_bytes()).unwrap();
+        let reply = read_reply(&mut std::io::BufReader::new(tcp));
+        assert_eq!(reply.status, status, "{}", reply.text);
+        assert!(reply.body["error"].is_string(), "{}", reply.text);
+        assert_eq!(reply.header("access-control-allow-origin"), Some("*"));
+        assert_eq!(reply.header("x-content-type-options"), Some("nosniff"));
+    }
     let preflight = request(&served.http, "OPTIONS", "/api/v1/moves?position=start");
     assert_eq!(preflight.status, 204);
     assert_eq!(preflight.header("access-control-allow-origin"), Some("*"));

@@ -61,17 +61,23 @@ pub fn router(service: Arc<QueryService>) -> Router {
 
 /// Headers every reply carries: no type sniffing, no framing by other
 /// sites, nothing loaded from elsewhere.
+pub(super) const HARDENING: [(&str, &str); 3] = [
+    ("x-content-type-options", "nosniff"),
+    (
+        "content-security-policy",
+        "default-src 'self'; frame-ancestors 'none'",
+    ),
+    ("x-frame-options", "DENY"),
+];
+
 async fn hardened(mut response: Response) -> Response {
     let headers = response.headers_mut();
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static("default-src 'self'; frame-ancestors 'none'"),
-    );
-    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    for (name, value) in HARDENING {
+        headers.insert(
+            header::HeaderName::from_static(name),
+            HeaderValue::from_static(value),
+        );
+    }
     response
 }
 
@@ -86,7 +92,7 @@ pub async fn serve_http(
     limits: Limits,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> Result<(), String> {
-    super::connections::serve_http1(router(service), listener, limits, shutdown).await
+    super::http1::serve_http1(router(service), listener, limits, shutdown).await
 }
 
 /// The web explorer: four files inside the binary, nothing from elsewhere.

@@ -7,8 +7,9 @@
 //! [`listen`] puts the service on the network.
 
 mod board;
-mod connections;
+mod client_io;
 pub mod http;
+mod http1;
 mod limits;
 mod listen;
 pub mod wire;

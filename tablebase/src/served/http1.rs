@@ -1,10 +1,9 @@
-//! Connections of a public server, held to its [`Limits`]: HTTP/1 with a
-//! header timeout and a bounded number of connections where a newcomer
-//! closes the oldest connection still waiting for its request; gRPC
-//! connections counted and closed when they fall silent.
+//! HTTP/1 connections of a public server, held to its [`Limits`]: the
+//! first request header read cheaply and within a timeout, a bounded
+//! number of connections where a newcomer closes the oldest connection
+//! still waiting for its request.
 
 use std::collections::VecDeque;
-use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -14,10 +13,9 @@ use std::time::Duration;
 use axum::body::Body;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
-use tokio_stream::{Stream, StreamExt};
+use tokio::sync::Notify;
 
+use super::client_io::ClientIo;
 use super::Limits;
 
 /// One open HTTP connection as the registry sees it.
@@ -142,14 +140,14 @@ pub(super) async fn serve_http1(
         let (registry, header_timeout) = (registry.clone(), limits.header_timeout);
         tokio::spawn(async move {
             let served = async move {
-                let Ok(head) = first_head(&mut tcp, header_timeout).await else {
-                    return;
+                let head = match first_head(&mut tcp, header_timeout).await {
+                    Ok(head) => head,
+                    Err(FirstHead::Gone) => return,
+                    Err(FirstHead::Refused(status, reason)) => {
+                        return refuse(&mut tcp, status, reason).await;
+                    }
                 };
-                let io = TokioIo::new(Prefixed {
-                    head,
-                    at: 0,
-                    io: tcp,
-                });
+                let io = TokioIo::new(ClientIo::after(head, tcp));
                 let _ = watcher.watch(builder.serve_connection(io, service)).await;
             };
             tokio::select! {
@@ -164,40 +162,99 @@ pub(super) async fn serve_http1(
     Ok(())
 }
 
+/// Why a connection's first request is not handed to hyper.
+enum FirstHead {
+    /// The client closed, or took too long: nothing to answer.
+    Gone,
+    /// Not a request this server reads: the status and why, answered in
+    /// JSON like every other error.
+    Refused(u16, &'static str),
+}
+
 /// The bytes of a connection's first request header (and whatever came
-/// with it), read within `timeout`; at [`MAX_BUFFER`] bytes without its
-/// end, what there is (hyper then answers 431).
-///
-/// # Errors
-/// The client closed, or took too long.
+/// with it), read within `timeout` and checked to parse.
 async fn first_head(
     tcp: &mut tokio::net::TcpStream,
     timeout: Duration,
-) -> std::io::Result<Vec<u8>> {
+) -> Result<Vec<u8>, FirstHead> {
     use tokio::io::AsyncReadExt;
     let read = async {
         let mut head = Vec::with_capacity(FIRST_READ);
         loop {
             let searched = head.len().saturating_sub(3);
-            if tcp.read_buf(&mut head).await? == 0 {
-                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            if !matches!(tcp.read_buf(&mut head).await, Ok(n) if n > 0) {
+                return Err(FirstHead::Gone);
             }
-            let ended = head[searched..].windows(4).any(|w| w == b"\r\n\r\n");
-            if ended || head.len() >= MAX_BUFFER {
+            if head[searched..].windows(4).any(|w| w == b"\r\n\r\n") {
                 return Ok(head);
+            }
+            if head.len() >= MAX_BUFFER {
+                return Err(FirstHead::Refused(
+                    431,
+                    "the request header is longer than this server reads (64 KiB)",
+                ));
             }
         }
     };
-    tokio::time::timeout(timeout, read)
+    let head = tokio::time::timeout(timeout, read)
         .await
-        .map_err(|_| std::io::Error::from(std::io::ErrorKind::TimedOut))?
+        .map_err(|_| FirstHead::Gone)??;
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    match httparse::Request::new(&mut headers).parse(&head) {
+        Ok(_) => Ok(head),
+        Err(httparse::Error::TooManyHeaders) => Err(FirstHead::Refused(
+            431,
+            "the request has more header fields than this server reads (100)",
+        )),
+        Err(_) => Err(FirstHead::Refused(400, "not an HTTP/1 request")),
+    }
+}
+
+/// Header fields hyper takes in one request (its default).
+const MAX_HEADERS: usize = 100;
+
+/// Answers a request that never reached the routes as they would: JSON,
+/// CORS, the same security headers; then closes.
+async fn refuse(tcp: &mut tokio::net::TcpStream, status: u16, reason: &str) {
+    use tokio::io::AsyncWriteExt;
+    let body = serde_json::json!({"error": reason, "code": "InvalidArgument"}).to_string();
+    let text = if status == 431 {
+        "Request Header Fields Too Large"
+    } else {
+        "Bad Request"
+    };
+    let mut reply = format!(
+        "HTTP/1.1 {status} {text}\r\ncontent-type: application/json\r\n\
+         access-control-allow-origin: *\r\ncache-control: no-store\r\nconnection: close\r\n"
+    );
+    for (name, value) in super::http::HARDENING {
+        reply += &format!("{name}: {value}\r\n");
+    }
+    reply += &format!("content-length: {}\r\n\r\n{body}", body.len());
+    let _ = tcp.write_all(reply.as_bytes()).await;
+    let _ = tcp.shutdown().await;
+    // Closing with the client's bytes unread would reset the connection,
+    // and the reset can destroy the reply: read a little of what follows.
+    use tokio::io::AsyncReadExt;
+    let mut sink = [0u8; 4096];
+    let _ = tokio::time::timeout(Duration::from_secs(1), async {
+        let mut drained = 0;
+        while drained < 1 << 20 {
+            match tcp.read(&mut sink).await {
+                Ok(n) if n > 0 => drained += n,
+                _ => break,
+            }
+        }
+    })
+    .await;
 }
 
 /// The first read of a connection: most request headers fit.
 const FIRST_READ: usize = 512;
 
 /// The most an HTTP connection buffers: a request line and headers fit
-/// (hyper answers 431 beyond), a body is never read.
+/// (the first request is refused with 431 beyond, later ones by hyper), a
+/// body is never read.
 const MAX_BUFFER: usize = 64 << 10;
 
 /// Marks a connection busy for as long as it lives.
@@ -213,51 +270,6 @@ impl Busy {
 impl Drop for Busy {
     fn drop(&mut self) {
         self.0.busy.store(false, Ordering::Release);
-    }
-}
-
-/// A connection whose first bytes were read already: they come first.
-struct Prefixed<IO> {
-    head: Vec<u8>,
-    at: usize,
-    io: IO,
-}
-
-impl<IO: AsyncRead + Unpin> AsyncRead for Prefixed<IO> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        if self.at < self.head.len() {
-            let take = buf.remaining().min(self.head.len() - self.at);
-            buf.put_slice(&self.head[self.at..self.at + take]);
-            self.at += take;
-            if self.at == self.head.len() {
-                self.head = Vec::new();
-                self.at = 0;
-            }
-            return Poll::Ready(Ok(()));
-        }
-        Pin::new(&mut self.io).poll_read(cx, buf)
-    }
-}
-
-impl<IO: AsyncWrite + Unpin> AsyncWrite for Prefixed<IO> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write(cx, buf)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.io).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.io).poll_shutdown(cx)
     }
 }
 
@@ -284,114 +296,5 @@ impl http_body::Body for Tracked {
 
     fn size_hint(&self) -> http_body::SizeHint {
         self.body.size_hint()
-    }
-}
-
-/// The gRPC connections `incoming` yields, at most
-/// `limits.max_grpc_connections` open at once (the next is taken once one
-/// closes), each closed when it sends nothing for `limits.idle_timeout`.
-pub(super) fn limited<S, IO>(
-    incoming: S,
-    limits: Limits,
-) -> impl Stream<Item = std::io::Result<Quiet<IO>>>
-where
-    S: Stream<Item = std::io::Result<IO>>,
-{
-    let open = Arc::new(Semaphore::new(limits.max_grpc_connections.max(1)));
-    incoming.then(move |io| {
-        let open = open.clone();
-        async move {
-            let io = io?;
-            let permit = open
-                .acquire_owned()
-                .await
-                .map_err(|_| std::io::Error::other("the server is stopping"))?;
-            Ok(Quiet::new(io, permit, limits.idle_timeout))
-        }
-    })
-}
-
-/// A connection that fails its reads once its peer has sent nothing for a
-/// while; it holds a place among the open connections until dropped.
-pub(super) struct Quiet<IO> {
-    io: IO,
-    _place: OwnedSemaphorePermit,
-    idle: Duration,
-    deadline: Pin<Box<tokio::time::Sleep>>,
-}
-
-impl<IO> Quiet<IO> {
-    fn new(io: IO, place: OwnedSemaphorePermit, idle: Duration) -> Quiet<IO> {
-        Quiet {
-            io,
-            _place: place,
-            idle,
-            deadline: Box::pin(tokio::time::sleep(idle)),
-        }
-    }
-}
-
-impl<IO: AsyncRead + Unpin> AsyncRead for Quiet<IO> {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        let before = buf.filled().len();
-        match Pin::new(&mut self.io).poll_read(cx, buf) {
-            Poll::Ready(Ok(())) => {
-                if buf.filled().len() > before {
-                    let next = tokio::time::Instant::now() + self.idle;
-                    self.deadline.as_mut().reset(next);
-                }
-                Poll::Ready(Ok(()))
-            }
-            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
-            Poll::Pending => match self.deadline.as_mut().poll(cx) {
-                Poll::Ready(()) => Poll::Ready(Err(std::io::Error::new(
-                    std::io::ErrorKind::TimedOut,
-                    "the peer sent nothing for too long",
-                ))),
-                Poll::Pending => Poll::Pending,
-            },
-        }
-    }
-}
-
-impl<IO: AsyncWrite + Unpin> AsyncWrite for Quiet<IO> {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write(cx, buf)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.io).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.io).poll_shutdown(cx)
-    }
-
-    fn poll_write_vectored(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[std::io::IoSlice<'_>],
-    ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        self.io.is_write_vectored()
-    }
-}
-
-impl<IO: tonic::transport::server::Connected> tonic::transport::server::Connected for Quiet<IO> {
-    type ConnectInfo = IO::ConnectInfo;
-
-    fn connect_info(&self) -> Self::ConnectInfo {
-        self.io.connect_info()
     }
 }
