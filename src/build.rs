@@ -1,6 +1,5 @@
 //! `egdb build`: an embedded coordinator and local workers over one store.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -11,15 +10,14 @@ use egdb_db_format::SliceRecord;
 use egdb_games::{Game, GameSpec};
 use egdb_tablebase::Tablebase;
 use egdb_worker::{Worker, WorkerConfig};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 
 use crate::cli::BuildArgs;
 use crate::failure::Failure;
-use crate::verify::report;
+use crate::checked::report;
+use crate::host::{default_memory, positions_bar, use_engine_threads};
+use crate::signals::INTERRUPTED;
 use crate::Exit;
-
-/// Exit status after Ctrl-C, as shells report it.
-pub const INTERRUPTED: i32 = 130;
 
 /// Local workers heartbeat from a thread of their own; a lease only runs out
 /// if one hangs.
@@ -177,16 +175,6 @@ pub fn run(args: BuildArgs) -> Exit {
     Ok(0)
 }
 
-/// Sizes the engines' thread pool: `threads`, or every core.
-pub fn use_engine_threads(threads: Option<usize>) {
-    let threads =
-        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    // Only fails if a pool exists already, which then serves as well.
-    let _ = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
-        .build_global();
-}
-
 pub fn default_store(spec: &GameSpec) -> PathBuf {
     let name: String = spec
         .to_string()
@@ -200,36 +188,6 @@ pub fn default_store(spec: &GameSpec) -> PathBuf {
         })
         .collect();
     PathBuf::from(format!("{name}.egdb"))
-}
-
-/// 80% of the memory the kernel says is available, or 8 GiB if unknown.
-pub fn default_memory() -> u64 {
-    let available = std::fs::read_to_string("/proc/meminfo")
-        .ok()
-        .and_then(|text| {
-            text.lines()
-                .find(|l| l.starts_with("MemAvailable:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|kb| kb.parse::<u64>().ok())
-        });
-    available.map_or(8 << 30, |kb| kb * 1024 / 5 * 4)
-}
-
-/// A bar over `positions` on a terminal (positions/s, ETA, a message);
-/// hidden otherwise.
-pub fn positions_bar(positions: u64) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(positions);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{elapsed_precise} [{bar:30}] {human_pos}/{human_len} positions, {per_sec}, ETA {eta} {msg}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar())
-        .progress_chars("=> "),
-    );
-    bar
 }
 
 fn progress_bar(build: &Build, positions: u64) -> ProgressBar {

@@ -10,11 +10,10 @@ use egdb_games::{Game, GameSpec};
 use egdb_proto::server::{bind, serve, Service};
 use egdb_proto::tls::ServerTls;
 
-use crate::build::INTERRUPTED;
 use crate::cli::CoordinatorArgs;
 use crate::failure::Failure;
-use crate::signals::StopSignal;
-use crate::verify::report;
+use crate::checked::report;
+use crate::signals::{StopSignal, INTERRUPTED};
 use crate::Exit;
 
 /// How long a finished build keeps answering at most, so that polling

@@ -9,10 +9,9 @@ use egdb_proto::tls::ServerTls;
 use egdb_tablebase::served::http::serve_http;
 use egdb_tablebase::served::{serve, QueryService};
 
-use crate::build::INTERRUPTED;
 use crate::cli::ServeArgs;
 use crate::failure::Failure;
-use crate::signals::StopSignal;
+use crate::signals::{StopSignal, INTERRUPTED};
 use crate::Exit;
 
 pub fn run(args: ServeArgs) -> Exit {

@@ -1,6 +1,9 @@
 //! How egdb's processes meet signals: filters end quietly on a closed pipe,
 //! servers outlive their clients, and SIGTERM stops like Ctrl-C.
 
+/// Exit status after Ctrl-C, as shells report it.
+pub const INTERRUPTED: i32 = 130;
+
 /// Rust ignores SIGPIPE, so printing into a closed pipe (`egdb query … |
 /// head -1`) would panic; like other Unix filters, egdb's one-shot commands
 /// end quietly instead. Servers (`coordinator`, `serve`, `worker`) keep it

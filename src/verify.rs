@@ -9,10 +9,10 @@ use egdb_tablebase::verify::{Journal, SliceCheck, Verifier};
 use egdb_tablebase::{Probe, Tablebase};
 use serde_json::json;
 
-use crate::build::{default_memory, positions_bar};
+use crate::checked::{failure_line, report};
+use crate::host::{default_memory, positions_bar};
 use crate::cli::VerifyArgs;
 use crate::failure::Failure;
-use crate::query::describe;
 use crate::Exit;
 
 pub fn run(args: VerifyArgs) -> Exit {
@@ -207,34 +207,6 @@ fn finish(args: &VerifyArgs, round: &Round) -> i32 {
         );
     }
     i32::from(!failed.is_empty())
-}
-
-fn failure_line(check: &SliceCheck) -> String {
-    match &check.corrupt {
-        Some(reason) => format!("slice {}: FAILED: {reason}", check.slice),
-        None if check.mismatches == 0 => format!(
-            "slice {}: FAILED: {} entries that only repeat a symmetry class hold a value",
-            check.slice, check.duplicates_with_values
-        ),
-        None => format!(
-            "slice {}: FAILED: {} of {} positions disagree with their moves",
-            check.slice, check.mismatches, check.positions
-        ),
-    }
-}
-
-/// A failed slice's lines: what failed, then the positions kept as examples.
-pub fn report(check: &SliceCheck) -> String {
-    let mut out = failure_line(check) + "\n";
-    for m in &check.examples {
-        let stored = m.stored.as_ref().map_or("no value".to_string(), describe);
-        out += &format!(
-            "  {}: stored {stored}, its moves say {}\n",
-            m.position,
-            describe(&m.expected)
-        );
-    }
-    out
 }
 
 fn as_json(check: &SliceCheck) -> serde_json::Value {

@@ -7,7 +7,8 @@ use egdb_proto::client::RemoteCoordinator;
 use egdb_proto::LinkKind;
 use egdb_worker::{ShardCache, Worker, WorkerConfig, WorkerError};
 
-use crate::build::{default_memory, use_engine_threads, INTERRUPTED};
+use crate::host::{default_memory, use_engine_threads};
+use crate::signals::INTERRUPTED;
 use crate::cli::WorkerArgs;
 use crate::coordinator::read_token;
 use crate::failure::Failure;

@@ -1,0 +1,46 @@
+//! What this machine gives a command: its cores, its memory, a terminal to
+//! draw progress on. `build`, `verify` and `worker` size themselves by it.
+
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// Sizes the engines' thread pool: `threads`, or every core.
+pub fn use_engine_threads(threads: Option<usize>) {
+    let threads =
+        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // Only fails if a pool exists already, which then serves as well.
+    let _ = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.max(1))
+        .build_global();
+}
+
+/// 80% of the memory the kernel says is available, or 8 GiB if unknown.
+pub fn default_memory() -> u64 {
+    let available = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("MemAvailable:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        });
+    available.map_or(8 << 30, |kb| kb * 1024 / 5 * 4)
+}
+
+/// A bar over `positions` on a terminal (positions/s, ETA, a message);
+/// hidden otherwise.
+pub fn positions_bar(positions: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(positions);
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] {human_pos}/{human_len} positions, {per_sec}, ETA {eta} {msg}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    bar
+}
