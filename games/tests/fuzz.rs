@@ -667,16 +667,25 @@ fn check_game_file(text: &str) -> Result<(), TestCaseError> {
 /// Found by `game_files`: a store keeps `to_toml`'s text as the game's
 /// definition, and workers get it in their tasks; written with Rust's
 /// `{:?}` escapes (`\0`, `\u{11d3c}`) such a game's store did not open
-/// again and its workers refused every task.
+/// again and its workers refused every task. Control characters in a name
+/// are refused since (a name is printed to terminals).
 #[test]
 fn names_with_escaped_characters_read_back() {
-    for name in ["\\u0000", "\\U00011D3C", "\\u0007"] {
-        let text = format!("name = \"{name}\"\ncells = 1\nrule = \"normal\"\nmoves = [[0]]\n");
-        let def = custom::parse(&text, "g.toml").unwrap();
+    let file =
+        |name: &str| format!("name = \"{name}\"\ncells = 1\nrule = \"normal\"\nmoves = [[0]]\n");
+    for name in ["\\U00011D3C", "\\\"quoted\\\"", "back\\\\slash", "\\u00e9"] {
+        let def = custom::parse(&file(name), "g.toml").unwrap();
         assert_eq!(
             custom::parse(&custom::to_toml(&def), "g.toml"),
             Ok(def),
             "{name}"
+        );
+    }
+    for name in ["\\u0000", "\\u0007", "\\u001b[2J"] {
+        let refused = custom::parse(&file(name), "g.toml").expect_err(name);
+        assert!(
+            refused.to_string().contains("control characters"),
+            "{refused}"
         );
     }
 }
