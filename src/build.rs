@@ -12,9 +12,9 @@ use egdb_tablebase::Tablebase;
 use egdb_worker::{Worker, WorkerConfig};
 use indicatif::ProgressBar;
 
+use crate::checked::report;
 use crate::cli::BuildArgs;
 use crate::failure::Failure;
-use crate::checked::report;
 use crate::host::{default_memory, positions_bar, use_engine_threads};
 use crate::signals::INTERRUPTED;
 use crate::Exit;

@@ -1,7 +1,7 @@
 //! A slice's check as people read it: `verify`, `build --verify-as-built`
 //! and `coordinator` print a failed slice the same way.
 
-use egdb_tablebase::verify::SliceCheck;
+use egdb_check::verify::SliceCheck;
 
 use crate::query::describe;
 

@@ -10,9 +10,9 @@ use egdb_games::{Game, GameSpec};
 use egdb_proto::server::{bind, serve, Service};
 use egdb_proto::tls::ServerTls;
 
+use crate::checked::report;
 use crate::cli::CoordinatorArgs;
 use crate::failure::Failure;
-use crate::checked::report;
 use crate::signals::{StopSignal, INTERRUPTED};
 use crate::Exit;
 

@@ -4,10 +4,10 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use egdb_check::identity::cell_encoding;
 use egdb_coordinator::building::memory_need;
 use egdb_db_format::SliceRecord;
 use egdb_games::{Game, GameSpec};
-use egdb_tablebase::identity::cell_encoding;
 use egdb_tablebase::Tablebase;
 use serde_json::json;
 

@@ -4,15 +4,15 @@ use std::time::{Duration, Instant};
 
 use std::collections::HashMap;
 
+use egdb_check::verify::{Journal, SliceCheck, Verifier};
 use egdb_db_format::SliceRecord;
-use egdb_tablebase::verify::{Journal, SliceCheck, Verifier};
 use egdb_tablebase::{Probe, Tablebase};
 use serde_json::json;
 
 use crate::checked::{failure_line, report};
-use crate::host::{default_memory, positions_bar};
 use crate::cli::VerifyArgs;
 use crate::failure::Failure;
+use crate::host::{default_memory, positions_bar};
 use crate::Exit;
 
 pub fn run(args: VerifyArgs) -> Exit {
@@ -95,7 +95,11 @@ fn check_round(args: &VerifyArgs, tablebase: &Tablebase, fresh: bool) -> Result<
         .fold(0u64, |n, r| n.saturating_add(r.counts.positions));
     let bar = positions_bar(positions);
     let started = Instant::now();
-    let mut verifier = Verifier::new(tablebase, args.memory.unwrap_or_else(default_memory));
+    let mut verifier = Verifier::new(
+        tablebase.store(),
+        tablebase.game().clone(),
+        args.memory.unwrap_or_else(default_memory),
+    );
     let mut round = Round {
         checks: Vec::with_capacity(plan.len()),
         earlier: 0,

@@ -7,11 +7,11 @@ use egdb_proto::client::RemoteCoordinator;
 use egdb_proto::LinkKind;
 use egdb_worker::{ShardCache, Worker, WorkerConfig, WorkerError};
 
-use crate::host::{default_memory, use_engine_threads};
-use crate::signals::INTERRUPTED;
 use crate::cli::WorkerArgs;
 use crate::coordinator::read_token;
 use crate::failure::Failure;
+use crate::host::{default_memory, use_engine_threads};
+use crate::signals::INTERRUPTED;
 use crate::Exit;
 
 /// `egdb worker`'s arguments made into what the worker runs with: the

@@ -9,12 +9,12 @@ use std::process::Child;
 use std::time::Duration;
 
 use common::*;
+use egdb_check::identity::cell_encoding;
 use egdb_db_format::SliceCounts;
 use egdb_db_format::{encode_block, CellEncoding, Store};
 use egdb_games::{Game, GameSpec, SliceInfo};
 use egdb_proto::client::RemoteCoordinator;
 use egdb_proto::{Coordinator, LinkKind, Shard, SliceResult, WorkerInfo};
-use egdb_tablebase::identity::cell_encoding;
 use egdb_worker::shard::encode_shard;
 
 const GAME: &str = "nim:triangle:4:normal";

@@ -125,8 +125,8 @@ fn a_served_rotor_game_answers_like_the_store() {
 /// locates is the one the engines wrote.
 #[test]
 fn the_plain_checker_passes_what_the_engines_build() {
+    use egdb_check::cells::{check_cells, CellTable};
     use egdb_games::with_game;
-    use egdb_tablebase::check::cells::{check_cells, CellTable};
     use std::sync::atomic::AtomicBool;
 
     let dir = tempfile::tempdir().unwrap();

@@ -1,21 +1,18 @@
 //! Fuzzing the coordinator's side: results a worker hands to a build
-//! (headers and shards, damaged or lying about their slice), and queries
-//! of positions against stores whose tables hold anything (tables pass
-//! their checksums whatever a buggy build put in them). Each must answer
-//! Ok or Err, never panic; valid results must be stored and read back.
+//! (headers and shards, damaged or lying about their slice). Each must be
+//! taken or refused, never panic; valid results must be stored and read
+//! back. (Queries against stores of noise are `tablebase/tests/fuzz.rs`.)
 //!
 //! `PROPTEST_CASES` sets the cases per target: 256 unless set,
 //! `deploy/fuzz.sh` runs a million.
 
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use egdb_coordinator::{Build, BuildOptions};
-use egdb_db_format::{encode_block, CellEncoding};
-use egdb_games::{with_game, Family, Game, GameSpec, SliceInfo};
+use egdb_db_format::CellEncoding;
+use egdb_games::{Game, GameSpec};
 use egdb_proto::v1::{self, ShardBlock};
-use egdb_proto::{Coordinator, Shard, SliceResult, WorkerInfo};
-use egdb_tablebase::Tablebase;
+use egdb_proto::{Coordinator, Shard, SliceResult};
 use proptest::prelude::*;
 use proptest::sample::{select, Index};
 
@@ -23,75 +20,9 @@ use proptest::sample::{select, Index};
 mod fuzz_edits;
 use fuzz_edits::*;
 
-fn noise(seed: u64, len: usize) -> Vec<u8> {
-    let mut state = seed | 1;
-    (0..len)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state as u8
-        })
-        .collect()
-}
-
-/// A result for `info` whose table holds `raw`, cut into `block_bytes`, as
-/// it crosses the wire.
-fn result_of(
-    info: &SliceInfo,
-    encoding: CellEncoding,
-    raw: &[u8],
-    block_bytes: usize,
-) -> v1::SliceResult {
-    let blocks = raw
-        .chunks(block_bytes)
-        .enumerate()
-        .map(|(i, chunk)| ShardBlock {
-            index: i as u32,
-            record: encode_block(i as u32, encoding, chunk, 1).expect("encodes"),
-        })
-        .collect();
-    v1::SliceResult {
-        shard: Some(v1::Shard {
-            slice_id: info.id.to_string(),
-            encoding: u32::from(encoding.tag()),
-            raw_len: raw.len() as u64,
-            raw_crc32: crc32fast::hash(raw),
-            block_bytes: block_bytes as u64,
-            blocks,
-        }),
-        counts: Some(v1::SliceCounts {
-            positions: info.positions,
-            ..v1::SliceCounts::default()
-        }),
-        solve_seconds: 0.5,
-    }
-}
-
-fn options(deep_verify: bool) -> BuildOptions {
-    BuildOptions {
-        depth: true,
-        memory_budget: 1 << 40,
-        max_slices: None,
-        deep_verify,
-        lease_seconds: 3600.0,
-        verify_as_built: false,
-    }
-}
-
-fn worker() -> WorkerInfo {
-    WorkerInfo {
-        name: "w-1".to_string(),
-        threads: 1,
-        memory: 1 << 40,
-        game: None,
-        instance: 1,
-    }
-}
-
-fn encoding_of(game: &Game) -> CellEncoding {
-    egdb_tablebase::identity::cell_encoding(game, true)
-}
+#[path = "../../tests/common/build_noise.rs"]
+mod build_noise;
+use build_noise::*;
 
 // ---- Results handed to a build ----
 
@@ -182,13 +113,6 @@ fn damaged(mut result: v1::SliceResult, damage: &[Damage]) -> v1::SliceResult {
     result
 }
 
-/// The planned slice a leased task names.
-fn planned<'a>(plan: &'a [SliceInfo], task: &egdb_proto::Task) -> &'a SliceInfo {
-    plan.iter()
-        .find(|s| s.id.as_str() == task.slice_id)
-        .expect("the task's slice is planned")
-}
-
 /// Hands fuzzed results to a build of `spec` over a fresh store.
 fn results_to_a_build(spec: &str, deep_verify: bool) {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -266,80 +190,6 @@ fn results_to_a_morris_build() {
     results_to_a_build("morris:standard:3", false);
 }
 
-// ---- Queries against stores of noise ----
-
-/// A finished store of `spec` whose tables are noise (a fifth all
-/// "don't care").
-fn noise_store(path: &Path, spec: &str) -> Game {
-    let game = Game::from_spec(&spec.parse::<GameSpec>().expect("a spec")).expect("a game");
-    let encoding = encoding_of(&game);
-    let build = Build::open(path, &game, options(false)).expect("opens");
-    build.register(&worker()).expect("registers");
-    let mut seed = 1;
-    while let Some(task) = build.lease("w-1").expect("leases").task() {
-        let info = planned(build.plan(), &task);
-        seed += 1;
-        let len = encoding.table_bytes(info.entries) as usize;
-        let raw = if seed % 5 == 0 {
-            vec![0; len]
-        } else {
-            noise(seed, len)
-        };
-        build
-            .complete("w-1", taken(result_of(info, encoding, &raw, 4096)))
-            .expect("takes a valid result");
-    }
-    assert!(build.is_complete().expect("reads"));
-    game
-}
-
-/// Position text of `game`: printed positions and moves' texts, edited.
-fn position_text(game: &Game, seed: u64, edits: &[ByteEdit]) -> String {
-    // A random position: a short game from the start (Morris), any
-    // stones (Nim).
-    let text = with_game!(game, g => printed(g, seed));
-    String::from_utf8_lossy(&edited(text.as_bytes(), edits)).into_owned()
-}
-
-fn printed<F: Family>(game: &F, seed: u64) -> String {
-    game.format_position(&game.random_position(seed))
-}
-
-fn queries(spec: &str) {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let path = dir.path().join("s");
-    let game = noise_store(&path, spec);
-    let tablebase = Tablebase::open(&path).expect("opens");
-    let _ = tablebase.start();
-    let answered = AtomicUsize::new(0);
-    let strategy = (
-        any::<u64>(),
-        prop::option::weighted(0.5, byte_edits()),
-        prop::option::weighted(0.1, any::<String>()),
-    );
-    run(strategy, |(seed, edits, arbitrary)| {
-        let text = arbitrary
-            .unwrap_or_else(|| position_text(&game, seed, edits.as_deref().unwrap_or_default()));
-        let answer = tablebase.answer(&text);
-        let _ = tablebase.probe(&text);
-        let _ = tablebase.line(&text, 12);
-        answered.fetch_add(usize::from(answer.is_ok()), Ordering::SeqCst);
-        Ok(())
-    });
-    // Noise holds values too: some queries must have been answered.
-    assert!(answered.load(Ordering::SeqCst) > 0);
-}
-
-#[test]
-fn queries_against_a_nim_store_of_noise() {
-    queries("nim:hexagram");
-}
-
-#[test]
-fn queries_against_a_morris_store_of_noise() {
-    queries("morris:taiwan:3");
-}
-
 // ---- The verify journal kept beside a store ----
 
 #[test]
@@ -374,7 +224,7 @@ fn verify_journals() {
             .as_deref()
             .map_or(text.clone().into_bytes(), |e| edited(text.as_bytes(), e));
         std::fs::write(dir.path().join("verify.journal"), bytes).expect("writes");
-        let journal = egdb_tablebase::verify::Journal::open(dir.path(), &game, false);
+        let journal = egdb_check::verify::Journal::open(dir.path(), &game, false);
         // Unedited, with names of one line: each slice's last line holds.
         if headed && edits.is_none() && records.iter().all(|(s, _)| !s.contains('\n')) {
             let last: std::collections::HashMap<&String, u32> =
@@ -389,11 +239,6 @@ fn verify_journals() {
         Ok(())
     });
     assert!(kept.load(Ordering::SeqCst) > 0);
-}
-
-/// A result as the server hands it to the build.
-fn taken(result: v1::SliceResult) -> SliceResult {
-    SliceResult::try_from(result).expect("a valid result")
 }
 
 /// Found by `stored_slices_read_back_or_fail_cleanly` (db-format): JSON

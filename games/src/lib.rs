@@ -34,6 +34,6 @@ pub mod value;
 pub use error::{GameError, PositionError};
 pub use family::{Cell, Family};
 pub use game::Game;
-pub use slice::{SliceId, SliceInfo};
+pub use slice::{NotASliceId, SliceId, SliceInfo, MAX_SLICE_ID};
 pub use spec::{GameSpec, Rule};
 pub use value::Value;

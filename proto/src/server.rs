@@ -8,6 +8,7 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use egdb_games::SliceId;
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
 
@@ -80,24 +81,13 @@ impl Service {
     }
 }
 
-/// The longest slice id a request may carry (real ones are under 20
-/// characters).
-const MAX_SLICE_ID: usize = 64;
-
 /// The longest failure reason kept from a worker.
 const MAX_REASON: usize = 4096;
 
 /// Refuses slice ids that are not short and plain before they are echoed
 /// into answers and logs.
-fn plain_slice_id(id: &str) -> Result<(), LinkError> {
-    let plain = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
-    if (1..=MAX_SLICE_ID).contains(&id.len()) && id.chars().all(plain) {
-        return Ok(());
-    }
-    Err(LinkError::refused(format!(
-        "a slice id is 1 to {MAX_SLICE_ID} letters, digits, - or _ (this one has {} bytes)",
-        id.len()
-    )))
+fn plain_slice_id(id: &str) -> Result<SliceId, LinkError> {
+    SliceId::parse(id).map_err(|e| LinkError::refused(e.to_string()))
 }
 
 /// A worker's failure reason, cut to [`MAX_REASON`] bytes (at a character
@@ -322,34 +312,21 @@ pub async fn serve(
     tls: Option<ServerTls>,
     shutdown: impl std::future::Future<Output = ()> + Send,
 ) -> Result<(), tonic::transport::Error> {
-    let router = tonic::transport::Server::builder().add_service(
-        CoordinationServer::new(service)
-            .max_decoding_message_size(MAX_MESSAGE_BYTES)
-            .max_encoding_message_size(MAX_MESSAGE_BYTES),
-    );
-    serve_router(router, listener, tls, shutdown).await
-}
-
-/// Serves `router`'s services on `listener` (over TLS with `tls`) until
-/// `shutdown` completes.
-///
-/// # Errors
-/// When the server fails.
-pub async fn serve_router(
-    router: tonic::transport::server::Router,
-    listener: tokio::net::TcpListener,
-    tls: Option<ServerTls>,
-    shutdown: impl std::future::Future<Output = ()> + Send,
-) -> Result<(), tonic::transport::Error> {
+    // One service, so no router: tonic's router (and axum with it) stays
+    // out of the build's crates.
+    let service = CoordinationServer::new(service)
+        .max_decoding_message_size(MAX_MESSAGE_BYTES)
+        .max_encoding_message_size(MAX_MESSAGE_BYTES);
+    let server = tonic::transport::Server::builder();
     match tls {
         Some(tls) => {
-            router
-                .serve_with_incoming_shutdown(tls.incoming(listener), shutdown)
+            server
+                .serve_with_incoming_shutdown(service, tls.incoming(listener), shutdown)
                 .await
         }
         None => {
-            router
-                .serve_with_incoming_shutdown(incoming(listener), shutdown)
+            server
+                .serve_with_incoming_shutdown(service, incoming(listener), shutdown)
                 .await
         }
     }

@@ -719,11 +719,13 @@ fn shards_streamed_to_the_client() {
         parts: parts.clone(),
     };
     let served = Served::start(|listener, stopped| {
-        tonic::transport::Server::builder()
-            .add_service(CoordinationServer::new(streamer))
-            .serve_with_incoming_shutdown(incoming(listener), async {
+        tonic::transport::Server::builder().serve_with_incoming_shutdown(
+            CoordinationServer::new(streamer),
+            incoming(listener),
+            async {
                 let _ = stopped.await;
-            })
+            },
+        )
     });
     let link = RemoteCoordinator::new(&served.url, None, Duration::ZERO, None)
         .expect("a client")

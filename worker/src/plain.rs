@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use egdb_check::identity::cell_encoding_of;
 use egdb_db_format::encoding::{
     pack_value_depth16, pack_value_depth8, unpack_value_depth16, unpack_value_depth8, MAX_DEPTH16,
     MAX_DEPTH8,
@@ -18,7 +19,6 @@ use egdb_db_format::encoding::{
 use egdb_db_format::{CellEncoding, SliceCounts, ValueCode};
 use egdb_games::{Cell, Family, Value};
 use egdb_proto::Task;
-use egdb_tablebase::identity::cell_encoding_of;
 
 use crate::solver::{keep_dependencies, shard_of, SliceSolver, SolveContext, Solved};
 use crate::WorkerError;

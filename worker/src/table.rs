@@ -1,6 +1,6 @@
 //! A solved slice in memory.
 
-pub use egdb_tablebase::memory::advise_huge_pages;
+pub use egdb_check::memory::{advise_huge_pages, prefetch};
 
 use crate::nim::planes::Planes;
 

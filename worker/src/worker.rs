@@ -5,9 +5,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use egdb_check::{Checker, Fetched};
 use egdb_games::{with_game, Game, GameSpec};
 use egdb_proto::{CheckReport, Coordinator, Lease, LinkKind, SliceResult, Task, WorkerInfo};
-use egdb_tablebase::check::{Checker, Fetched};
 
 use crate::cache::ShardCache;
 use crate::morris::task::MorrisTasks;

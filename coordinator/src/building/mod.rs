@@ -20,7 +20,7 @@ use egdb_proto::{Shard, SliceResult};
 
 use crate::schedule::{Job, Scheduler};
 use crate::CoordinatorError;
-use egdb_tablebase::identity::{cell_encoding, identity};
+use egdb_check::identity::{cell_encoding, identity};
 
 mod link;
 mod status;

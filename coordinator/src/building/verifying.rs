@@ -10,17 +10,17 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
 
+use egdb_check::SliceCheck;
 use egdb_db_format::{CellEncoding, FormatError, SliceRecord, Store};
 use egdb_games::{Game, SliceInfo};
 use egdb_proto::CheckReport;
 use egdb_proto::LinkError;
-use egdb_tablebase::SliceCheck;
 
 use super::{Build, BuildOptions};
 use crate::schedule::Scheduler;
 use crate::CoordinatorError;
-use egdb_tablebase::identity::{cell_encoding, from_identity};
-use egdb_tablebase::verify::Journal;
+use egdb_check::identity::{cell_encoding, from_identity};
+use egdb_check::verify::Journal;
 
 /// What a verifying build keeps besides the lease state.
 pub(super) struct Verifying {

@@ -23,8 +23,8 @@ use cache::{keep_near, key, near, BlockCache};
 use egdb_db_format::{FormatError, SliceRecord, Store};
 use egdb_games::{with_game, Family, Game, SliceId};
 
-use crate::identity::{from_identity, misfit};
 use crate::TablebaseError;
+use egdb_check::identity::{from_identity, misfit};
 
 /// Bytes of decompressed blocks a tablebase keeps unless told otherwise.
 pub const DEFAULT_CACHE_BYTES: u64 = 64 << 20;

@@ -22,6 +22,7 @@ use egdb_games::morris::slices::table_of;
 use egdb_games::morris::{MorrisGame, MorrisRules, MorrisSlice, PointSet, Position};
 use egdb_games::Value;
 
+use crate::table::prefetch;
 use crate::WorkerError;
 
 /// A solved slice: one table per orientation of the side to move.
@@ -222,25 +223,6 @@ impl<'a> Successors<'a> {
     pub fn uncaptured(&self) -> [Target<'a>; 2] {
         self.by_removed[0].expect("placements that capture nothing")
     }
-}
-
-/// Asks the processor to bring `items[i]` into the cache: the engines look
-/// up cells all over tables of gigabytes, and a batch of prefetched lookups
-/// waits for memory once instead of once per lookup.
-#[inline]
-pub(super) fn prefetch<T>(items: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(item) = items.get(i) {
-        // SAFETY: a prefetch reads nothing architecturally; the address is
-        // an element of `items`.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                (item as *const T).cast::<i8>(),
-            )
-        };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (items, i);
 }
 
 /// The value and depth of a position of a solved game (tests and queries of

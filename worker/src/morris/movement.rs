@@ -30,7 +30,8 @@ use egdb_games::morris::symmetry::BOARD_SYMMETRIES;
 use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 
 use super::state::{Settled, State, States};
-use super::{prefetch, Best, Dependencies, Located, SolvedTable, Successors};
+use super::{Best, Dependencies, Located, SolvedTable, Successors};
+use crate::table::prefetch;
 use crate::table::{zeroed_atomics, zeroed_table};
 use crate::WorkerError;
 

@@ -14,7 +14,8 @@ use egdb_games::Value;
 
 use crate::table::zeroed_table;
 
-use super::{prefetch, Best, Dependencies, Located, SolvedTable, Successors, Target};
+use super::{Best, Dependencies, Located, SolvedTable, Successors, Target};
+use crate::table::prefetch;
 
 /// Entries whose successors are located before any is read.
 const BATCH: usize = 16;

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use egdb_db_format::encoding::{pack_value_depth16, ValueCode};
 
-use super::prefetch;
+use crate::table::prefetch;
 use crate::table::zeroed_atomics;
 
 const OPEN: u16 = 0;

@@ -5,17 +5,16 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
+use egdb_check::stored::{morris_tables, WrongSize};
 use egdb_db_format::encoding::{unpack_value_depth16, MAX_DEPTH16};
 use egdb_db_format::{CellEncoding, SliceCounts, ValueCode};
 use egdb_games::morris::burnside::class_count;
-use egdb_games::morris::index::TableIndex;
 use egdb_games::morris::{MorrisGame, MorrisSlice};
 use egdb_proto::Task;
 use rayon::prelude::*;
 
 use super::{Dependencies, MorrisEngine, SolvedSlice, SolvedTable};
 use crate::solver::{keep_dependencies, shard_of, SliceSolver, SolveContext, Solved};
-use crate::table::zeroed_table;
 use crate::WorkerError;
 
 /// The Morris engine of one game and the slices later tasks will read.
@@ -107,24 +106,10 @@ pub fn from_stored(
     if encoding != CellEncoding::ValueDepth16 {
         return Err(bad(format!("{encoding:?} cells in a Morris slice")));
     }
-    let indexes: Vec<TableIndex> = slice.tables().into_iter().map(TableIndex::new).collect();
-    let entries: u64 = indexes.iter().map(TableIndex::len).sum();
-    if raw.len() as u64 != 2 * entries {
-        return Err(bad(format!("{} bytes for {entries} cells", raw.len())));
-    }
-    let mut rest = raw;
-    let tables = indexes
+    let tables = morris_tables(&slice, raw)
+        .map_err(|WrongSize { bytes, entries }| bad(format!("{bytes} bytes for {entries} cells")))?
         .into_iter()
-        .map(|index| {
-            let (mine, after) = rest.split_at(2 * index.len() as usize);
-            rest = after;
-            // Read all over by the slices that depend on it: huge pages.
-            let mut cells = zeroed_table::<u16>(index.len() as usize);
-            for (cell, b) in cells.iter_mut().zip(mine.chunks_exact(2)) {
-                *cell = u16::from_le_bytes([b[0], b[1]]);
-            }
-            SolvedTable { index, cells }
-        })
+        .map(|(index, cells)| SolvedTable { index, cells })
         .collect();
     let solved = SolvedSlice { slice, tables };
     // The engines read class entries only and take them to hold a value:

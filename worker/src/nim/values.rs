@@ -14,26 +14,13 @@ use egdb_games::Rule;
 
 use super::moves::{MoveGroups, WordPart};
 use super::rows::{active_groups, par_rows};
-use crate::table::zeroed_table;
+use crate::table::{prefetch, zeroed_table};
 use crate::WorkerError;
 
 /// How many pairs ahead the source word is prefetched: the source rows of
 /// groups that remove low-half stones are read with gaps, which hardware
 /// prefetchers follow badly.
 const PREFETCH_AHEAD: usize = 16;
-
-#[inline(always)]
-fn prefetch(source: &[u64], at: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(word) = source.get(at) {
-        // SAFETY: a prefetch is only a hint; the address is a valid element.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                (word as *const u64).cast(),
-            )
-        };
-    }
-}
 
 /// Wins of the positions of a word whose children `losses` marks, for the
 /// moves `parts` that read that word.

@@ -10,12 +10,12 @@ use egdb_db_format::CellEncoding;
 use egdb_games::morris::MorrisSlice;
 use egdb_games::{with_game, Game, SliceId, SliceInfo};
 
-use super::cells::{check_cells, CellTable};
-use super::loaded::Loaded;
-use super::morris::{check_morris, MorrisTables};
-use super::nim::{check_nim, NimTable};
-use super::SliceCheck;
+use crate::cells::{check_cells, CellTable};
 use crate::identity::misfit;
+use crate::loaded::Loaded;
+use crate::morris::{check_morris, MorrisTables};
+use crate::nim::{check_nim, NimTable};
+use crate::SliceCheck;
 
 /// What fetching a slice's bytes gave.
 #[derive(Debug)]

@@ -21,7 +21,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use super::{Expectation, Probe, SliceCheck};
-use crate::memory::advise_huge_pages;
+use crate::memory::prefetch;
+use crate::stored::{morris_tables, WrongSize};
 
 /// Why a slice cannot be checked.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -55,35 +56,14 @@ impl MorrisTables {
     /// [`MorrisCheckError::WrongSize`] when the bytes are not the slice's
     /// cells.
     pub fn from_bytes(slice: MorrisSlice, raw: &[u8]) -> Result<MorrisTables, MorrisCheckError> {
-        let indexes: Vec<TableIndex> = slice.tables().into_iter().map(TableIndex::new).collect();
-        let entries: u64 = indexes.iter().map(TableIndex::len).sum();
-        if raw.len() as u64 != 2 * entries {
-            return Err(MorrisCheckError::WrongSize {
+        let tables = morris_tables(&slice, raw)
+            .map_err(|WrongSize { bytes, entries }| MorrisCheckError::WrongSize {
                 slice: slice.to_string(),
-                bytes: raw.len() as u64,
+                bytes,
                 entries,
-            });
-        }
-        let mut rest = raw;
-        let tables = indexes
+            })?
             .into_iter()
-            .map(|index| {
-                let (mine, after) = rest.split_at(2 * index.len() as usize);
-                rest = after;
-                // Fresh zeroed pages, advised before they are written: the
-                // checks read these cells at random.
-                let mut cells = vec![0u16; index.len() as usize];
-                advise_huge_pages(&cells);
-                cells
-                    .par_chunks_mut(1 << 16)
-                    .zip(mine.par_chunks(2 << 16))
-                    .for_each(|(cells, bytes)| {
-                        for (cell, b) in cells.iter_mut().zip(bytes.chunks_exact(2)) {
-                            *cell = u16::from_le_bytes([b[0], b[1]]);
-                        }
-                    });
-                CellTable { index, cells }
-            })
+            .map(|(index, cells)| CellTable { index, cells })
             .collect();
         Ok(MorrisTables { slice, tables })
     }
@@ -397,23 +377,6 @@ fn gather<'a>(
         Some(slice) => Err(slice),
         None => Ok(()),
     }
-}
-
-/// Asks the processor to bring `items[i]` into the cache.
-#[inline]
-fn prefetch<T>(items: &[T], i: usize) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(item) = items.get(i) {
-        // SAFETY: a prefetch reads nothing architecturally; the address is
-        // an element of `items`.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                (item as *const T).cast::<i8>(),
-            )
-        };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (items, i);
 }
 
 /// A stored cell as a probe; `None` for "don't care".

@@ -1,3 +1,9 @@
+//! What the build relies on beneath it, apart from the engines: what a
+//! slice must hold, checked against the rules; what identifies a store;
+//! the plain memory primitives the engines share with the checker. The
+//! build crates (`egdb-worker`, `egdb-coordinator`) use it, and so does
+//! `egdb-tablebase`, which reads and serves finished stores above it.
+//!
 //! What a stored position must hold, given the positions its moves lead to:
 //!
 //! * a position with no move has the rules' value and depth 0;
@@ -10,12 +16,24 @@
 //! [`morris`] and [`nim`] check a slice from its decoded tables and those
 //! its moves lead into, [`cells`] any other family's; a [`Checker`]
 //! fetches, decodes and keeps them for a run of checks ([`loaded`]).
+//! [`verify`] checks a store slice by slice, with a journal so that an
+//! interrupted verify goes on.
+//!
+//! * [`identity`] — a store's identity and the game it names.
+//! * [`memory`] — huge-page advice and prefetching for tables read at
+//!   random (shared with the engines).
+//! * [`stored`] — a Morris slice's stored bytes decoded into its tables
+//!   (shared with the engines).
 
 pub mod cells;
 mod checker;
+pub mod identity;
 mod loaded;
+pub mod memory;
 pub mod morris;
 pub mod nim;
+pub mod stored;
+pub mod verify;
 
 pub use checker::{Checker, Fetched};
 // What a check finds crosses the wire; its types live with the contract.

@@ -1,7 +1,7 @@
 //! `egdb verify`: a finished store checked without the engines that built
 //! it. For each slice, every block's checksum and the slice's, then every
 //! stored position against the positions its legal moves lead to
-//! ([`crate::check`] states the rule), from decoded slices in
+//! ([`crate`] states the rule), from decoded slices in
 //! memory: the slice and those its moves lead into, kept up to a memory
 //! budget for the checks to come.
 
@@ -11,26 +11,26 @@ pub use journal::Journal;
 
 use std::sync::atomic::AtomicBool;
 
-pub use crate::check::{expected, Mismatch, SliceCheck, EXAMPLES};
-use crate::check::{Checker, Fetched};
-use egdb_db_format::FormatError;
+use egdb_db_format::{FormatError, Store};
+use egdb_games::Game;
 
-use crate::reader::Tablebase;
-use crate::TablebaseError;
+pub use crate::{expected, Mismatch, SliceCheck, EXAMPLES};
+use crate::{Checker, Fetched};
 
 /// Checks the slices of one store, keeping decoded slices between checks.
 pub struct Verifier<'a> {
-    tablebase: &'a Tablebase,
+    store: &'a Store,
     checker: Checker,
 }
 
 impl<'a> Verifier<'a> {
-    /// A verifier that keeps up to `memory` bytes of decoded slices besides
-    /// the one being checked and those it reads.
-    pub fn new(tablebase: &'a Tablebase, memory: u64) -> Verifier<'a> {
+    /// A verifier of `store`, whose game is `game`, that keeps up to
+    /// `memory` bytes of decoded slices besides the one being checked and
+    /// those it reads.
+    pub fn new(store: &'a Store, game: Game, memory: u64) -> Verifier<'a> {
         Verifier {
-            tablebase,
-            checker: Checker::new(tablebase.game().clone(), memory),
+            store,
+            checker: Checker::new(game, memory),
         }
     }
 
@@ -39,8 +39,8 @@ impl<'a> Verifier<'a> {
     /// # Errors
     /// Store I/O errors. A corrupt slice, or one whose moves lead into a
     /// corrupt or missing slice, is a failed check, not an error.
-    pub fn check(&mut self, slice: &str) -> Result<SliceCheck, TablebaseError> {
-        let store = self.tablebase.store();
+    pub fn check(&mut self, slice: &str) -> Result<SliceCheck, FormatError> {
+        let store = self.store;
         let never = AtomicBool::new(false);
         let check = self.checker.check(slice, &never, |id| fetch(store, id))?;
         Ok(check.unwrap_or_default())
@@ -48,7 +48,7 @@ impl<'a> Verifier<'a> {
 }
 
 /// A slice's bytes from the store, every checksum checked.
-fn fetch(store: &egdb_db_format::Store, slice: &str) -> Result<Fetched, TablebaseError> {
+fn fetch(store: &Store, slice: &str) -> Result<Fetched, FormatError> {
     if store.slice(slice)?.is_none() {
         return Ok(Fetched::Missing);
     }
@@ -57,6 +57,6 @@ fn fetch(store: &egdb_db_format::Store, slice: &str) -> Result<Fetched, Tablebas
         Err(e @ (FormatError::Corrupt { .. } | FormatError::Damaged(_))) => {
             Ok(Fetched::Corrupt(e.to_string()))
         }
-        Err(e) => Err(e.into()),
+        Err(e) => Err(e),
     }
 }
