@@ -82,8 +82,22 @@ pub fn run(
         .enable_all()
         .build()
         .map_err(|e| Failure::failed(format!("no async runtime: {e}")))?;
-    Ok(runtime.block_on(async {
-        let stop = Arc::new(AtomicBool::new(false));
+    let stop = Arc::new(AtomicBool::new(false));
+    // The honest clients and the memory reader on threads of their own:
+    // the attackers' thousands of tasks must not delay what measures the
+    // server.
+    let honest_http = on_own_thread(honest_http(
+        http.to_string(),
+        positions.to_vec(),
+        stop.clone(),
+    ))?;
+    let honest_grpc = on_own_thread(honest_grpc(
+        grpc.to_string(),
+        positions.to_vec(),
+        stop.clone(),
+    ))?;
+    let peak = on_own_thread(peak_rss(pid, stop.clone()))?;
+    let attackers = runtime.block_on(async {
         let counters = Arc::new(Counters::default());
         let address = http.to_string();
         let mut attackers = tokio::task::JoinSet::new();
@@ -107,32 +121,33 @@ pub fn run(
             let (address, stop, counters) = (address.clone(), stop.clone(), counters.clone());
             attackers.spawn(async move { drops(&address, &stop, &counters).await });
         }
-        let peak = tokio::spawn(peak_rss(pid, stop.clone()));
-        let honest_http = tokio::spawn(honest_http(
-            address.clone(),
-            positions.to_vec(),
-            stop.clone(),
-        ));
-        let honest_grpc = tokio::spawn(honest_grpc(
-            grpc.to_string(),
-            positions.to_vec(),
-            stop.clone(),
-        ));
         tokio::time::sleep(Duration::from_secs_f64(attack.seconds)).await;
         stop.store(true, Ordering::Release);
-        let http = honest_http.await.unwrap_or_default();
-        let grpc = honest_grpc.await.unwrap_or_default();
-        let peak_rss = peak.await.unwrap_or(0);
         attackers.abort_all();
         while attackers.join_next().await.is_some() {}
-        let attackers = Arc::try_unwrap(counters).unwrap_or_default();
-        Outcome {
-            http,
-            grpc,
-            peak_rss,
-            attackers,
-        }
-    }))
+        Arc::try_unwrap(counters).unwrap_or_default()
+    });
+    Ok(Outcome {
+        http: honest_http.join().unwrap_or_default(),
+        grpc: honest_grpc.join().unwrap_or_default(),
+        peak_rss: peak.join().unwrap_or(0),
+        attackers,
+    })
+}
+
+/// Runs `work` to its end on a new thread with a runtime of its own.
+fn on_own_thread<F>(work: F) -> Result<std::thread::JoinHandle<F::Output>, Failure>
+where
+    F: std::future::Future + Send + 'static,
+    F::Output: Send + 'static,
+{
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::failed(format!("no async runtime: {e}")))?;
+    std::thread::Builder::new()
+        .spawn(move || runtime.block_on(work))
+        .map_err(|e| Failure::failed(format!("no thread: {e}")))
 }
 
 /// The outcome as JSON (`--json`).
