@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use egdb_check::verify::{Journal, SliceCheck, Verifier};
 use egdb_db_format::SliceRecord;
+use egdb_games::SliceId;
 use egdb_tablebase::{Probe, Tablebase};
 use serde_json::json;
 
@@ -80,16 +81,12 @@ fn check_round(args: &VerifyArgs, tablebase: &Tablebase, fresh: bool) -> Result<
     // Plan order: a slice's dependencies come just before it, so most of
     // them are still decoded in memory when it is checked. A built slice's
     // dependencies were built before it.
-    let records: HashMap<String, &SliceRecord> = tablebase
+    let records: HashMap<&str, &SliceRecord> = tablebase
         .records()
         .into_iter()
-        .map(|r| (r.slice.clone(), r))
+        .map(|r| (r.slice.as_str(), r))
         .collect();
-    let plan: Vec<String> = game
-        .slices()
-        .into_iter()
-        .map(|s| s.id.to_string())
-        .collect();
+    let plan: Vec<SliceId> = game.slices().into_iter().map(|s| s.id).collect();
     let positions = records
         .values()
         .fold(0u64, |n, r| n.saturating_add(r.counts.positions));
@@ -112,14 +109,14 @@ fn check_round(args: &VerifyArgs, tablebase: &Tablebase, fresh: bool) -> Result<
     // and of those checked in this run.
     let (mut skipped, mut checked_now) = (0u64, 0u64);
     for slice in &plan {
-        let Some(record) = records.get(slice) else {
+        let Some(record) = records.get(slice.as_str()) else {
             if !complete {
                 round.not_built += 1;
                 continue;
             }
             // A complete store holds every slice of its plan.
             let check = SliceCheck {
-                slice: slice.clone(),
+                slice: slice.to_string(),
                 corrupt: Some(
                     "the store is marked complete, but this slice is missing".to_string(),
                 ),
@@ -129,17 +126,17 @@ fn check_round(args: &VerifyArgs, tablebase: &Tablebase, fresh: bool) -> Result<
             round.checks.push(check);
             continue;
         };
-        if journal.passed(slice, record.raw_crc32) {
+        if journal.passed(slice.as_str(), record.raw_crc32) {
             round.earlier += 1;
             skipped = skipped.saturating_add(record.counts.positions);
             bar.inc(record.counts.positions);
             bar.reset_eta();
             continue;
         }
-        bar.set_message(slice.clone());
+        bar.set_message(slice.to_string());
         let check = verifier.check(slice)?;
         if check.passed() {
-            journal.record(slice, record.raw_crc32);
+            journal.record(slice.as_str(), record.raw_crc32);
         } else {
             tracing::warn!(slice = %check.slice, "{}", failure_line(&check));
         }

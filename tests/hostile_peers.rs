@@ -12,7 +12,7 @@ use common::*;
 use egdb_check::identity::cell_encoding;
 use egdb_db_format::SliceCounts;
 use egdb_db_format::{encode_block, CellEncoding, Store};
-use egdb_games::{Game, GameSpec, SliceInfo};
+use egdb_games::{Game, GameSpec, SliceId, SliceInfo};
 use egdb_proto::client::RemoteCoordinator;
 use egdb_proto::{Coordinator, LinkKind, Shard, SliceResult, WorkerInfo};
 use egdb_worker::shard::encode_shard;
@@ -72,7 +72,7 @@ fn plan() -> (Vec<SliceInfo>, CellEncoding) {
 fn forged(slice: &SliceInfo, encoding: CellEncoding) -> SliceResult {
     let raw = vec![0u8; encoding.table_bytes(slice.entries) as usize];
     SliceResult {
-        shard: encode_shard(slice.id.as_str(), encoding, &raw, 65536, 1).unwrap(),
+        shard: encode_shard(&slice.id, encoding, &raw, 65536, 1).unwrap(),
         counts: SliceCounts {
             positions: slice.positions,
             loss: slice.positions,
@@ -109,18 +109,15 @@ fn results_for_slices_not_leased_to_the_sender_are_refused() {
     // Leased to another worker: still not the sender's.
     let alice = peer(&server.url, "alice");
     let task = alice.lease("alice").unwrap().task().expect("a ready slice");
-    let leased = plan
-        .iter()
-        .find(|s| s.id.as_str() == task.slice_id)
-        .unwrap();
+    let leased = plan.iter().find(|s| s.id == task.slice_id).unwrap();
     let err = mallory
         .complete("mallory", forged(leased, encoding))
         .unwrap_err();
     assert!(err.message.contains("not leased"), "{err}");
     // Giving back what one does not hold, or a slice no build has, is
     // refused too, and alice keeps her lease.
-    for slice in [task.slice_id.as_str(), "outer-99"] {
-        let err = mallory.fail("mallory", slice, "gone").unwrap_err();
+    for slice in [task.slice_id.clone(), SliceId::new("outer-99")] {
+        let err = mallory.fail("mallory", &slice, "gone").unwrap_err();
         assert_eq!(err.kind, LinkKind::Refused, "{err}");
         assert!(err.message.contains("holds no lease"), "{err}");
     }
@@ -144,10 +141,7 @@ fn blocks_announcing_other_sizes_are_refused_before_inflating() {
         .unwrap()
         .task()
         .expect("a ready slice");
-    let slice = plan
-        .iter()
-        .find(|s| s.id.as_str() == task.slice_id)
-        .unwrap();
+    let slice = plan.iter().find(|s| s.id == task.slice_id).unwrap();
     let honest = forged(slice, encoding);
     let shard = honest.shard.clone();
     // One block whose header announces 64 MiB of zeros (a few KB on the
@@ -212,7 +206,7 @@ fn names_and_slice_ids_are_checked_before_they_are_echoed() {
     assert!(err.message.len() < 200, "{} bytes", err.message.len());
     let mallory = peer(&server.url, "mallory");
     let err = mallory
-        .fetch_shard("mallory", &"x".repeat(1 << 20))
+        .fetch_shard("mallory", &SliceId::new("x".repeat(1 << 20)))
         .unwrap_err();
     assert!(err.message.contains("a slice id is"), "{err}");
     assert!(err.message.len() < 200, "{} bytes", err.message.len());
@@ -267,7 +261,7 @@ fn a_table_that_lies_behind_good_checksums_is_caught_before_anything_is_built_on
     // The true table with one value turned: every checksum holds.
     let (record, mut raw) = Store::open_read_only(&reference)
         .unwrap()
-        .read_slice(&task.slice_id)
+        .read_slice(task.slice_id.as_str())
         .unwrap();
     raw[0] ^= 1;
     let lie = SliceResult {
@@ -314,10 +308,7 @@ fn a_table_that_lies_behind_good_checksums_is_caught_before_anything_is_built_on
     let stored = stored_slices(&store);
     for slice in plan.iter().filter(|s| stored.contains(&s.id.to_string())) {
         assert!(
-            !slice
-                .dependencies
-                .iter()
-                .any(|d| d.as_str() == task.slice_id),
+            !slice.dependencies.contains(&task.slice_id),
             "{} was built on the lie",
             slice.id
         );

@@ -100,20 +100,16 @@ impl Checker {
     /// What `fetch` fails with (I/O, not damage).
     pub fn check<E>(
         &mut self,
-        slice: &str,
+        slice: &SliceId,
         cancel: &AtomicBool,
-        mut fetch: impl FnMut(&str) -> Result<Fetched, E>,
+        mut fetch: impl FnMut(&SliceId) -> Result<Fetched, E>,
     ) -> Result<Option<SliceCheck>, E> {
         let failed = |reason: String| SliceCheck {
             slice: slice.to_string(),
             corrupt: Some(reason),
             ..SliceCheck::default()
         };
-        let Some(deps) = self
-            .plan
-            .get(&SliceId::new(slice))
-            .map(|(_, s)| s.dependencies.clone())
-        else {
+        let Some(deps) = self.plan.get(slice).map(|(_, s)| s.dependencies.clone()) else {
             return Ok(Some(failed("not a slice of the store's game".to_string())));
         };
         let own = match self.load(slice, &mut fetch)? {
@@ -122,7 +118,7 @@ impl Checker {
         };
         let mut read = Vec::with_capacity(deps.len());
         for dep in &deps {
-            match self.load(dep.as_str(), &mut fetch)? {
+            match self.load(dep, &mut fetch)? {
                 Ok(decoded) => read.push(decoded),
                 Err(reason) => {
                     let why = format!("its moves lead into slice {dep}: {reason}");
@@ -151,7 +147,7 @@ impl Checker {
                     true => Some(own.as_ref()),
                     false => tables.get(&p).copied(),
                 };
-                with_game!(game, g => check_cells(g, slice, &own, cancel, table))
+                with_game!(game, g => check_cells(g, slice.as_str(), &own, cancel, table))
             }
             _ => Err("decoded as another family's slice".to_string()),
         };
@@ -165,20 +161,20 @@ impl Checker {
     /// corrupt or missing.
     fn load<E>(
         &mut self,
-        slice: &str,
-        fetch: &mut impl FnMut(&str) -> Result<Fetched, E>,
+        slice: &SliceId,
+        fetch: &mut impl FnMut(&SliceId) -> Result<Fetched, E>,
     ) -> Result<Result<Decoded, String>, E> {
         let loaded = match &self.game {
-            Game::Morris(_) => MorrisSlice::parse(slice)
+            Game::Morris(_) => MorrisSlice::parse(slice.as_str())
                 .and_then(|s| self.morris.get(s))
                 .map(Decoded::Morris),
             Game::Nim(game) => game
-                .slice_number(&SliceId::new(slice))
+                .slice_number(slice)
                 .and_then(|h| self.nim.get(h))
                 .map(Decoded::Nim),
             _ => self
                 .plan
-                .get(&SliceId::new(slice))
+                .get(slice)
                 .and_then(|(place, _)| self.cells.get(*place))
                 .map(Decoded::Cells),
         };
@@ -192,7 +188,7 @@ impl Checker {
         };
         let decoded = match &self.game {
             Game::Morris(_) => {
-                let Some(parsed) = MorrisSlice::parse(slice) else {
+                let Some(parsed) = MorrisSlice::parse(slice.as_str()) else {
                     return Ok(Err("not a Morris slice".to_string()));
                 };
                 if encoding != CellEncoding::ValueDepth16 {
@@ -208,7 +204,7 @@ impl Checker {
                 }
             }
             Game::Nim(game) => {
-                let Some(h) = game.slice_number(&SliceId::new(slice)) else {
+                let Some(h) = game.slice_number(slice) else {
                     return Ok(Err("not a slice of this game".to_string()));
                 };
                 match NimTable::new(game, h, encoding, raw) {
@@ -220,7 +216,7 @@ impl Checker {
                 }
             }
             game => {
-                let Some((place, info)) = self.plan.get(&SliceId::new(slice)) else {
+                let Some((place, info)) = self.plan.get(slice) else {
                     return Ok(Err("not a slice of this game".to_string()));
                 };
                 if let Some(reason) = misfit(game, info, encoding, raw.len() as u64) {

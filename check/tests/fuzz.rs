@@ -15,7 +15,7 @@ use egdb_db_format::encoding::{pack_value_depth16, pack_value_depth8};
 use egdb_db_format::{CellEncoding, ValueCode};
 use egdb_games::morris::{MorrisGame, Variant};
 use egdb_games::nim::{oracle, NimGame};
-use egdb_games::{Game, GameSpec, Rule, SliceInfo, Value};
+use egdb_games::{Game, GameSpec, Rule, SliceId, SliceInfo, Value};
 use proptest::prelude::*;
 use proptest::sample::{select, Index};
 
@@ -196,9 +196,9 @@ fn check(
     changes: &HashMap<String, Change>,
 ) -> Result<(), TestCaseError> {
     let mut checker = Checker::new(stored.game.clone(), 1 << 30);
-    let found = checker.check(slice, &AtomicBool::new(false), |id| {
-        Ok::<_, ()>(match stored.bytes.get(id) {
-            Some(bytes) => fetched(bytes, changes.get(id)),
+    let found = checker.check(&SliceId::new(slice), &AtomicBool::new(false), |id| {
+        Ok::<_, ()>(match stored.bytes.get(id.as_str()) {
+            Some(bytes) => fetched(bytes, changes.get(id.as_str())),
             None => Fetched::Missing,
         })
     });

@@ -18,7 +18,7 @@ use crate::v1::{
 };
 use crate::{
     BuildStatus, CheckReport, Coordinator, Lease, LinkError, LinkKind, Registration, Shard,
-    SliceResult, WorkerInfo, PROTOCOL_VERSION,
+    SliceId, SliceResult, WorkerInfo, PROTOCOL_VERSION,
 };
 
 /// The client of one coordinator.
@@ -272,11 +272,14 @@ impl Coordinator for RemoteCoordinator {
         };
         self.retrying(self.deadline, |mut c| {
             let request = request.clone();
-            async move { c.lease(request).await.map(|r| r.into_inner().into()) }
+            async move {
+                let reply = c.lease(request).await?.into_inner();
+                Lease::try_from(reply).map_err(Status::data_loss)
+            }
         })
     }
 
-    fn heartbeat(&self, worker: &str, slice_id: &str) -> Result<bool, LinkError> {
+    fn heartbeat(&self, worker: &str, slice_id: &SliceId) -> Result<bool, LinkError> {
         let request = HeartbeatRequest {
             caller: Some(self.caller(worker)),
             slice_id: slice_id.to_string(),
@@ -287,7 +290,7 @@ impl Coordinator for RemoteCoordinator {
         })
     }
 
-    fn fetch_shard(&self, worker: &str, slice_id: &str) -> Result<Shard, LinkError> {
+    fn fetch_shard(&self, worker: &str, slice_id: &SliceId) -> Result<Shard, LinkError> {
         let request = FetchRequest {
             caller: Some(self.caller(worker)),
             slice_id: slice_id.to_string(),
@@ -358,7 +361,7 @@ impl Coordinator for RemoteCoordinator {
         })
     }
 
-    fn fail(&self, worker: &str, slice_id: &str, reason: &str) -> Result<(), LinkError> {
+    fn fail(&self, worker: &str, slice_id: &SliceId, reason: &str) -> Result<(), LinkError> {
         let request = FailRequest {
             caller: Some(self.caller(worker)),
             slice_id: slice_id.to_string(),

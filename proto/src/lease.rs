@@ -2,21 +2,23 @@
 //! end of the build. It crosses the wire as [`v1::LeaseReply`]; these are
 //! the conversions.
 
+use egdb_games::SliceId;
+
 use crate::v1;
 
 /// A slice leased to a worker: what to solve (or check) and what it reads.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Task {
     /// The game spec, e.g. `nim:triangle:7:normal`.
     pub game: String,
     /// The game's definition where the spec alone does not give it (game
     /// files).
     pub game_definition: Option<String>,
-    pub slice_id: String,
+    pub slice_id: SliceId,
     /// Whether the build stores depths.
     pub depth: bool,
     /// The slices this one reads, all finished.
-    pub dependencies: Vec<String>,
+    pub dependencies: Vec<SliceId>,
     /// Check the stored slice against its moves instead of solving it.
     pub verify: bool,
 }
@@ -46,24 +48,33 @@ impl From<Task> for v1::SliceTask {
         v1::SliceTask {
             game: t.game,
             game_definition: t.game_definition,
-            slice_id: t.slice_id,
+            slice_id: t.slice_id.to_string(),
             depth: t.depth,
-            dependencies: t.dependencies,
+            dependencies: t.dependencies.iter().map(ToString::to_string).collect(),
             verify: t.verify,
         }
     }
 }
 
-impl From<v1::SliceTask> for Task {
-    fn from(t: v1::SliceTask) -> Task {
-        Task {
+impl TryFrom<v1::SliceTask> for Task {
+    type Error = String;
+
+    /// # Errors
+    /// A slice id that is not one, the task's or a dependency's.
+    fn try_from(t: v1::SliceTask) -> Result<Task, String> {
+        let id = |text: &str| SliceId::parse(text).map_err(|e| e.to_string());
+        Ok(Task {
             game: t.game,
             game_definition: t.game_definition,
-            slice_id: t.slice_id,
+            slice_id: id(&t.slice_id)?,
             depth: t.depth,
-            dependencies: t.dependencies,
+            dependencies: t
+                .dependencies
+                .iter()
+                .map(|d| id(d))
+                .collect::<Result<_, _>>()?,
             verify: t.verify,
-        }
+        })
     }
 }
 
@@ -86,14 +97,19 @@ impl From<Lease> for v1::LeaseReply {
     }
 }
 
-impl From<v1::LeaseReply> for Lease {
+impl TryFrom<v1::LeaseReply> for Lease {
+    type Error = String;
+
     /// A reply that says stop is a stop, whatever else it carries.
-    fn from(reply: v1::LeaseReply) -> Lease {
-        match (reply.stop, reply.task) {
+    ///
+    /// # Errors
+    /// A task whose slice ids are not ids.
+    fn try_from(reply: v1::LeaseReply) -> Result<Lease, String> {
+        Ok(match (reply.stop, reply.task) {
             (true, _) => Lease::Stop,
-            (false, Some(task)) => Lease::Task(task.into()),
+            (false, Some(task)) => Lease::Task(task.try_into()?),
             (false, None) => Lease::Wait,
-        }
+        })
     }
 }
 
@@ -106,19 +122,29 @@ mod tests {
         let task = Task {
             game: "nim:file:x".to_string(),
             game_definition: Some("cells = 3".to_string()),
-            slice_id: "outer-02".to_string(),
+            slice_id: SliceId::new("outer-02"),
             depth: true,
-            dependencies: vec!["outer-01".to_string()],
+            dependencies: vec![SliceId::new("outer-01")],
             verify: true,
         };
         for lease in [Lease::Task(task), Lease::Wait, Lease::Stop] {
             let reply = v1::LeaseReply::from(lease.clone());
-            assert_eq!(Lease::from(reply), lease);
+            assert_eq!(Lease::try_from(reply), Ok(lease));
         }
         let both = v1::LeaseReply {
             task: Some(v1::SliceTask::default()),
             stop: true,
         };
-        assert_eq!(Lease::from(both), Lease::Stop);
+        assert_eq!(Lease::try_from(both), Ok(Lease::Stop));
+        let hostile = v1::LeaseReply {
+            task: Some(v1::SliceTask {
+                slice_id: "a\u{1b}[2J".to_string(),
+                ..v1::SliceTask::default()
+            }),
+            stop: false,
+        };
+        assert!(Lease::try_from(hostile)
+            .expect_err("refused")
+            .starts_with("a slice id is"));
     }
 }

@@ -29,6 +29,7 @@ pub mod v1 {
 }
 
 pub use check::CheckReport;
+pub use egdb_games::SliceId;
 pub use lease::{Lease, Task};
 pub use shard::{Shard, SliceResult};
 pub use status::{BuildStatus, WorkerStatus};
@@ -161,13 +162,13 @@ pub trait Coordinator: Send + Sync {
     ///
     /// # Errors
     /// When the coordinator cannot be reached.
-    fn heartbeat(&self, worker: &str, slice_id: &str) -> Result<bool, LinkError>;
+    fn heartbeat(&self, worker: &str, slice_id: &SliceId) -> Result<bool, LinkError>;
 
     /// The finished shard of a slice this worker depends on.
     ///
     /// # Errors
     /// When the slice is not done or cannot be read.
-    fn fetch_shard(&self, worker: &str, slice_id: &str) -> Result<Shard, LinkError>;
+    fn fetch_shard(&self, worker: &str, slice_id: &SliceId) -> Result<Shard, LinkError>;
 
     /// Whether a result whose shard carries this header (a shard without
     /// its blocks) would be taken: asked before the blocks are received, so
@@ -193,7 +194,7 @@ pub trait Coordinator: Send + Sync {
     ///
     /// # Errors
     /// When the coordinator cannot be reached.
-    fn fail(&self, worker: &str, slice_id: &str, reason: &str) -> Result<(), LinkError>;
+    fn fail(&self, worker: &str, slice_id: &SliceId, reason: &str) -> Result<(), LinkError>;
 
     /// How far the build is: slices, workers, bytes moved, time left.
     ///

@@ -172,10 +172,7 @@ impl Coordination for Service {
         let r = request.into_inner();
         let worker = self.admit(r.caller.as_ref())?;
         let keep = self
-            .call(move |c| {
-                plain_slice_id(&r.slice_id)?;
-                c.heartbeat(&worker, &r.slice_id)
-            })
+            .call(move |c| c.heartbeat(&worker, &plain_slice_id(&r.slice_id)?))
             .await?;
         Ok(Response::new(HeartbeatReply { keep }))
     }
@@ -189,10 +186,7 @@ impl Coordination for Service {
         let r = request.into_inner();
         let worker = self.admit(r.caller.as_ref())?;
         let shard = self
-            .call(move |c| {
-                plain_slice_id(&r.slice_id)?;
-                c.fetch_shard(&worker, &r.slice_id)
-            })
+            .call(move |c| c.fetch_shard(&worker, &plain_slice_id(&r.slice_id)?))
             .await?;
         let mut shard = v1::Shard::from(shard);
         let blocks = std::mem::take(&mut shard.blocks);
@@ -233,11 +227,9 @@ impl Coordination for Service {
         let header = Shard::try_from(shard.clone()).map_err(Status::invalid_argument)?;
         let slice = header.slice_id.clone();
         let admitted = worker.clone();
-        self.call(move |c| {
-            plain_slice_id(&header.slice_id)?;
-            c.admit_result(&admitted, &header)
-        })
-        .await?;
+        // The header's slice id was checked as it converted.
+        self.call(move |c| c.admit_result(&admitted, &header))
+            .await?;
         // Admitted: the header's length is the slice's, and its blocks
         // are at most that many.
         let most = shard.raw_len.div_ceil(shard.block_bytes.max(1));
@@ -276,11 +268,8 @@ impl Coordination for Service {
     async fn fail(&self, request: Request<FailRequest>) -> Result<Response<Empty>, Status> {
         let r = request.into_inner();
         let worker = self.admit(r.caller.as_ref())?;
-        self.call(move |c| {
-            plain_slice_id(&r.slice_id)?;
-            c.fail(&worker, &r.slice_id, bounded(&r.reason))
-        })
-        .await?;
+        self.call(move |c| c.fail(&worker, &plain_slice_id(&r.slice_id)?, bounded(&r.reason)))
+            .await?;
         Ok(Response::new(Empty {}))
     }
 

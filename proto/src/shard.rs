@@ -6,13 +6,14 @@
 use std::time::Duration;
 
 use egdb_db_format::{CellEncoding, SliceCounts};
+use egdb_games::SliceId;
 
 use crate::v1;
 
 /// A slice's table as compressed blocks, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Shard {
-    pub slice_id: String,
+    pub slice_id: SliceId,
     pub encoding: CellEncoding,
     /// Bytes of the uncompressed table.
     pub raw_len: u64,
@@ -44,7 +45,7 @@ pub struct SliceResult {
 impl From<Shard> for v1::Shard {
     fn from(shard: Shard) -> v1::Shard {
         v1::Shard {
-            slice_id: shard.slice_id,
+            slice_id: shard.slice_id.to_string(),
             encoding: u32::from(shard.encoding.tag()),
             raw_len: shard.raw_len,
             raw_crc32: shard.raw_crc32,
@@ -61,8 +62,10 @@ impl TryFrom<v1::Shard> for Shard {
     type Error = String;
 
     /// # Errors
-    /// An encoding tag that names none, or blocks out of order.
+    /// A slice id that is not one, an encoding tag that names none, or
+    /// blocks out of order.
     fn try_from(shard: v1::Shard) -> Result<Shard, String> {
+        let slice_id = SliceId::parse(&shard.slice_id).map_err(|e| e.to_string())?;
         let encoding = u8::try_from(shard.encoding)
             .ok()
             .and_then(CellEncoding::from_tag)
@@ -78,7 +81,7 @@ impl TryFrom<v1::Shard> for Shard {
             })
             .collect::<Result<_, String>>()?;
         Ok(Shard {
-            slice_id: shard.slice_id,
+            slice_id,
             encoding,
             raw_len: shard.raw_len,
             raw_crc32: shard.raw_crc32,
@@ -124,7 +127,7 @@ mod tests {
 
     fn shard() -> Shard {
         Shard {
-            slice_id: "move-03-03".to_string(),
+            slice_id: SliceId::new("move-03-03"),
             encoding: CellEncoding::ValueDepth16,
             raw_len: 10,
             raw_crc32: 7,

@@ -4,20 +4,20 @@
 use egdb_db_format::block::checksum_holds;
 use egdb_db_format::{FormatError, SliceCounts, SliceRecord, Store};
 
-use crate::Shard;
+use crate::{Shard, SliceId};
 
 /// A finished slice of `store` as a shard, `None` when it is not there. A
 /// block whose checksum fails is an error, never sent as good.
 ///
 /// # Errors
 /// [`FormatError::Corrupt`] naming the block; store I/O errors.
-pub fn read_shard(store: &Store, slice_id: &str) -> Result<Option<Shard>, FormatError> {
-    let Some(record) = store.slice(slice_id)? else {
+pub fn read_shard(store: &Store, slice_id: &SliceId) -> Result<Option<Shard>, FormatError> {
+    let Some(record) = store.slice(slice_id.as_str())? else {
         return Ok(None);
     };
     let blocks = (0..record.blocks)
         .map(|index| {
-            let bytes = store.block_record(slice_id, index)?;
+            let bytes = store.block_record(slice_id.as_str(), index)?;
             if !checksum_holds(&bytes) {
                 return Err(FormatError::Corrupt {
                     slice: slice_id.to_string(),
@@ -29,7 +29,7 @@ pub fn read_shard(store: &Store, slice_id: &str) -> Result<Option<Shard>, Format
         })
         .collect::<Result<Vec<_>, _>>()?;
     Ok(Some(Shard {
-        slice_id: slice_id.to_string(),
+        slice_id: slice_id.clone(),
         encoding: record.encoding,
         raw_len: record.raw_len,
         raw_crc32: record.raw_crc32,
@@ -53,7 +53,7 @@ pub fn write_shard(store: &Store, shard: &Shard, counts: SliceCounts) -> Result<
 /// caller sets those it knows).
 pub fn record_of(shard: &Shard, counts: SliceCounts) -> SliceRecord {
     SliceRecord {
-        slice: shard.slice_id.clone(),
+        slice: shard.slice_id.to_string(),
         encoding: shard.encoding,
         raw_len: shard.raw_len,
         raw_crc32: shard.raw_crc32,

@@ -412,10 +412,14 @@ impl Coordinator for Taker {
     fn lease(&self, _: &str) -> Result<egdb_proto::Lease, LinkError> {
         Err(LinkError::internal("not here"))
     }
-    fn heartbeat(&self, _: &str, _: &str) -> Result<bool, LinkError> {
+    fn heartbeat(&self, _: &str, _: &egdb_proto::SliceId) -> Result<bool, LinkError> {
         Ok(false)
     }
-    fn fetch_shard(&self, _: &str, _: &str) -> Result<egdb_proto::Shard, LinkError> {
+    fn fetch_shard(
+        &self,
+        _: &str,
+        _: &egdb_proto::SliceId,
+    ) -> Result<egdb_proto::Shard, LinkError> {
         Err(LinkError::new(LinkKind::NotFound, "not here"))
     }
     fn admit_result(&self, _: &str, header: &egdb_proto::Shard) -> Result<(), LinkError> {
@@ -430,7 +434,7 @@ impl Coordinator for Taker {
         self.handed().completed = Some(result);
         Ok(())
     }
-    fn fail(&self, _: &str, _: &str, _: &str) -> Result<(), LinkError> {
+    fn fail(&self, _: &str, _: &egdb_proto::SliceId, _: &str) -> Result<(), LinkError> {
         Ok(())
     }
     fn status(&self) -> Result<egdb_proto::BuildStatus, LinkError> {
@@ -741,7 +745,7 @@ fn shards_streamed_to_the_client() {
                 Err(status) => Err(Status::new(status.code(), status.message())),
             })
             .collect();
-        let got = link.fetch_shard("w-1", "outer-03");
+        let got = link.fetch_shard("w-1", &egdb_proto::SliceId::new("outer-03"));
         prop_assert_eq!(
             PANICS.load(Ordering::SeqCst),
             panics,

@@ -85,7 +85,7 @@ pub fn encoding_of(game: &Game) -> CellEncoding {
 /// The planned slice a leased task names.
 pub fn planned<'a>(plan: &'a [SliceInfo], task: &egdb_proto::Task) -> &'a SliceInfo {
     plan.iter()
-        .find(|s| s.id.as_str() == task.slice_id)
+        .find(|s| s.id == task.slice_id)
         .expect("the task's slice is planned")
 }
 

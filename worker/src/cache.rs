@@ -14,8 +14,8 @@ use std::sync::Mutex;
 
 use egdb_db_format::{SliceCounts, Store, StoreIdentity};
 use egdb_proto::stored::{read_shard, write_shard};
-use egdb_proto::Shard;
 use egdb_proto::Task;
+use egdb_proto::{Shard, SliceId};
 
 use crate::WorkerError;
 
@@ -81,7 +81,7 @@ impl ShardCache {
     ///
     /// # Errors
     /// Store errors, corrupt blocks, [`WorkerError::BadShard`].
-    pub fn get(&self, task: &Task, slice_id: &str) -> Result<Option<Shard>, WorkerError> {
+    pub fn get(&self, task: &Task, slice_id: &SliceId) -> Result<Option<Shard>, WorkerError> {
         let shard = self.with_store(task, |store| Ok(read_shard(store, slice_id)?))?;
         match shard {
             Some(shard) if shard.raw_len > self.max_shard_bytes => Err(WorkerError::BadShard {

@@ -5,8 +5,8 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use egdb_proto::{
-    BuildStatus, CheckReport, Coordinator, Lease, LinkError, Registration, Shard, SliceResult,
-    WorkerInfo,
+    BuildStatus, CheckReport, Coordinator, Lease, LinkError, Registration, Shard, SliceId,
+    SliceResult, WorkerInfo,
 };
 
 /// A coordinator link that flips one byte in the first `n` shards it
@@ -64,11 +64,11 @@ impl Coordinator for DamagingLink<'_> {
         self.inner.lease(worker)
     }
 
-    fn heartbeat(&self, worker: &str, slice_id: &str) -> Result<bool, LinkError> {
+    fn heartbeat(&self, worker: &str, slice_id: &SliceId) -> Result<bool, LinkError> {
         self.inner.heartbeat(worker, slice_id)
     }
 
-    fn fetch_shard(&self, worker: &str, slice_id: &str) -> Result<Shard, LinkError> {
+    fn fetch_shard(&self, worker: &str, slice_id: &SliceId) -> Result<Shard, LinkError> {
         let mut shard = self.inner.fetch_shard(worker, slice_id)?;
         if take_one(&self.fetches_left) {
             damage(&mut shard);
@@ -83,7 +83,7 @@ impl Coordinator for DamagingLink<'_> {
         self.inner.complete(worker, result)
     }
 
-    fn fail(&self, worker: &str, slice_id: &str, reason: &str) -> Result<(), LinkError> {
+    fn fail(&self, worker: &str, slice_id: &SliceId, reason: &str) -> Result<(), LinkError> {
         self.inner.fail(worker, slice_id, reason)
     }
 

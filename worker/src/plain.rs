@@ -17,7 +17,7 @@ use egdb_db_format::encoding::{
     MAX_DEPTH8,
 };
 use egdb_db_format::{CellEncoding, SliceCounts, ValueCode};
-use egdb_games::{Cell, Family, Value};
+use egdb_games::{Cell, Family, SliceId, Value};
 use egdb_proto::Task;
 
 use crate::solver::{keep_dependencies, shard_of, SliceSolver, SolveContext, Solved};
@@ -30,7 +30,7 @@ type Cells = Vec<Option<(Value, u32)>>;
 pub struct PlainTasks<F: Family> {
     game: F,
     /// Each slice id's place in the plan, cells and dependencies.
-    plan: HashMap<String, (u32, u64, Vec<String>)>,
+    plan: HashMap<SliceId, (u32, u64, Vec<SliceId>)>,
     loaded: HashMap<u32, Arc<Cells>>,
 }
 
@@ -46,10 +46,7 @@ impl<F: Family> PlainTasks<F> {
             .slices()
             .into_iter()
             .enumerate()
-            .map(|(i, s)| {
-                let deps = s.dependencies.iter().map(|d| d.to_string()).collect();
-                (s.id.to_string(), (i as u32, s.entries, deps))
-            })
+            .map(|(i, s)| (s.id, (i as u32, s.entries, s.dependencies)))
             .collect();
         PlainTasks {
             game,
@@ -58,7 +55,7 @@ impl<F: Family> PlainTasks<F> {
         }
     }
 
-    fn place(&self, task: &Task, id: &str) -> Result<u32, WorkerError> {
+    fn place(&self, task: &Task, id: &SliceId) -> Result<u32, WorkerError> {
         self.plan
             .get(id)
             .map(|s| s.0)
@@ -194,11 +191,11 @@ impl<F: Family> SliceSolver for PlainTasks<F> {
             &task.dependencies,
             &places,
             source,
-            |p, encoding, raw| decode(&task.slice_id, encoding, &raw, sizes[&p]),
+            |p, encoding, raw| decode(task.slice_id.as_str(), encoding, &raw, sizes[&p]),
         )?;
         let cells = self.rounds(place, entries, cancel)?;
         let encoding = cell_encoding_of(&self.game, task.depth);
-        let raw = encode(&task.slice_id, encoding, &cells)?;
+        let raw = encode(task.slice_id.as_str(), encoding, &cells)?;
         let shard = shard_of(&task.slice_id, encoding, &raw, options)?;
         let counts = counts(&cells, encoding);
         self.loaded.insert(place, Arc::new(cells));

@@ -3,7 +3,7 @@
 use egdb_db_format::{
     block_len, decode_block, encode_block, layout_fault, CellEncoding, FormatError,
 };
-use egdb_proto::Shard;
+use egdb_proto::{Shard, SliceId};
 use rayon::prelude::*;
 
 /// Cuts raw bytes into blocks and compresses them in parallel.
@@ -11,7 +11,7 @@ use rayon::prelude::*;
 /// # Errors
 /// Only if compression fails.
 pub fn encode_shard(
-    slice_id: &str,
+    slice_id: &SliceId,
     encoding: CellEncoding,
     raw: &[u8],
     block_bytes: usize,
@@ -34,7 +34,7 @@ pub fn encode_shard(
 /// # Errors
 /// Only if compression fails.
 pub fn encode_shard_with<F>(
-    slice_id: &str,
+    slice_id: &SliceId,
     encoding: CellEncoding,
     raw_len: usize,
     block_bytes: usize,
@@ -64,7 +64,7 @@ where
         blocks.push(block);
     }
     Ok(Shard {
-        slice_id: slice_id.to_string(),
+        slice_id: slice_id.clone(),
         encoding,
         raw_len: raw_len as u64,
         raw_crc32: crc.finalize(),
@@ -79,7 +79,7 @@ where
 /// [`FormatError::Corrupt`] naming the slice and block that fails.
 pub fn decode_shard(shard: &Shard) -> Result<(CellEncoding, Vec<u8>), FormatError> {
     let corrupt = |block: Option<u32>, reason: String| FormatError::Corrupt {
-        slice: shard.slice_id.clone(),
+        slice: shard.slice_id.to_string(),
         block,
         reason,
     };
@@ -95,7 +95,7 @@ pub fn decode_shard(shard: &Shard) -> Result<(CellEncoding, Vec<u8>), FormatErro
         .map(|(i, record)| {
             let index = i as u32;
             let len = block_len(shard.raw_len, shard.block_bytes, index);
-            decode_block(&shard.slice_id, index, len, record)
+            decode_block(shard.slice_id.as_str(), index, len, record)
         })
         .collect::<Result<Vec<_>, _>>()?;
     // Every block decoded to its announced length: the whole is raw_len.

@@ -8,8 +8,8 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use egdb_db_format::{CellEncoding, SliceCounts};
-use egdb_proto::Shard;
 use egdb_proto::Task;
+use egdb_proto::{Shard, SliceId};
 
 use crate::shard::encode_shard;
 use crate::source::ShardSource;
@@ -66,7 +66,7 @@ impl<'a> SolveContext<'a> {
 /// Coordinator errors, corrupt shards, and `load`'s errors.
 pub fn keep_dependencies<K: Copy + Eq + Hash, T>(
     loaded: &mut HashMap<K, Arc<T>>,
-    ids: &[String],
+    ids: &[SliceId],
     keys: &[K],
     source: &ShardSource,
     mut load: impl FnMut(K, CellEncoding, Vec<u8>) -> Result<T, WorkerError>,
@@ -86,7 +86,7 @@ pub fn keep_dependencies<K: Copy + Eq + Hash, T>(
 /// # Errors
 /// Only if compression fails.
 pub fn shard_of(
-    slice_id: &str,
+    slice_id: &SliceId,
     encoding: CellEncoding,
     raw: &[u8],
     options: ShardOptions,

@@ -4,8 +4,8 @@
 
 use egdb_db_format::{CellEncoding, FormatError};
 use egdb_proto::Coordinator;
-use egdb_proto::Shard;
 use egdb_proto::Task;
+use egdb_proto::{Shard, SliceId};
 
 use crate::cache::ShardCache;
 use crate::shard::decode_shard;
@@ -42,7 +42,7 @@ impl<'a> ShardSource<'a> {
     /// # Errors
     /// Coordinator errors; [`egdb_db_format::FormatError::Corrupt`] when
     /// [`FETCH_ATTEMPTS`] transfers in a row arrive damaged.
-    pub fn fetch(&self, slice_id: &str) -> Result<(CellEncoding, Vec<u8>), WorkerError> {
+    pub fn fetch(&self, slice_id: &SliceId) -> Result<(CellEncoding, Vec<u8>), WorkerError> {
         if let Some(decoded) = self.cached(slice_id) {
             return Ok(decoded);
         }
@@ -51,12 +51,12 @@ impl<'a> ShardSource<'a> {
             let shard = self.link.fetch_shard(self.worker, slice_id)?;
             match checked_as(&shard, slice_id).and_then(|()| decode_shard(&shard)) {
                 Ok(decoded) => {
-                    tracing::debug!(slice = slice_id, "dependency fetched");
+                    tracing::debug!(slice = slice_id.as_str(), "dependency fetched");
                     self.keep(&shard);
                     return Ok(decoded);
                 }
                 Err(e) if attempt < FETCH_ATTEMPTS => {
-                    tracing::warn!(worker = self.worker, slice = slice_id, attempt, error = %e, "shard damaged in transfer; fetching it again");
+                    tracing::warn!(worker = self.worker, slice = slice_id.as_str(), attempt, error = %e, "shard damaged in transfer; fetching it again");
                     attempt += 1;
                 }
                 Err(e) => return Err(e.into()),
@@ -74,7 +74,7 @@ impl<'a> ShardSource<'a> {
         }
     }
 
-    fn cached(&self, slice_id: &str) -> Option<(CellEncoding, Vec<u8>)> {
+    fn cached(&self, slice_id: &SliceId) -> Option<(CellEncoding, Vec<u8>)> {
         let cache = self.cache?;
         let found = cache.get(self.task, slice_id).and_then(|shard| {
             shard
@@ -84,12 +84,12 @@ impl<'a> ShardSource<'a> {
         });
         match found {
             Ok(Some(decoded)) => {
-                tracing::debug!(slice = slice_id, "dependency from the cache");
+                tracing::debug!(slice = slice_id.as_str(), "dependency from the cache");
                 Some(decoded)
             }
             Ok(None) => None,
             Err(e) => {
-                tracing::warn!(slice = slice_id, error = %e, "cached shard unusable; fetching it");
+                tracing::warn!(slice = slice_id.as_str(), error = %e, "cached shard unusable; fetching it");
                 None
             }
         }
@@ -98,13 +98,13 @@ impl<'a> ShardSource<'a> {
 
 /// A shard must be the slice asked for: one labelled otherwise is neither
 /// used nor cached under the name asked for.
-fn checked_as(shard: &Shard, slice_id: &str) -> Result<(), FormatError> {
-    if shard.slice_id == slice_id {
+fn checked_as(shard: &Shard, slice_id: &SliceId) -> Result<(), FormatError> {
+    if shard.slice_id == *slice_id {
         return Ok(());
     }
     Err(FormatError::Corrupt {
         slice: slice_id.to_string(),
         block: None,
-        reason: format!("the shard sent is labelled {:?}", shard.slice_id),
+        reason: format!("the shard sent is labelled {:?}", shard.slice_id.as_str()),
     })
 }

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use egdb_check::{Checker, Fetched};
-use egdb_games::{with_game, Game, GameSpec};
+use egdb_games::{with_game, Game, GameSpec, SliceId};
 use egdb_proto::{CheckReport, Coordinator, Lease, LinkKind, SliceResult, Task, WorkerInfo};
 
 use crate::cache::ShardCache;
@@ -139,7 +139,7 @@ impl<'a> Worker<'a> {
             let lease = LeaseFlags::default();
             let outcome = std::thread::scope(|scope| {
                 let (link, lease) = (self.link, &lease);
-                let (name, slice) = (name.as_str(), task.slice_id.as_str());
+                let (name, slice) = (name.as_str(), &task.slice_id);
                 let keeper =
                     scope.spawn(move || keep_lease(link, name, slice, beat, cancel, lease));
                 let outcome = if task.verify {
@@ -206,9 +206,9 @@ impl<'a> Worker<'a> {
     /// Gives a slice's lease back; a coordinator that refuses (the lease
     /// ran out and went elsewhere) or cannot be reached only gets the slice
     /// back when the lease expires, which is said in the log.
-    fn give_back(&self, name: &str, slice: &str, reason: &str) {
+    fn give_back(&self, name: &str, slice: &SliceId, reason: &str) {
         if let Err(e) = self.link.fail(name, slice, reason) {
-            tracing::warn!(worker = %name, slice, error = %e, "lease not given back");
+            tracing::warn!(worker = %name, slice = slice.as_str(), error = %e, "lease not given back");
         }
     }
 
@@ -310,7 +310,7 @@ impl Worker<'_> {
         let mut crc = 0;
         let checked = checker.check(&task.slice_id, cancel, |id| {
             let fetched = source.fetch(id);
-            if id == task.slice_id {
+            if *id == task.slice_id {
                 if let Ok((_, raw)) = &fetched {
                     crc = crc32fast::hash(raw);
                 }
@@ -367,7 +367,7 @@ impl LeaseFlags {
 fn keep_lease(
     link: &dyn Coordinator,
     worker: &str,
-    slice: &str,
+    slice: &SliceId,
     beat: Duration,
     cancel: &AtomicBool,
     lease: &LeaseFlags,
@@ -390,7 +390,7 @@ fn keep_lease(
                 // Unreachable for longer than the client waits: the lease
                 // has run out by now.
                 Err(e) => {
-                    tracing::warn!(worker, slice, error = %e, "heartbeat failed");
+                    tracing::warn!(worker, slice = slice.as_str(), error = %e, "heartbeat failed");
                     lease.lose();
                 }
             }

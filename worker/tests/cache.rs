@@ -2,7 +2,7 @@
 //! reopening; damage is caught; one worker at a time.
 
 use egdb_db_format::CellEncoding;
-use egdb_proto::Task;
+use egdb_proto::{SliceId, Task};
 use egdb_worker::shard::{decode_shard, encode_shard};
 use egdb_worker::{ShardCache, WorkerError};
 
@@ -10,8 +10,10 @@ fn task(game: &str, depth: bool) -> Task {
     Task {
         game: game.to_string(),
         depth,
-        slice_id: "next".to_string(),
-        ..Task::default()
+        game_definition: None,
+        slice_id: SliceId::new("next"),
+        dependencies: Vec::new(),
+        verify: false,
     }
 }
 
@@ -19,25 +21,44 @@ fn task(game: &str, depth: bool) -> Task {
 fn shards_come_back_per_build_and_after_reopening() {
     let dir = tempfile::tempdir().unwrap();
     let raw: Vec<u8> = (0..100_000u32).map(|i| (i * 7 % 251) as u8).collect();
-    let shard = encode_shard("outer-03", CellEncoding::WinBits, &raw, 4096, 1).unwrap();
+    let shard = encode_shard(
+        &SliceId::new("outer-03"),
+        CellEncoding::WinBits,
+        &raw,
+        4096,
+        1,
+    )
+    .unwrap();
     let nim = task("nim:triangle:6:normal", false);
     {
         let cache = ShardCache::open(dir.path()).unwrap();
-        assert!(cache.get(&nim, "outer-03").unwrap().is_none());
+        assert!(cache
+            .get(&nim, &SliceId::new("outer-03"))
+            .unwrap()
+            .is_none());
         cache.put(&nim, &shard).unwrap();
-        assert_eq!(cache.get(&nim, "outer-03").unwrap().as_ref(), Some(&shard));
+        assert_eq!(
+            cache.get(&nim, &SliceId::new("outer-03")).unwrap().as_ref(),
+            Some(&shard)
+        );
         // Same slice name, other build: not there.
         assert!(cache
-            .get(&task("nim:triangle:6:normal", true), "outer-03")
+            .get(
+                &task("nim:triangle:6:normal", true),
+                &SliceId::new("outer-03")
+            )
             .unwrap()
             .is_none());
         assert!(cache
-            .get(&task("nim:triangle:6:misere", false), "outer-03")
+            .get(
+                &task("nim:triangle:6:misere", false),
+                &SliceId::new("outer-03")
+            )
             .unwrap()
             .is_none());
     }
     let cache = ShardCache::open(dir.path()).unwrap();
-    let back = cache.get(&nim, "outer-03").unwrap().unwrap();
+    let back = cache.get(&nim, &SliceId::new("outer-03")).unwrap().unwrap();
     assert_eq!(decode_shard(&back).unwrap().1, raw);
 }
 
@@ -55,13 +76,20 @@ fn a_second_worker_cannot_share_the_directory() {
 fn a_cached_block_damaged_on_disk_is_an_error_not_a_shard() {
     let dir = tempfile::tempdir().unwrap();
     let raw = vec![3u8; 10_000];
-    let mut shard = encode_shard("outer-01", CellEncoding::WinBits, &raw, 1024, 1).unwrap();
+    let mut shard = encode_shard(
+        &SliceId::new("outer-01"),
+        CellEncoding::WinBits,
+        &raw,
+        1024,
+        1,
+    )
+    .unwrap();
     let nim = task("nim:triangle:5:normal", false);
     let cache = ShardCache::open(dir.path()).unwrap();
     let middle = shard.blocks[2].len() / 2;
     shard.blocks[2][middle] ^= 1;
     cache.put(&nim, &shard).unwrap();
-    assert!(cache.get(&nim, "outer-01").is_err());
+    assert!(cache.get(&nim, &SliceId::new("outer-01")).is_err());
 }
 
 #[test]
@@ -69,7 +97,14 @@ fn a_cached_shard_larger_than_the_workers_memory_is_refused_before_it_is_inflate
     let dir = tempfile::tempdir().unwrap();
     // Zeros: a few hundred stored bytes announce 64 KiB.
     let raw = vec![0u8; 64 << 10];
-    let shard = encode_shard("outer-02", CellEncoding::WinBits, &raw, 4096, 1).unwrap();
+    let shard = encode_shard(
+        &SliceId::new("outer-02"),
+        CellEncoding::WinBits,
+        &raw,
+        4096,
+        1,
+    )
+    .unwrap();
     let nim = task("nim:triangle:5:normal", false);
     ShardCache::open(dir.path())
         .unwrap()
@@ -78,7 +113,7 @@ fn a_cached_shard_larger_than_the_workers_memory_is_refused_before_it_is_inflate
     let small = ShardCache::open(dir.path())
         .unwrap()
         .with_max_shard_bytes((64 << 10) - 1);
-    match small.get(&nim, "outer-02") {
+    match small.get(&nim, &SliceId::new("outer-02")) {
         Err(WorkerError::BadShard { slice, reason }) => {
             assert_eq!(slice, "outer-02");
             assert!(reason.contains("65536 raw bytes"), "{reason}");
@@ -89,6 +124,9 @@ fn a_cached_shard_larger_than_the_workers_memory_is_refused_before_it_is_inflate
     let enough = ShardCache::open(dir.path())
         .unwrap()
         .with_max_shard_bytes(64 << 10);
-    let back = enough.get(&nim, "outer-02").unwrap().unwrap();
+    let back = enough
+        .get(&nim, &SliceId::new("outer-02"))
+        .unwrap()
+        .unwrap();
     assert_eq!(decode_shard(&back).unwrap().1, raw);
 }

@@ -14,7 +14,7 @@ use std::sync::{Arc, OnceLock};
 use egdb_db_format::CellEncoding;
 use egdb_games::morris::{MorrisGame, MorrisSlice, Variant};
 use egdb_games::nim::{slice_id, NimGame};
-use egdb_games::{GameSpec, Rule, SliceInfo};
+use egdb_games::{GameSpec, Rule, SliceId, SliceInfo};
 use egdb_proto::v1::{self, ShardBlock};
 use egdb_proto::{
     BuildStatus, CheckReport, Coordinator, Lease, LinkError, LinkKind, Registration, Shard,
@@ -145,7 +145,8 @@ fn valid_shard() -> impl Strategy<Value = (v1::Shard, Vec<u8>)> {
         -1i32..=3,
     )
         .prop_map(|(id, encoding, raw, block_bytes, level)| {
-            let shard = encode_shard(&id, encoding, &raw, block_bytes, level).expect("encodes");
+            let shard = encode_shard(&SliceId::new(id), encoding, &raw, block_bytes, level)
+                .expect("encodes");
             (v1::Shard::from(shard), raw)
         })
 }
@@ -229,12 +230,12 @@ impl Coordinator for Served {
     fn lease(&self, _: &str) -> Result<Lease, LinkError> {
         Err(not_served())
     }
-    fn heartbeat(&self, _: &str, _: &str) -> Result<bool, LinkError> {
+    fn heartbeat(&self, _: &str, _: &SliceId) -> Result<bool, LinkError> {
         Err(not_served())
     }
-    fn fetch_shard(&self, _: &str, slice_id: &str) -> Result<Shard, LinkError> {
+    fn fetch_shard(&self, _: &str, slice_id: &SliceId) -> Result<Shard, LinkError> {
         let received =
-            self.0.get(slice_id).cloned().ok_or_else(|| {
+            self.0.get(slice_id.as_str()).cloned().ok_or_else(|| {
                 LinkError::new(LinkKind::NotFound, format!("{slice_id} is not done"))
             })?;
         // As the client does.
@@ -243,7 +244,7 @@ impl Coordinator for Served {
     fn complete(&self, _: &str, _: SliceResult) -> Result<(), LinkError> {
         Err(not_served())
     }
-    fn fail(&self, _: &str, _: &str, _: &str) -> Result<(), LinkError> {
+    fn fail(&self, _: &str, _: &SliceId, _: &str) -> Result<(), LinkError> {
         Err(not_served())
     }
     fn status(&self) -> Result<BuildStatus, LinkError> {
@@ -267,7 +268,14 @@ struct Solved {
 
 impl Solved {
     fn add(&mut self, id: String, encoding: CellEncoding, raw: Vec<u8>) {
-        let shard = encode_shard(&id, encoding, &raw, OPTIONS.block_bytes, 1).expect("encodes");
+        let shard = encode_shard(
+            &SliceId::new(id.as_str()),
+            encoding,
+            &raw,
+            OPTIONS.block_bytes,
+            1,
+        )
+        .expect("encodes");
         self.shards.insert(id.clone(), shard.into());
         self.raw.insert(id, (encoding, raw));
     }
@@ -547,19 +555,19 @@ fn check_task(solved: &Solved, info: &SliceInfo, case: &TaskCase) -> Result<(), 
     let mut task = Task {
         game: solved.spec.to_string(),
         game_definition: None,
-        slice_id: info.id.to_string(),
+        slice_id: info.id.clone(),
         depth: solved.depth,
-        dependencies: info.dependencies.iter().map(|d| d.to_string()).collect(),
+        dependencies: info.dependencies.clone(),
         verify: false,
     };
     for change in &case.ids {
         let deps = &mut task.dependencies;
         match change {
-            IdChange::Slice(id) => task.slice_id = id.clone(),
+            IdChange::Slice(id) => task.slice_id = SliceId::new(id.as_str()),
             IdChange::DropDependency(i) if !deps.is_empty() => {
                 deps.remove(i.index(deps.len()));
             }
-            IdChange::AddDependency(id) => deps.push(id.clone()),
+            IdChange::AddDependency(id) => deps.push(SliceId::new(id.as_str())),
             IdChange::RepeatDependency(i) if !deps.is_empty() => {
                 let id = deps[i.index(deps.len())].clone();
                 deps.push(id);
@@ -579,8 +587,14 @@ fn check_task(solved: &Solved, info: &SliceInfo, case: &TaskCase) -> Result<(), 
             DepChange::Content(content) => {
                 let (encoding, raw) = &solved.raw[id];
                 let (encoding, raw) = filled(*encoding, raw, content);
-                let shard =
-                    encode_shard(id, encoding, &raw, OPTIONS.block_bytes, 1).expect("encodes");
+                let shard = encode_shard(
+                    &SliceId::new(id.as_str()),
+                    encoding,
+                    &raw,
+                    OPTIONS.block_bytes,
+                    1,
+                )
+                .expect("encodes");
                 shards.insert(id.clone(), shard.into());
             }
             DepChange::Transfer(damage) => {
@@ -653,8 +667,14 @@ fn solve_over(
 ) -> Vec<(String, Result<Vec<u8>, String>)> {
     let mut shards = solved.shards.clone();
     for (id, (encoding, raw)) in &solved.raw {
-        let shard =
-            encode_shard(id, *encoding, &cell(raw), OPTIONS.block_bytes, 1).expect("encodes");
+        let shard = encode_shard(
+            &SliceId::new(id.as_str()),
+            *encoding,
+            &cell(raw),
+            OPTIONS.block_bytes,
+            1,
+        )
+        .expect("encodes");
         shards.insert(id.clone(), shard.into());
     }
     let link = Served(shards);
@@ -663,10 +683,11 @@ fn solve_over(
     for info in small_slices(solved) {
         let task = Task {
             game: solved.spec.to_string(),
-            slice_id: info.id.to_string(),
+            game_definition: None,
+            slice_id: info.id.clone(),
             depth: solved.depth,
-            dependencies: info.dependencies.iter().map(|d| d.to_string()).collect(),
-            ..Task::default()
+            dependencies: info.dependencies.clone(),
+            verify: false,
         };
         let source = ShardSource::new(&link, "fuzz", &task, None);
         let result = match (&solved.spec, &solved.engine) {

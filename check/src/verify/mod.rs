@@ -12,7 +12,7 @@ pub use journal::Journal;
 use std::sync::atomic::AtomicBool;
 
 use egdb_db_format::{FormatError, Store};
-use egdb_games::Game;
+use egdb_games::{Game, SliceId};
 
 pub use crate::{expected, Mismatch, SliceCheck, EXAMPLES};
 use crate::{Checker, Fetched};
@@ -39,7 +39,7 @@ impl<'a> Verifier<'a> {
     /// # Errors
     /// Store I/O errors. A corrupt slice, or one whose moves lead into a
     /// corrupt or missing slice, is a failed check, not an error.
-    pub fn check(&mut self, slice: &str) -> Result<SliceCheck, FormatError> {
+    pub fn check(&mut self, slice: &SliceId) -> Result<SliceCheck, FormatError> {
         let store = self.store;
         let never = AtomicBool::new(false);
         let check = self.checker.check(slice, &never, |id| fetch(store, id))?;
@@ -48,7 +48,8 @@ impl<'a> Verifier<'a> {
 }
 
 /// A slice's bytes from the store, every checksum checked.
-fn fetch(store: &Store, slice: &str) -> Result<Fetched, FormatError> {
+fn fetch(store: &Store, slice: &SliceId) -> Result<Fetched, FormatError> {
+    let slice = slice.as_str();
     if store.slice(slice)?.is_none() {
         return Ok(Fetched::Missing);
     }

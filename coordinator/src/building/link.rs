@@ -6,7 +6,7 @@ use std::time::Instant;
 use egdb_proto::stored::read_shard;
 use egdb_proto::{
     BuildStatus, CheckReport, Coordinator, Lease, LinkError, LinkKind, Registration, Shard,
-    SliceResult, WorkerInfo,
+    SliceId, SliceResult, WorkerInfo,
 };
 
 use super::{lease_length, Build};
@@ -77,13 +77,13 @@ impl Coordinator for Build {
         })
     }
 
-    fn heartbeat(&self, worker: &str, slice_id: &str) -> Result<bool, LinkError> {
+    fn heartbeat(&self, worker: &str, slice_id: &SliceId) -> Result<bool, LinkError> {
         let mut state = self.lock();
         let job = self.held_job(&state, worker, slice_id);
         Ok(state.schedule.heartbeat(worker, &job, Instant::now()))
     }
 
-    fn fetch_shard(&self, worker: &str, slice_id: &str) -> Result<Shard, LinkError> {
+    fn fetch_shard(&self, worker: &str, slice_id: &SliceId) -> Result<Shard, LinkError> {
         // A block damaged on this disk is an error here, never sent as good.
         let shard = read_shard(&self.store, slice_id)
             .map_err(|e| match e {
@@ -111,7 +111,7 @@ impl Coordinator for Build {
         {
             let state = self.lock();
             // A result sent again after its answer was lost is harmless.
-            let slice = &header.slice_id;
+            let slice = header.slice_id.as_str();
             if !state.schedule.holds(worker, slice) && !state.schedule.is_done(slice) {
                 return Err(not_leased(slice, worker));
             }
@@ -135,7 +135,9 @@ impl Coordinator for Build {
         let record = match self.check(&result) {
             Ok(checked) => checked,
             Err(e) => {
-                self.lock().schedule.release(worker, &result.shard.slice_id);
+                self.lock()
+                    .schedule
+                    .release(worker, result.shard.slice_id.as_str());
                 tracing::warn!(worker, error = %e, "result refused; the slice will be solved again");
                 return Err(LinkError::refused(e.to_string()));
             }
@@ -219,7 +221,7 @@ impl Coordinator for Build {
         Ok(())
     }
 
-    fn fail(&self, worker: &str, slice_id: &str, reason: &str) -> Result<(), LinkError> {
+    fn fail(&self, worker: &str, slice_id: &SliceId, reason: &str) -> Result<(), LinkError> {
         let released = {
             let mut state = self.lock();
             state.schedule.seen(worker, Instant::now());
@@ -231,7 +233,12 @@ impl Coordinator for Build {
                 "worker {worker:?} holds no lease on slice {slice_id}: nothing to give back"
             )));
         }
-        tracing::warn!(worker, slice = slice_id, reason, "lease given back");
+        tracing::warn!(
+            worker,
+            slice = slice_id.as_str(),
+            reason,
+            "lease given back"
+        );
         Ok(())
     }
 

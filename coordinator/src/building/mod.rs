@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use egdb_db_format::{
     block_len, check_block, decode_block, layout_fault, CellEncoding, SliceRecord, Store,
 };
-use egdb_games::{Game, SliceInfo};
+use egdb_games::{Game, SliceId, SliceInfo};
 use egdb_proto::stored::record_of;
 use egdb_proto::Task;
 use egdb_proto::{Shard, SliceResult};
@@ -235,7 +235,7 @@ impl Build {
 
     /// The scheduler's id of the job of `slice` that `worker` holds: its
     /// check, in a build that verifies as it goes and leased it that.
-    fn held_job(&self, state: &State, worker: &str, slice: &str) -> String {
+    fn held_job(&self, state: &State, worker: &str, slice: &SliceId) -> String {
         if self.verifies_as_built() {
             let check = check_id(slice);
             if state.schedule.holds(worker, &check) {
@@ -282,9 +282,9 @@ impl Build {
         Task {
             game: identity.game.clone(),
             game_definition: identity.definition.clone(),
-            slice_id: slice.id.to_string(),
+            slice_id: slice.id.clone(),
             depth: self.store.identity().depth,
-            dependencies: slice.dependencies.iter().map(|d| d.to_string()).collect(),
+            dependencies: slice.dependencies.clone(),
             verify,
         }
     }
@@ -298,13 +298,13 @@ impl Build {
         shard: &Shard,
     ) -> Result<(&SliceInfo, CellEncoding), CoordinatorError> {
         let refuse = |reason: String| CoordinatorError::ShardRefused {
-            slice: shard.slice_id.clone(),
+            slice: shard.slice_id.to_string(),
             reason,
         };
         let info = self
             .plan
             .iter()
-            .find(|s| s.id.as_str() == shard.slice_id)
+            .find(|s| s.id == shard.slice_id)
             .ok_or_else(|| refuse("not a slice of this build".to_string()))?;
         let encoding = shard.encoding;
         let expected = self.encoding;
@@ -331,7 +331,7 @@ impl Build {
     fn check(&self, result: &SliceResult) -> Result<SliceRecord, CoordinatorError> {
         let shard = &result.shard;
         let refuse = |reason: String| CoordinatorError::ShardRefused {
-            slice: shard.slice_id.clone(),
+            slice: shard.slice_id.to_string(),
             reason,
         };
         let (info, encoding) = self.check_header(shard)?;
@@ -344,11 +344,11 @@ impl Build {
         for (index, record) in (0u32..).zip(&shard.blocks) {
             let len = block_len(shard.raw_len, shard.block_bytes, index);
             let found = if let Some(raw) = raw.as_mut() {
-                let decoded = decode_block(&shard.slice_id, index, len, record)?;
+                let decoded = decode_block(shard.slice_id.as_str(), index, len, record)?;
                 raw.extend_from_slice(&decoded.raw);
                 decoded.encoding
             } else {
-                check_block(&shard.slice_id, index, len, record)?.0
+                check_block(shard.slice_id.as_str(), index, len, record)?.0
             };
             if found != encoding {
                 return Err(refuse(format!(

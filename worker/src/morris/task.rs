@@ -10,7 +10,7 @@ use egdb_db_format::encoding::{unpack_value_depth16, MAX_DEPTH16};
 use egdb_db_format::{CellEncoding, SliceCounts, ValueCode};
 use egdb_games::morris::burnside::class_count;
 use egdb_games::morris::{MorrisGame, MorrisSlice};
-use egdb_proto::Task;
+use egdb_proto::{SliceId, Task};
 use rayon::prelude::*;
 
 use super::{Dependencies, MorrisEngine, SolvedSlice, SolvedTable};
@@ -34,8 +34,8 @@ impl MorrisTasks {
         }
     }
 
-    fn slice(&self, task: &Task, id: &str) -> Result<MorrisSlice, WorkerError> {
-        MorrisSlice::parse(id)
+    fn slice(&self, task: &Task, id: &SliceId) -> Result<MorrisSlice, WorkerError> {
+        MorrisSlice::parse(id.as_str())
             .filter(|s| self.plan.contains_key(s))
             .ok_or_else(|| WorkerError::BadTask(format!("{id} is not a slice of {}", task.game)))
     }

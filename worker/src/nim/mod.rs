@@ -208,7 +208,7 @@ impl NimEngine {
         table: &SliceTable,
         options: ShardOptions,
     ) -> Result<egdb_proto::Shard, WorkerError> {
-        let id = slice_id(h).to_string();
+        let id = slice_id(h);
         match table {
             SliceTable::Bits(words) => shard_of(
                 &id,

@@ -27,10 +27,10 @@ impl NimTasks {
         }
     }
 
-    fn slice_number(&self, task: &Task, id: &str) -> Result<u32, WorkerError> {
+    fn slice_number(&self, task: &Task, id: &SliceId) -> Result<u32, WorkerError> {
         self.engine
             .game()
-            .slice_number(&SliceId::new(id))
+            .slice_number(id)
             .ok_or_else(|| WorkerError::BadTask(format!("{id} is not a slice of {}", task.game)))
     }
 }
