@@ -138,7 +138,7 @@ fn raw_bytes() -> impl Strategy<Value = Vec<u8>> {
 
 fn valid_shard() -> impl Strategy<Value = (v1::Shard, Vec<u8>)> {
     (
-        "[a-z0-9-]{0,10}",
+        "[a-z0-9-]{1,10}",
         encoding(),
         raw_bytes(),
         prop_oneof![1usize..=64, 65usize..=4096],
@@ -266,17 +266,17 @@ struct Solved {
     shards: HashMap<String, v1::Shard>,
 }
 
+/// `raw` of slice `id` as a worker's shard source receives it.
+fn stored_shard(id: &str, encoding: CellEncoding, raw: &[u8]) -> v1::Shard {
+    encode_shard(&SliceId::new(id), encoding, raw, OPTIONS.block_bytes, 1)
+        .expect("encodes")
+        .into()
+}
+
 impl Solved {
     fn add(&mut self, id: String, encoding: CellEncoding, raw: Vec<u8>) {
-        let shard = encode_shard(
-            &SliceId::new(id.as_str()),
-            encoding,
-            &raw,
-            OPTIONS.block_bytes,
-            1,
-        )
-        .expect("encodes");
-        self.shards.insert(id.clone(), shard.into());
+        self.shards
+            .insert(id.clone(), stored_shard(&id, encoding, &raw));
         self.raw.insert(id, (encoding, raw));
     }
 }
@@ -587,15 +587,7 @@ fn check_task(solved: &Solved, info: &SliceInfo, case: &TaskCase) -> Result<(), 
             DepChange::Content(content) => {
                 let (encoding, raw) = &solved.raw[id];
                 let (encoding, raw) = filled(*encoding, raw, content);
-                let shard = encode_shard(
-                    &SliceId::new(id.as_str()),
-                    encoding,
-                    &raw,
-                    OPTIONS.block_bytes,
-                    1,
-                )
-                .expect("encodes");
-                shards.insert(id.clone(), shard.into());
+                shards.insert(id.clone(), stored_shard(id, encoding, &raw));
             }
             DepChange::Transfer(damage) => {
                 if let Some(shard) = shards.get(id) {
@@ -667,15 +659,7 @@ fn solve_over(
 ) -> Vec<(String, Result<Vec<u8>, String>)> {
     let mut shards = solved.shards.clone();
     for (id, (encoding, raw)) in &solved.raw {
-        let shard = encode_shard(
-            &SliceId::new(id.as_str()),
-            *encoding,
-            &cell(raw),
-            OPTIONS.block_bytes,
-            1,
-        )
-        .expect("encodes");
-        shards.insert(id.clone(), shard.into());
+        shards.insert(id.clone(), stored_shard(id, *encoding, &cell(raw)));
     }
     let link = Served(shards);
     let never = AtomicBool::new(false);
