@@ -48,18 +48,6 @@ impl std::borrow::Borrow<str> for SliceId {
     }
 }
 
-impl AsRef<str> for SliceId {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl PartialEq<str> for SliceId {
-    fn eq(&self, other: &str) -> bool {
-        self.0 == other
-    }
-}
-
 impl PartialEq<&str> for SliceId {
     fn eq(&self, other: &&str) -> bool {
         self.0 == *other

@@ -208,6 +208,9 @@ async fn line(State(service): State<Arc<QueryService>>, params: Params) -> Respo
     )
 }
 
+/// The methods the API answers, as preflights and 405s name them.
+const METHODS: &str = "GET, HEAD, OPTIONS";
+
 /// Any method but GET and HEAD: a CORS preflight is answered (GET from
 /// any origin, no credentials), the others refused with 405 in JSON.
 async fn not_allowed(method: axum::http::Method) -> Response {
@@ -220,7 +223,7 @@ async fn not_allowed(method: axum::http::Method) -> Response {
         );
         headers.insert(
             header::ACCESS_CONTROL_ALLOW_METHODS,
-            HeaderValue::from_static("GET, HEAD, OPTIONS"),
+            HeaderValue::from_static(METHODS),
         );
         headers.insert(
             header::ACCESS_CONTROL_MAX_AGE,
@@ -235,10 +238,9 @@ async fn not_allowed(method: axum::http::Method) -> Response {
         ))),
     );
     *response.status_mut() = StatusCode::METHOD_NOT_ALLOWED;
-    response.headers_mut().insert(
-        header::ALLOW,
-        HeaderValue::from_static("GET, HEAD, OPTIONS"),
-    );
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(METHODS));
     response
 }
 
