@@ -64,9 +64,15 @@ fn shard_block() -> impl Strategy<Value = ShardBlock> {
         .prop_map(|(index, record)| ShardBlock { index, record })
 }
 
+/// Mostly a slice id, sometimes text no slice id can be (refused as it
+/// comes in), so that streams of valid shards are common enough to test.
+fn slice_id() -> impl Strategy<Value = String> {
+    prop_oneof![3 => "[a-z0-9_-]{1,12}", 1 => text(64)]
+}
+
 fn shard() -> impl Strategy<Value = Shard> {
     (
-        text(64),
+        slice_id(),
         0u32..5,
         prop_oneof![3 => 0u64..200, 1 => any::<u64>()],
         any::<u32>(),
@@ -670,8 +676,18 @@ fn shard_parts() -> impl Strategy<Value = Vec<Result<ShardPart, Status>>> {
         prop::option::weighted(0.95, header),
         prop::collection::vec(block, 0..8),
         prop::option::weighted(0.15, (any::<Index>(), stray)),
+        prop::bool::weighted(0.7),
     )
-        .prop_map(|(header, blocks, stray)| {
+        .prop_map(|(header, mut blocks, stray, in_order)| {
+            // Numbered as a server numbers them, most of the time, so that
+            // streams the client must take are common.
+            if in_order {
+                for (index, block) in (0u32..).zip(blocks.iter_mut()) {
+                    if let Some(shard_part::Part::Block(b)) = block.part.as_mut() {
+                        b.index = index;
+                    }
+                }
+            }
             let mut parts: Vec<Result<ShardPart, Status>> =
                 header.into_iter().chain(blocks).map(Ok).collect();
             if let Some((at, part)) = stray {
