@@ -48,7 +48,7 @@ fn as_json(s: &BuildStatus) -> serde_json::Value {
                 "name": w.name,
                 "threads": w.threads,
                 "memory": w.memory,
-                "slice": w.holds.as_ref().map(|(slice, _)| slice),
+                "slice": w.holds.as_ref().map(|(job, _)| job.to_string()),
                 "held_seconds": w.holds.as_ref().map_or(0.0, |(_, held)| held.as_secs_f64()),
                 "slices_done": w.slices_done,
                 "positions_done": w.positions_done,

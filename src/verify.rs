@@ -115,18 +115,15 @@ fn check_round(args: &VerifyArgs, tablebase: &Tablebase, fresh: bool) -> Result<
                 continue;
             }
             // A complete store holds every slice of its plan.
-            let check = SliceCheck {
-                slice: slice.to_string(),
-                corrupt: Some(
-                    "the store is marked complete, but this slice is missing".to_string(),
-                ),
-                ..SliceCheck::default()
-            };
+            let check = SliceCheck::corrupt(
+                slice.clone(),
+                "the store is marked complete, but this slice is missing",
+            );
             tracing::warn!(%slice, "{}", failure_line(&check));
             round.checks.push(check);
             continue;
         };
-        if journal.passed(slice.as_str(), record.raw_crc32) {
+        if journal.passed(slice, record.raw_crc32) {
             round.earlier += 1;
             skipped = skipped.saturating_add(record.counts.positions);
             bar.inc(record.counts.positions);
@@ -136,7 +133,7 @@ fn check_round(args: &VerifyArgs, tablebase: &Tablebase, fresh: bool) -> Result<
         bar.set_message(slice.to_string());
         let check = verifier.check(slice)?;
         if check.passed() {
-            journal.record(slice.as_str(), record.raw_crc32);
+            journal.record(slice, record.raw_crc32);
         } else {
             tracing::warn!(slice = %check.slice, "{}", failure_line(&check));
         }
@@ -213,7 +210,7 @@ fn finish(args: &VerifyArgs, round: &Round) -> i32 {
 fn as_json(check: &SliceCheck) -> serde_json::Value {
     let probe = |p: &Probe| json!({"value": p.value.to_string(), "depth": p.depth});
     json!({
-        "slice": check.slice,
+        "slice": check.slice.as_str(),
         "passed": check.passed(),
         "positions": check.positions,
         "mismatches": check.mismatches,

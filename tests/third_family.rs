@@ -156,7 +156,7 @@ fn the_plain_checker_passes_what_the_engines_build() {
         let mut positions = 0;
         for (slice, own) in plan.iter().zip(&tables) {
             let check = with_game!(tablebase.game(), g => {
-                check_cells(g, slice.id.as_str(), own, &AtomicBool::new(false), |p| {
+                check_cells(g, &slice.id, own, &AtomicBool::new(false), |p| {
                     tables.get(p as usize)
                 })
             })

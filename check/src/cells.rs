@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use egdb_db_format::encoding::{unpack_value_depth16, unpack_value_depth8};
 use egdb_db_format::CellEncoding;
-use egdb_games::{Cell, Family, Value};
+use egdb_games::{Cell, Family, SliceId, Value};
 
 use super::{expected, Probe, SliceCheck};
 
@@ -69,16 +69,13 @@ impl CellTable {
 /// The reason, when a move leads into a slice not given or past its cells.
 pub fn check_cells<'t, F: Family>(
     game: &F,
-    slice: &str,
+    slice: &SliceId,
     own: &'t CellTable,
     cancel: &AtomicBool,
     table: impl Fn(u32) -> Option<&'t CellTable>,
 ) -> Result<SliceCheck, String> {
     let with_depth = own.encoding != CellEncoding::WinBits;
-    let mut check = SliceCheck {
-        slice: slice.to_string(),
-        ..SliceCheck::default()
-    };
+    let mut check = SliceCheck::new(slice.clone());
     for entry in 0..own.entries() {
         if entry % 4096 == 0 && cancel.load(Ordering::Relaxed) {
             break;

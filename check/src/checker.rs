@@ -104,11 +104,7 @@ impl Checker {
         cancel: &AtomicBool,
         mut fetch: impl FnMut(&SliceId) -> Result<Fetched, E>,
     ) -> Result<Option<SliceCheck>, E> {
-        let failed = |reason: String| SliceCheck {
-            slice: slice.to_string(),
-            corrupt: Some(reason),
-            ..SliceCheck::default()
-        };
+        let failed = |reason: String| SliceCheck::corrupt(slice.clone(), reason);
         let Some(deps) = self.plan.get(slice).map(|(_, s)| s.dependencies.clone()) else {
             return Ok(Some(failed("not a slice of the store's game".to_string())));
         };
@@ -147,7 +143,7 @@ impl Checker {
                     true => Some(own.as_ref()),
                     false => tables.get(&p).copied(),
                 };
-                with_game!(game, g => check_cells(g, slice.as_str(), &own, cancel, table))
+                with_game!(game, g => check_cells(g, slice, &own, cancel, table))
             }
             _ => Err("decoded as another family's slice".to_string()),
         };

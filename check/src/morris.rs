@@ -130,10 +130,7 @@ pub fn check_morris<'a>(
     tables_of: impl Fn(MorrisSlice) -> Option<&'a MorrisTables>,
 ) -> Result<SliceCheck, MorrisCheckError> {
     let context = Context::of(rules, own.slice);
-    let mut total = SliceCheck {
-        slice: own.slice.to_string(),
-        ..SliceCheck::default()
-    };
+    let mut total = SliceCheck::new(own.slice.id());
     for table in &own.tables {
         let key = table.index.key();
         let mover_after = key.mover + u32::from(context.placing);
@@ -153,7 +150,7 @@ pub fn check_morris<'a>(
             // Given up half-way: the caller looks at `cancel`.
             .filter(|_| !cancel.load(Ordering::Relaxed))
             .map(|id| check_run(rules, &context, table, &targets, id))
-            .try_reduce(SliceCheck::default, |mut a, b| {
+            .try_reduce(SliceCheck::<()>::default, |mut a, b| {
                 a.add(b);
                 Ok(a)
             })
@@ -205,7 +202,7 @@ fn check_run(
     table: &CellTable,
     targets: &[[Target; 2]; MAX_REMOVED as usize + 1],
     id: usize,
-) -> Result<SliceCheck, MorrisSlice> {
+) -> Result<SliceCheck<()>, MorrisSlice> {
     let mut batch = Batch::default();
     let mut missing = None;
     let index = &table.index;
@@ -257,7 +254,7 @@ fn check_run(
 struct Batch<'a> {
     entries: Vec<Pending>,
     reads: Vec<Read<'a>>,
-    check: SliceCheck,
+    check: SliceCheck<()>,
 }
 
 /// Entries gathered before their successors are read.

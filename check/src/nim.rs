@@ -136,7 +136,7 @@ pub fn check_nim<'a>(
         // Given up half-way: the caller looks at `cancel`.
         .filter(|_| !cancel.load(Ordering::Relaxed))
         .map(|task| {
-            let mut check = SliceCheck::default();
+            let mut check = SliceCheck::<()>::default();
             let first = task * WORDS_PER_TASK;
             for word in first..words.min(first + WORDS_PER_TASK) {
                 // A word's positions share their outer cells; the block
@@ -182,8 +182,5 @@ pub fn check_nim<'a>(
             slice: egdb_games::nim::slice_id(h).to_string(),
             needed: egdb_games::nim::slice_id(needed).to_string(),
         })?;
-    Ok(SliceCheck {
-        slice: egdb_games::nim::slice_id(h).to_string(),
-        ..found
-    })
+    Ok(SliceCheck::of(egdb_games::nim::slice_id(h), found))
 }

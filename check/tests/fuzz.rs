@@ -204,7 +204,7 @@ fn check(
     });
     let found = found.map_err(|()| TestCaseError::fail("the fetch never fails"))?;
     let check = found.ok_or_else(|| TestCaseError::fail("nothing cancelled the check"))?;
-    prop_assert_eq!(&check.slice, slice);
+    prop_assert_eq!(check.slice.as_str(), slice);
     let planned = stored.slices.iter().any(|s| s.id.as_str() == slice);
     if changes.is_empty() && stored.right && planned {
         prop_assert!(check.passed(), "{:?}", check);

@@ -8,14 +8,17 @@
 //! is given it), so every rule is unit-tested in milliseconds. `Build`
 //! wraps it with persistence and the checks of results.
 
+use std::borrow::Borrow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::Hash;
 use std::time::{Duration, Instant};
 
-/// A slice as the scheduler sees it.
+/// A job as the scheduler sees it: a build's are slices and their checks
+/// (`egdb_proto::JobId`); the scheduler only tells ids apart.
 #[derive(Debug, Clone)]
-pub struct Job {
-    pub id: String,
-    pub dependencies: Vec<String>,
+pub struct Job<Id> {
+    pub id: Id,
+    pub dependencies: Vec<Id>,
     /// Bytes a worker needs to take it.
     pub memory: u64,
 }
@@ -65,12 +68,12 @@ pub enum Refusal {
     Duplicate { silent: Duration },
 }
 
-/// The slice ids a worker lost when its leases expired.
-pub type Expired = Vec<(String, String)>;
+/// The jobs workers lost when their leases expired, each with the worker.
+pub type Expired<Id> = Vec<(Id, String)>;
 
-pub struct Scheduler {
-    jobs: Vec<Job>,
-    index: HashMap<String, usize>,
+pub struct Scheduler<Id> {
+    jobs: Vec<Job<Id>>,
+    index: HashMap<Id, usize>,
     /// For each slice, the slices that read it.
     dependents: Vec<Vec<usize>>,
     /// For each slice, how many of its dependencies are not done.
@@ -88,18 +91,21 @@ pub struct Scheduler {
     avoid: HashMap<usize, String>,
 }
 
-impl Scheduler {
+impl<Id: Clone + Eq + Hash> Scheduler<Id> {
     /// A schedule of `jobs` (dependencies first) of which `done` are done.
     /// With `any_order`, no slice waits for another (checking a finished
     /// store reads finished slices only). Dependencies outside the plan
     /// count as done.
-    pub fn new<'a>(
-        jobs: Vec<Job>,
-        done: impl IntoIterator<Item = &'a str>,
+    pub fn new<'a, Q: Hash + Eq + ?Sized + 'a>(
+        jobs: Vec<Job<Id>>,
+        done: impl IntoIterator<Item = &'a Q>,
         lease_length: Duration,
         any_order: bool,
-    ) -> Scheduler {
-        let index: HashMap<String, usize> = jobs
+    ) -> Scheduler<Id>
+    where
+        Id: Borrow<Q>,
+    {
+        let index: HashMap<Id, usize> = jobs
             .iter()
             .enumerate()
             .map(|(i, j)| (j.id.clone(), i))
@@ -114,7 +120,7 @@ impl Scheduler {
         let mut unfinished = vec![0; jobs.len()];
         for (i, job) in jobs.iter().enumerate() {
             for dependency in &job.dependencies {
-                if let Some(&d) = index.get(dependency) {
+                if let Some(&d) = index.get::<Id>(dependency) {
                     dependents[d].push(i);
                     if !done_flags[d] && !any_order {
                         unfinished[i] += 1;
@@ -141,12 +147,15 @@ impl Scheduler {
         }
     }
 
-    pub fn jobs(&self) -> &[Job] {
+    pub fn jobs(&self) -> &[Job<Id>] {
         &self.jobs
     }
 
-    /// The plan index of a slice id.
-    pub fn position(&self, id: &str) -> Option<usize> {
+    /// The plan index of a job.
+    pub fn position<Q: Hash + Eq + ?Sized>(&self, id: &Q) -> Option<usize>
+    where
+        Id: Borrow<Q>,
+    {
         self.index.get(id).copied()
     }
 
@@ -220,7 +229,7 @@ impl Scheduler {
 
     /// Ends leases not renewed in time: their slices are ready again.
     /// Returns each (slice, worker) that lost one.
-    pub fn expire(&mut self, now: Instant) -> Expired {
+    pub fn expire(&mut self, now: Instant) -> Expired<Id> {
         let gone: Vec<usize> = self
             .leases
             .iter()
@@ -241,7 +250,7 @@ impl Scheduler {
     ///
     /// # Errors
     /// [`Refusal::Unregistered`].
-    pub fn lease(&mut self, name: &str, now: Instant) -> Result<(Offer, Expired), Refusal> {
+    pub fn lease(&mut self, name: &str, now: Instant) -> Result<(Offer, Expired<Id>), Refusal> {
         let finished = self.is_finished();
         let record = self.seen(name, now).ok_or(Refusal::Unregistered)?;
         if finished {
@@ -272,7 +281,10 @@ impl Scheduler {
 
     /// `job` is not to go to `worker` while another worker that is alive
     /// (heard from within a lease length) has the memory for it.
-    pub fn avoid(&mut self, job: &str, worker: &str) {
+    pub fn avoid<Q: Hash + Eq + ?Sized>(&mut self, job: &Q, worker: &str)
+    where
+        Id: Borrow<Q>,
+    {
         if let Some(i) = self.position(job) {
             self.avoid.insert(i, worker.to_string());
         }
@@ -291,7 +303,10 @@ impl Scheduler {
 
     /// Keeps `name`'s lease of `slice` alive; false when it does not hold
     /// it (expired and leased again, finished, or never its).
-    pub fn heartbeat(&mut self, name: &str, slice: &str, now: Instant) -> bool {
+    pub fn heartbeat<Q: Hash + Eq + ?Sized>(&mut self, name: &str, slice: &Q, now: Instant) -> bool
+    where
+        Id: Borrow<Q>,
+    {
         self.seen(name, now);
         let until = now + self.lease_length;
         match self.position(slice).and_then(|i| self.leases.get_mut(&i)) {
@@ -304,7 +319,10 @@ impl Scheduler {
     }
 
     /// Whether `name` holds the lease of `slice`.
-    pub fn holds(&self, name: &str, slice: &str) -> bool {
+    pub fn holds<Q: Hash + Eq + ?Sized>(&self, name: &str, slice: &Q) -> bool
+    where
+        Id: Borrow<Q>,
+    {
         self.position(slice)
             .and_then(|i| self.leases.get(&i))
             .is_some_and(|l| l.worker == name)
@@ -318,7 +336,10 @@ impl Scheduler {
     /// Gives `name`'s lease of `slice` back (a failed solve, a refused
     /// result): the slice is ready again. Whether it held it (nothing
     /// changes if not).
-    pub fn release(&mut self, name: &str, slice: &str) -> bool {
+    pub fn release<Q: Hash + Eq + ?Sized>(&mut self, name: &str, slice: &Q) -> bool
+    where
+        Id: Borrow<Q>,
+    {
         let Some(i) = self.position(slice) else {
             return false;
         };
@@ -330,14 +351,20 @@ impl Scheduler {
         true
     }
 
-    pub fn is_done(&self, slice: &str) -> bool {
+    pub fn is_done<Q: Hash + Eq + ?Sized>(&self, slice: &Q) -> bool
+    where
+        Id: Borrow<Q>,
+    {
         self.position(slice).is_some_and(|i| self.done[i])
     }
 
     /// Marks `slice` done (its table stored, or its check taken): its lease
     /// ends, and slices whose last unfinished dependency it was become
     /// ready. True the first time; marking it again changes nothing.
-    pub fn finish(&mut self, slice: &str) -> bool {
+    pub fn finish<Q: Hash + Eq + ?Sized>(&mut self, slice: &Q) -> bool
+    where
+        Id: Borrow<Q>,
+    {
         let Some(i) = self.position(slice) else {
             return false;
         };

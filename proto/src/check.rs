@@ -3,10 +3,11 @@
 //! The report crosses the wire as [`v1::CheckReport`]; these are the two
 //! conversions, the incoming one bounded.
 
-use egdb_games::Value;
+use egdb_games::{SliceId, Value};
 
 use crate::v1::{self, CheckMismatch, CheckedProbe};
 use crate::values::tag_of;
+use crate::WireError;
 
 /// Mismatches kept as examples per slice.
 pub const EXAMPLES: usize = 10;
@@ -24,7 +25,7 @@ impl Probe {
     ///
     /// # Errors
     /// The reason, for a tag that names no value.
-    pub fn from_wire(tag: i32, depth: Option<u32>) -> Result<Probe, String> {
+    pub fn from_wire(tag: i32, depth: Option<u32>) -> Result<Probe, WireError> {
         Ok(Probe {
             value: crate::values::value_of(tag)?,
             depth,
@@ -58,10 +59,12 @@ pub struct Mismatch {
     pub expected: Probe,
 }
 
-/// What checking one slice found.
+/// What checking one slice found. A part of a slice's check, counted on
+/// one thread before the parts are added up, is a `SliceCheck<()>`: it
+/// names no slice until [`SliceCheck::of`] gives it one.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SliceCheck {
-    pub slice: String,
+pub struct SliceCheck<S = SliceId> {
+    pub slice: S,
     /// Positions checked against their moves.
     pub positions: u64,
     /// Positions whose stored probe is wrong.
@@ -77,12 +80,39 @@ pub struct SliceCheck {
 }
 
 impl SliceCheck {
+    /// A check of `slice` that found nothing yet.
+    pub fn new(slice: SliceId) -> SliceCheck {
+        SliceCheck::of(slice, SliceCheck::<()>::default())
+    }
+
+    /// What `part` found, as the check of `slice`.
+    pub fn of<S>(slice: SliceId, part: SliceCheck<S>) -> SliceCheck {
+        SliceCheck {
+            slice,
+            positions: part.positions,
+            mismatches: part.mismatches,
+            duplicates_with_values: part.duplicates_with_values,
+            examples: part.examples,
+            corrupt: part.corrupt,
+        }
+    }
+
+    /// A slice whose bytes cannot be trusted, for `reason`.
+    pub fn corrupt(slice: SliceId, reason: impl Into<String>) -> SliceCheck {
+        SliceCheck {
+            corrupt: Some(reason.into()),
+            ..SliceCheck::new(slice)
+        }
+    }
+}
+
+impl<S> SliceCheck<S> {
     pub fn passed(&self) -> bool {
         self.corrupt.is_none() && self.mismatches == 0 && self.duplicates_with_values == 0
     }
 
     /// Adds what another part of the same slice found.
-    pub fn add(&mut self, other: SliceCheck) {
+    pub fn add<T>(&mut self, other: SliceCheck<T>) {
         self.positions += other.positions;
         self.mismatches += other.mismatches;
         self.duplicates_with_values += other.duplicates_with_values;
@@ -133,7 +163,7 @@ impl From<CheckReport> for v1::CheckReport {
         let check = report.check;
         v1::CheckReport {
             caller: None,
-            slice_id: check.slice,
+            slice_id: check.slice.to_string(),
             positions: check.positions,
             mismatches: check.mismatches,
             duplicates_with_values: check.duplicates_with_values,
@@ -161,31 +191,28 @@ fn wire(p: &Probe) -> CheckedProbe {
 }
 
 impl TryFrom<v1::CheckReport> for CheckReport {
-    type Error = String;
+    type Error = WireError;
 
     /// # Errors
     /// A field out of bounds (texts over [`MAX_TEXT`] bytes, more than
     /// [`EXAMPLES`] examples, a value that is none, a time that is not a
     /// number of seconds).
-    fn try_from(report: v1::CheckReport) -> Result<CheckReport, String> {
-        let text = |s: String, what: &str| {
+    fn try_from(report: v1::CheckReport) -> Result<CheckReport, WireError> {
+        let text = |s: String, what: &'static str| {
             if s.len() > MAX_TEXT {
-                Err(format!("{what} longer than {MAX_TEXT} bytes"))
+                Err(WireError::TooLong { what })
             } else {
                 Ok(s)
             }
         };
         if report.examples.len() > EXAMPLES {
-            return Err(format!(
-                "{} examples; at most {EXAMPLES}",
-                report.examples.len()
-            ));
+            return Err(WireError::TooManyExamples(report.examples.len()));
         }
         if !(report.seconds.is_finite() && report.seconds >= 0.0) {
-            return Err(format!(
-                "a check time of {} is not a number of seconds",
-                report.seconds
-            ));
+            return Err(WireError::NotSeconds {
+                what: "a check time",
+                seconds: report.seconds,
+            });
         }
         let examples = report
             .examples
@@ -199,12 +226,12 @@ impl TryFrom<v1::CheckReport> for CheckReport {
                         .as_ref()
                         .map(probe_of)
                         .transpose()?
-                        .ok_or("a mismatch without its expected value")?,
+                        .ok_or(WireError::NoExpected)?,
                 })
             })
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, WireError>>()?;
         let check = SliceCheck {
-            slice: text(report.slice_id, "a slice id")?,
+            slice: SliceId::parse(&report.slice_id)?,
             positions: report.positions,
             mismatches: report.mismatches,
             duplicates_with_values: report.duplicates_with_values,
@@ -219,7 +246,7 @@ impl TryFrom<v1::CheckReport> for CheckReport {
     }
 }
 
-fn probe_of(p: &v1::CheckedProbe) -> Result<Probe, String> {
+fn probe_of(p: &v1::CheckedProbe) -> Result<Probe, WireError> {
     Probe::from_wire(p.value, p.depth)
 }
 
@@ -231,7 +258,7 @@ mod tests {
     fn a_check_crosses_the_wire_unchanged_and_oversized_ones_are_refused() {
         let report = CheckReport {
             check: SliceCheck {
-                slice: "move-03-03".to_string(),
+                slice: SliceId::new("move-03-03"),
                 positions: 10,
                 mismatches: 1,
                 duplicates_with_values: 2,

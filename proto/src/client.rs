@@ -274,7 +274,7 @@ impl Coordinator for RemoteCoordinator {
             let request = request.clone();
             async move {
                 let reply = c.lease(request).await?.into_inner();
-                Lease::try_from(reply).map_err(Status::data_loss)
+                Lease::try_from(reply).map_err(|e| Status::data_loss(e.to_string()))
             }
         })
     }
@@ -331,7 +331,7 @@ impl Coordinator for RemoteCoordinator {
                     }
                 }
                 let shard = shard.ok_or_else(|| Status::data_loss("empty shard stream"))?;
-                Shard::try_from(shard).map_err(Status::data_loss)
+                Shard::try_from(shard).map_err(|e| Status::data_loss(e.to_string()))
             }
         })
     }
@@ -381,7 +381,7 @@ impl Coordinator for RemoteCoordinator {
             let request = request.clone();
             async move {
                 let reply = c.status(request).await?.into_inner();
-                BuildStatus::try_from(reply).map_err(Status::internal)
+                BuildStatus::try_from(reply).map_err(|e| Status::internal(e.to_string()))
             }
         })
     }

@@ -4,7 +4,7 @@
 
 use egdb_games::SliceId;
 
-use crate::v1;
+use crate::{v1, WireError};
 
 /// A slice leased to a worker: what to solve (or check) and what it reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,21 +57,20 @@ impl From<Task> for v1::SliceTask {
 }
 
 impl TryFrom<v1::SliceTask> for Task {
-    type Error = String;
+    type Error = WireError;
 
     /// # Errors
     /// A slice id that is not one, the task's or a dependency's.
-    fn try_from(t: v1::SliceTask) -> Result<Task, String> {
-        let id = |text: &str| SliceId::parse(text).map_err(|e| e.to_string());
+    fn try_from(t: v1::SliceTask) -> Result<Task, WireError> {
         Ok(Task {
             game: t.game,
             game_definition: t.game_definition,
-            slice_id: id(&t.slice_id)?,
+            slice_id: SliceId::parse(&t.slice_id)?,
             depth: t.depth,
             dependencies: t
                 .dependencies
                 .iter()
-                .map(|d| id(d))
+                .map(|d| SliceId::parse(d))
                 .collect::<Result<_, _>>()?,
             verify: t.verify,
         })
@@ -98,13 +97,13 @@ impl From<Lease> for v1::LeaseReply {
 }
 
 impl TryFrom<v1::LeaseReply> for Lease {
-    type Error = String;
+    type Error = WireError;
 
     /// A reply that says stop is a stop, whatever else it carries.
     ///
     /// # Errors
     /// A task whose slice ids are not ids.
-    fn try_from(reply: v1::LeaseReply) -> Result<Lease, String> {
+    fn try_from(reply: v1::LeaseReply) -> Result<Lease, WireError> {
         Ok(match (reply.stop, reply.task) {
             (true, _) => Lease::Stop,
             (false, Some(task)) => Lease::Task(task.try_into()?),
@@ -145,6 +144,7 @@ mod tests {
         };
         assert!(Lease::try_from(hostile)
             .expect_err("refused")
+            .to_string()
             .starts_with("a slice id is"));
     }
 }

@@ -10,6 +10,7 @@
 pub mod check;
 pub mod client;
 pub mod codec;
+pub mod job;
 pub mod lease;
 pub mod server;
 pub mod shard;
@@ -18,6 +19,7 @@ pub mod status;
 pub mod stored;
 pub mod tls;
 pub mod values;
+pub mod wire_error;
 
 /// Generated `egdb.v1` messages and the `Coordination` and `Query` services.
 pub mod v1 {
@@ -30,9 +32,11 @@ pub mod v1 {
 
 pub use check::CheckReport;
 pub use egdb_games::SliceId;
+pub use job::JobId;
 pub use lease::{Lease, Task};
 pub use shard::{Shard, SliceResult};
 pub use status::{BuildStatus, WorkerStatus};
+pub use wire_error::WireError;
 
 /// Version of this contract; requests of another version are refused.
 pub const PROTOCOL_VERSION: u32 = 1;

@@ -19,7 +19,9 @@ use crate::v1::{
     HeartbeatReply, HeartbeatRequest, LeaseReply, LeaseRequest, RegisterReply, RegisterRequest,
     ResultPart, ShardPart, StatusReply, StatusRequest,
 };
-use crate::{Coordinator, LinkError, LinkKind, Shard, SliceResult, WorkerInfo, PROTOCOL_VERSION};
+use crate::{
+    Coordinator, LinkError, LinkKind, Shard, SliceResult, WireError, WorkerInfo, PROTOCOL_VERSION,
+};
 
 /// Largest message either side accepts: a shard part is one block.
 pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
@@ -92,6 +94,11 @@ fn plain_slice_id(id: &str) -> Result<SliceId, LinkError> {
 
 /// A worker's failure reason, cut to [`MAX_REASON`] bytes (at a character
 /// boundary) before it is logged.
+/// A message that does not convert, as the peer is told.
+fn invalid(e: WireError) -> Status {
+    Status::invalid_argument(e.to_string())
+}
+
 fn bounded(reason: &str) -> &str {
     let mut end = reason.len().min(MAX_REASON);
     while !reason.is_char_boundary(end) {
@@ -224,7 +231,7 @@ impl Coordination for Service {
                 "a result header carries no blocks; they follow it",
             ));
         }
-        let header = Shard::try_from(shard.clone()).map_err(Status::invalid_argument)?;
+        let header = Shard::try_from(shard.clone()).map_err(invalid)?;
         let slice = header.slice_id.clone();
         let admitted = worker.clone();
         // The header's slice id was checked as it converted.
@@ -255,6 +262,7 @@ impl Coordination for Service {
             Ok(result) => result,
             Err(reason) => {
                 // Damaged on the way, say: the slice is leased again.
+                let reason = reason.to_string();
                 let given_back = reason.clone();
                 self.call(move |c| c.fail(&worker, &slice, &given_back))
                     .await?;
@@ -285,7 +293,7 @@ impl Coordination for Service {
     async fn checked(&self, request: Request<CheckReport>) -> Result<Response<Empty>, Status> {
         let report = request.into_inner();
         let worker = self.admit(report.caller.as_ref())?;
-        let report = crate::CheckReport::try_from(report).map_err(Status::invalid_argument)?;
+        let report = crate::CheckReport::try_from(report).map_err(invalid)?;
         self.call(move |c| c.checked(&worker, report)).await?;
         Ok(Response::new(Empty {}))
     }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use egdb_db_format::{CellEncoding, SliceCounts};
 use egdb_games::SliceId;
 
-use crate::v1;
+use crate::{v1, WireError};
 
 /// A slice's table as compressed blocks, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,27 +59,27 @@ impl From<Shard> for v1::Shard {
 }
 
 impl TryFrom<v1::Shard> for Shard {
-    type Error = String;
+    type Error = WireError;
 
     /// # Errors
     /// A slice id that is not one, an encoding tag that names none, or
     /// blocks out of order.
-    fn try_from(shard: v1::Shard) -> Result<Shard, String> {
-        let slice_id = SliceId::parse(&shard.slice_id).map_err(|e| e.to_string())?;
+    fn try_from(shard: v1::Shard) -> Result<Shard, WireError> {
+        let slice_id = SliceId::parse(&shard.slice_id)?;
         let encoding = u8::try_from(shard.encoding)
             .ok()
             .and_then(CellEncoding::from_tag)
-            .ok_or_else(|| format!("unknown encoding {}", shard.encoding))?;
+            .ok_or(WireError::UnknownEncoding(shard.encoding))?;
         let blocks = (0u32..)
             .zip(shard.blocks)
             .map(|(i, block)| {
                 if block.index == i {
                     Ok(block.record)
                 } else {
-                    Err(format!("block {} out of order", block.index))
+                    Err(WireError::BlockOutOfOrder(block.index))
                 }
             })
-            .collect::<Result<_, String>>()?;
+            .collect::<Result<_, _>>()?;
         Ok(Shard {
             slice_id,
             encoding,
@@ -102,17 +102,20 @@ impl From<SliceResult> for v1::SliceResult {
 }
 
 impl TryFrom<v1::SliceResult> for SliceResult {
-    type Error = String;
+    type Error = WireError;
 
     /// # Errors
     /// A missing shard or counts, a shard that does not convert, or a solve
     /// time that is not a number of seconds.
-    fn try_from(result: v1::SliceResult) -> Result<SliceResult, String> {
-        let shard = result.shard.ok_or("result carries no shard")?.try_into()?;
-        let counts = result.counts.as_ref().ok_or("result carries no counts")?;
+    fn try_from(result: v1::SliceResult) -> Result<SliceResult, WireError> {
+        let shard = result.shard.ok_or(WireError::NoShard)?.try_into()?;
+        let counts = result.counts.as_ref().ok_or(WireError::NoCounts)?;
         let seconds = result.solve_seconds;
-        let solve_time = Duration::try_from_secs_f64(seconds)
-            .map_err(|_| format!("a solve time of {seconds} is not a number of seconds"))?;
+        let solve_time =
+            Duration::try_from_secs_f64(seconds).map_err(|_| WireError::NotSeconds {
+                what: "a solve time",
+                seconds,
+            })?;
         Ok(SliceResult {
             shard,
             counts: counts.into(),
@@ -164,13 +167,22 @@ mod tests {
             change(&mut bad);
             SliceResult::try_from(bad).unwrap_err()
         };
-        assert!(refused(|r| r.shard = None).contains("no shard"));
-        assert!(refused(|r| r.counts = None).contains("no counts"));
-        assert!(refused(|r| r.solve_seconds = f64::NAN).contains("seconds"));
-        assert!(refused(|r| r.solve_seconds = -1.0).contains("seconds"));
+        assert_eq!(refused(|r| r.shard = None), WireError::NoShard);
+        assert_eq!(refused(|r| r.counts = None), WireError::NoCounts);
+        let nan = refused(|r| r.solve_seconds = f64::NAN);
+        assert!(matches!(nan, WireError::NotSeconds { seconds, .. } if seconds.is_nan()));
+        assert_eq!(
+            refused(|r| r.solve_seconds = -1.0).to_string(),
+            "a solve time of -1 is not a number of seconds"
+        );
         let encoding = refused(|r| r.shard.as_mut().unwrap().encoding = 99);
-        assert!(encoding.contains("unknown encoding 99"), "{encoding}");
+        assert_eq!(encoding.to_string(), "unknown encoding 99");
         let order = refused(|r| r.shard.as_mut().unwrap().blocks.swap(0, 1));
-        assert!(order.contains("block 1 out of order"), "{order}");
+        assert_eq!(order.to_string(), "block 1 out of order");
+        let id = refused(|r| r.shard.as_mut().unwrap().slice_id = "a/b".to_string());
+        assert_eq!(
+            id,
+            WireError::NotASliceId(egdb_games::NotASliceId { bytes: 3 })
+        );
     }
 }

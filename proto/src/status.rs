@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::v1;
+use crate::{v1, JobId, WireError};
 
 /// Slices by state, workers, bytes moved and the time left.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,8 +35,8 @@ pub struct WorkerStatus {
     pub name: String,
     pub threads: u32,
     pub memory: u64,
-    /// The slice it holds, and for how long.
-    pub holds: Option<(String, Duration)>,
+    /// The job it holds, and for how long.
+    pub holds: Option<(JobId, Duration)>,
     /// Slices it handed over (this coordinator run) and their positions.
     pub slices_done: u64,
     pub positions_done: u64,
@@ -74,7 +74,7 @@ impl From<WorkerStatus> for v1::WorkerStatus {
             name: w.name,
             threads: w.threads,
             memory: w.memory,
-            slice_id,
+            slice_id: slice_id.map(|job| job.to_string()),
             held_seconds: held.unwrap_or_default().as_secs_f64(),
             slices_done: w.slices_done,
             positions_done: w.positions_done,
@@ -86,16 +86,16 @@ impl From<WorkerStatus> for v1::WorkerStatus {
 }
 
 /// `seconds` as a duration, or why it is none.
-fn duration(seconds: f64, what: &str) -> Result<Duration, String> {
-    Duration::try_from_secs_f64(seconds).map_err(|_| format!("{what} of {seconds} s"))
+fn duration(seconds: f64, what: &'static str) -> Result<Duration, WireError> {
+    Duration::try_from_secs_f64(seconds).map_err(|_| WireError::NotADuration { what, seconds })
 }
 
 impl TryFrom<v1::StatusReply> for BuildStatus {
-    type Error = String;
+    type Error = WireError;
 
     /// # Errors
     /// A time that is negative or not finite.
-    fn try_from(s: v1::StatusReply) -> Result<BuildStatus, String> {
+    fn try_from(s: v1::StatusReply) -> Result<BuildStatus, WireError> {
         Ok(BuildStatus {
             game: s.game,
             slices_total: s.slices_total,
@@ -123,12 +123,15 @@ impl TryFrom<v1::StatusReply> for BuildStatus {
 }
 
 impl TryFrom<v1::WorkerStatus> for WorkerStatus {
-    type Error = String;
+    type Error = WireError;
 
-    fn try_from(w: v1::WorkerStatus) -> Result<WorkerStatus, String> {
+    fn try_from(w: v1::WorkerStatus) -> Result<WorkerStatus, WireError> {
         let held = duration(w.held_seconds, "a lease held")?;
         Ok(WorkerStatus {
-            holds: w.slice_id.map(|slice| (slice, held)),
+            holds: w
+                .slice_id
+                .map(|job| JobId::parse(&job).map(|job| (job, held)))
+                .transpose()?,
             name: w.name,
             threads: w.threads,
             memory: w.memory,
@@ -151,7 +154,10 @@ mod tests {
             name: "host-1".to_string(),
             threads: 2,
             memory: 1 << 30,
-            holds: Some(("move-03-03".to_string(), Duration::from_millis(1500))),
+            holds: Some((
+                JobId::Check(egdb_games::SliceId::new("move-03-03")),
+                Duration::from_millis(1500),
+            )),
             slices_done: 3,
             positions_done: 1000,
             bytes_sent: 10,

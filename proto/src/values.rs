@@ -4,6 +4,7 @@
 use egdb_games::Value;
 
 use crate::v1::GameValue;
+use crate::WireError;
 
 impl From<Value> for GameValue {
     fn from(value: Value) -> GameValue {
@@ -23,13 +24,13 @@ pub fn tag_of(value: Value) -> i32 {
 /// The value a message's tag names.
 ///
 /// # Errors
-/// The reason, for an unspecified or unknown tag.
-pub fn value_of(tag: i32) -> Result<Value, String> {
+/// [`WireError::UnknownValue`] for an unspecified or unknown tag.
+pub fn value_of(tag: i32) -> Result<Value, WireError> {
     match GameValue::try_from(tag) {
         Ok(GameValue::Win) => Ok(Value::Win),
         Ok(GameValue::Loss) => Ok(Value::Loss),
         Ok(GameValue::Draw) => Ok(Value::Draw),
-        _ => Err(format!("value {tag} names no game value")),
+        _ => Err(WireError::UnknownValue(tag)),
     }
 }
 

@@ -122,7 +122,7 @@ fn check_report() -> impl Strategy<Value = CheckReport> {
         });
     (
         prop::option::of(caller()),
-        text(MAX_TEXT),
+        slice_id(),
         any::<[u64; 3]>(),
         prop::option::of(text(MAX_TEXT)),
         prop::collection::vec(mismatch, 0..EXAMPLES + 2),
@@ -293,7 +293,7 @@ proptest! {
     fn check_reports(report in check_report()) {
         if let Ok(taken) = egdb_proto::CheckReport::try_from(report) {
             prop_assert!(taken.check.examples.len() <= EXAMPLES);
-            prop_assert!(taken.check.slice.len() <= MAX_TEXT);
+            prop_assert!(egdb_proto::SliceId::parse(taken.check.slice.as_str()).is_ok());
             prop_assert!(taken.seconds.is_finite() && taken.seconds >= 0.0);
             let again = egdb_proto::CheckReport::try_from(v1::CheckReport::from(taken.clone()));
             prop_assert_eq!(again, Ok(taken));

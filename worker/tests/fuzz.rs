@@ -239,7 +239,7 @@ impl Coordinator for Served {
                 LinkError::new(LinkKind::NotFound, format!("{slice_id} is not done"))
             })?;
         // As the client does.
-        Shard::try_from(received).map_err(|e| LinkError::new(LinkKind::DataLoss, e))
+        Shard::try_from(received).map_err(|e| LinkError::new(LinkKind::DataLoss, e.to_string()))
     }
     fn complete(&self, _: &str, _: SliceResult) -> Result<(), LinkError> {
         Err(not_served())

@@ -12,7 +12,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 
-use egdb_games::Game;
+use egdb_games::{Game, SliceId};
 
 /// The file's name in the store's directory.
 const NAME: &str = "verify.journal";
@@ -24,7 +24,7 @@ const MAX_LINE_BYTES: usize = 4096;
 /// Passes recorded so far, and the file new ones go to.
 pub struct Journal {
     path: PathBuf,
-    passed: HashMap<String, u32>,
+    passed: HashMap<SliceId, u32>,
     file: Option<File>,
 }
 
@@ -77,12 +77,12 @@ impl Journal {
     }
 
     /// Whether `slice` passed before with these bytes.
-    pub fn passed(&self, slice: &str, raw_crc32: u32) -> bool {
+    pub fn passed(&self, slice: &SliceId, raw_crc32: u32) -> bool {
         self.passed.get(slice) == Some(&raw_crc32)
     }
 
-    pub fn record(&mut self, slice: &str, raw_crc32: u32) {
-        self.passed.insert(slice.to_string(), raw_crc32);
+    pub fn record(&mut self, slice: &SliceId, raw_crc32: u32) {
+        self.passed.insert(slice.clone(), raw_crc32);
         if let Some(file) = &mut self.file {
             let kept = writeln!(file, "{slice} {raw_crc32:08x}").and_then(|()| file.sync_data());
             if let Err(e) = kept {
@@ -101,7 +101,7 @@ impl Journal {
 
 /// The passes of a journal whose header is `header`; a journal with a line
 /// far longer than any slice id is damaged, and not read further.
-fn read(path: &Path, header: &str) -> Option<HashMap<String, u32>> {
+fn read(path: &Path, header: &str) -> Option<HashMap<SliceId, u32>> {
     let file = OpenOptions::new().read(true).open(path).ok()?;
     let mut file = BufReader::new(file);
     let mut next_line = || -> Option<Option<String>> {
@@ -131,8 +131,8 @@ fn read(path: &Path, header: &str) -> Option<HashMap<String, u32>> {
         let Some((slice, crc)) = line.split_once(' ') else {
             continue;
         };
-        if let Ok(crc) = u32::from_str_radix(crc, 16) {
-            passed.insert(slice.to_string(), crc);
+        if let (Ok(slice), Ok(crc)) = (SliceId::parse(slice), u32::from_str_radix(crc, 16)) {
+            passed.insert(slice, crc);
         }
     }
     Some(passed)
@@ -146,29 +146,29 @@ mod tests {
     fn passes_survive_a_restart_and_a_torn_line() {
         let dir = tempfile::tempdir().unwrap();
         let mut journal = Journal::open_with(dir.path(), "egdb-verify 1 g", false);
-        journal.record("move-03-03", 0xdead_beef);
-        journal.record("place-05-02-03", 7);
+        journal.record(&SliceId::new("move-03-03"), 0xdead_beef);
+        journal.record(&SliceId::new("place-05-02-03"), 7);
         drop(journal);
         let mut text = std::fs::read_to_string(dir.path().join(NAME)).unwrap();
         text.push_str("move-04-0");
         std::fs::write(dir.path().join(NAME), text).unwrap();
         let again = Journal::open_with(dir.path(), "egdb-verify 1 g", false);
-        assert!(again.passed("move-03-03", 0xdead_beef));
+        assert!(again.passed(&SliceId::new("move-03-03"), 0xdead_beef));
         assert!(
-            !again.passed("move-03-03", 1),
+            !again.passed(&SliceId::new("move-03-03"), 1),
             "other bytes are checked again"
         );
-        assert!(again.passed("place-05-02-03", 7));
-        assert!(!again.passed("move-04-0", 0));
+        assert!(again.passed(&SliceId::new("place-05-02-03"), 7));
+        assert!(!again.passed(&SliceId::new("move-04-0"), 0));
         // A line that never ends is not read whole: the journal is damaged.
         let mut text = std::fs::read_to_string(dir.path().join(NAME)).unwrap();
         text.push_str(&"x".repeat(1 << 20));
         std::fs::write(dir.path().join(NAME), text).unwrap();
         assert!(read(&dir.path().join(NAME), "egdb-verify 1 g").is_none());
         let other_game = Journal::open_with(dir.path(), "egdb-verify 1 h", false);
-        assert!(!other_game.passed("place-05-02-03", 7));
+        assert!(!other_game.passed(&SliceId::new("place-05-02-03"), 7));
         let fresh = Journal::open_with(dir.path(), "egdb-verify 1 h", true);
-        assert!(!fresh.passed("place-05-02-03", 7));
+        assert!(!fresh.passed(&SliceId::new("place-05-02-03"), 7));
         fresh.finish();
         assert!(!dir.path().join(NAME).exists());
     }

@@ -64,8 +64,8 @@ impl Coordinator for Build {
                         format!("worker {worker} has not registered"),
                     )
                 })?;
-        for (slice, holder) in expired {
-            tracing::warn!(slice, worker = %holder, "lease expired without a heartbeat; the slice is ready again");
+        for (job, holder) in expired {
+            tracing::warn!(slice = %job, worker = %holder, "lease expired without a heartbeat; the slice is ready again");
         }
         Ok(match offer {
             Offer::Slice(i) => {
@@ -111,9 +111,9 @@ impl Coordinator for Build {
         {
             let state = self.lock();
             // A result sent again after its answer was lost is harmless.
-            let slice = header.slice_id.as_str();
-            if !state.schedule.holds(worker, slice) && !state.schedule.is_done(slice) {
-                return Err(not_leased(slice, worker));
+            let job = super::slice_job(&header.slice_id);
+            if !state.schedule.holds(worker, &job) && !state.schedule.is_done(&job) {
+                return Err(not_leased(&header.slice_id, worker));
             }
         }
         self.check_header(header)
@@ -137,14 +137,16 @@ impl Coordinator for Build {
             Err(e) => {
                 self.lock()
                     .schedule
-                    .release(worker, result.shard.slice_id.as_str());
+                    .release(worker, &super::slice_job(&result.shard.slice_id));
                 tracing::warn!(worker, error = %e, "result refused; the slice will be solved again");
                 return Err(LinkError::refused(e.to_string()));
             }
         };
+        let slice = &result.shard.slice_id;
+        let job = super::slice_job(slice);
         {
             let state = self.lock();
-            if state.schedule.is_done(&record.slice) {
+            if state.schedule.is_done(&job) {
                 // A result sent again (its answer was lost) or solved twice
                 // (an expired lease): stored once already.
                 tracing::debug!(slice = %record.slice, worker, "slice already done");
@@ -153,8 +155,8 @@ impl Coordinator for Build {
             // Only the lease holder's result is stored: a slice is leased
             // once its dependencies are done, so nobody else can put a
             // table in before what it was solved from.
-            if !state.schedule.holds(worker, &record.slice) {
-                return Err(not_leased(&record.slice, worker));
+            if !state.schedule.holds(worker, &job) {
+                return Err(not_leased(slice, worker));
             }
         }
         let blocks: Vec<&[u8]> = result.shard.blocks.iter().map(Vec::as_slice).collect();
@@ -162,21 +164,19 @@ impl Coordinator for Build {
             .put_slice(&record, &blocks)
             .map_err(|e| LinkError::internal(e.to_string()))?;
         // Before the slice is done: its check may be leased at once.
-        self.stored_crc(&record.slice, record.raw_crc32);
+        self.stored_crc(slice, record.raw_crc32);
         let (done, halted) = {
             let mut state = self.lock();
-            if state.schedule.finish(&record.slice) {
+            if state.schedule.finish(&job) {
                 if self.verifies_as_built() && self.options.deep_verify {
                     // From a network: checked by another worker, where
                     // one is alive (it may wait for one to be free), as a
                     // worker that lies would pass its own table. Local
                     // workers are this process.
-                    state
-                        .schedule
-                        .avoid(&super::check_id(&record.slice), worker);
+                    state.schedule.avoid(&super::check_id(slice), worker);
                 }
                 state.newly_done += 1;
-                state.entries_done_now += self.entries_of(&record.slice);
+                state.entries_done_now += self.entries_of(slice);
                 if let Some(me) = state.schedule.seen(worker, Instant::now()) {
                     me.slices_done += 1;
                     me.positions_done = me.positions_done.saturating_add(record.counts.positions);
@@ -252,9 +252,9 @@ impl Coordinator for Build {
 }
 
 /// A result from a worker that does not hold the slice's lease.
-fn not_leased(slice: &str, worker: &str) -> LinkError {
+fn not_leased(slice: &SliceId, worker: &str) -> LinkError {
     tracing::warn!(
-        slice,
+        slice = slice.as_str(),
         worker,
         "result for a slice not leased to its sender refused"
     );

@@ -15,7 +15,7 @@ use egdb_db_format::{
 };
 use egdb_games::{Game, SliceId, SliceInfo};
 use egdb_proto::stored::record_of;
-use egdb_proto::Task;
+use egdb_proto::{JobId, Task};
 use egdb_proto::{Shard, SliceResult};
 
 use crate::schedule::{Job, Scheduler};
@@ -72,14 +72,14 @@ pub struct Build {
 
 /// What changes while a build runs, under one lock.
 struct State {
-    schedule: Scheduler,
+    schedule: Scheduler<JobId>,
     newly_done: u64,
     /// Entries of the slices solved in this run.
     entries_done_now: u64,
 }
 
 impl State {
-    fn new(schedule: Scheduler) -> State {
+    fn new(schedule: Scheduler<JobId>) -> State {
         State {
             schedule,
             newly_done: 0,
@@ -90,20 +90,25 @@ impl State {
 
 /// The scheduler's id of the check of `slice` in a build that verifies as
 /// it goes (the jobs after the solves in the job list).
-fn check_id(slice: impl std::fmt::Display) -> String {
-    format!("check:{slice}")
+fn check_id(slice: &SliceId) -> JobId {
+    JobId::Check(slice.clone())
+}
+
+/// The scheduler's id of the slice's own job.
+fn slice_job(slice: &SliceId) -> JobId {
+    JobId::Slice(slice.clone())
 }
 
 /// The scheduler's view of a plan: each slice with the memory it needs;
 /// with `checks` (memory each), then a check of each slice, ready once the
 /// slice is stored, and no slice is solved before the slices it reads
 /// have passed theirs: nothing is built on a bad table.
-fn jobs(plan: &[SliceInfo], needs: &[u64], checks: Option<&[u64]>) -> Vec<Job> {
+fn jobs(plan: &[SliceInfo], needs: &[u64], checks: Option<&[u64]>) -> Vec<Job<JobId>> {
     let solves = plan.iter().zip(needs).map(|(slice, &memory)| {
-        let reads = slice.dependencies.iter().map(|d| d.to_string());
+        let reads = slice.dependencies.iter().map(slice_job);
         let checked = slice.dependencies.iter().map(check_id);
         Job {
-            id: slice.id.to_string(),
+            id: slice_job(&slice.id),
             dependencies: match checks {
                 Some(_) => reads.chain(checked).collect(),
                 None => reads.collect(),
@@ -114,7 +119,7 @@ fn jobs(plan: &[SliceInfo], needs: &[u64], checks: Option<&[u64]>) -> Vec<Job> {
     let checks = checks.into_iter().flat_map(|checks| {
         plan.iter().zip(checks).map(|(slice, &memory)| Job {
             id: check_id(&slice.id),
-            dependencies: vec![slice.id.to_string()],
+            dependencies: vec![slice_job(&slice.id)],
             memory,
         })
     });
@@ -151,15 +156,16 @@ impl Build {
         }
         let store = Store::create_or_open(path, &identity(game, options.depth))?;
         let records = store.slices()?;
-        let mut done: Vec<String> = records.iter().map(|r| r.slice.clone()).collect();
+        let stored = |r: &SliceRecord| SliceId::new(r.slice.clone());
+        let mut done: Vec<JobId> = records.iter().map(|r| slice_job(&stored(r))).collect();
         let (checks, verifying) = if options.verify_as_built {
             let checking = verifying::Verifying::of_build(path, game, &records);
             // Slices that passed before, with the bytes the store holds.
             done.extend(
                 records
                     .iter()
-                    .filter(|r| checking.passed(&r.slice, r.raw_crc32))
-                    .map(|r| check_id(&r.slice)),
+                    .filter(|r| checking.passed(&stored(r), r.raw_crc32))
+                    .map(|r| check_id(&stored(r))),
             );
             (
                 Some(verifying::check_needs(&plan, encoding)),
@@ -169,8 +175,7 @@ impl Build {
             (None, None)
         };
         let jobs = jobs(&plan, &needs, checks.as_deref());
-        let done = done.iter().map(String::as_str);
-        let schedule = Scheduler::new(jobs, done, lease_length(&options), false);
+        let schedule = Scheduler::new(jobs, &done, lease_length(&options), false);
         Ok(Build::assemble(
             store, plan, schedule, encoding, options, verifying, true,
         ))
@@ -180,7 +185,7 @@ impl Build {
     fn assemble(
         store: Store,
         plan: Vec<SliceInfo>,
-        schedule: Scheduler,
+        schedule: Scheduler<JobId>,
         encoding: CellEncoding,
         options: BuildOptions,
         verifying: Option<verifying::Verifying>,
@@ -235,14 +240,14 @@ impl Build {
 
     /// The scheduler's id of the job of `slice` that `worker` holds: its
     /// check, in a build that verifies as it goes and leased it that.
-    fn held_job(&self, state: &State, worker: &str, slice: &SliceId) -> String {
+    fn held_job(&self, state: &State, worker: &str, slice: &SliceId) -> JobId {
         if self.verifies_as_built() {
             let check = check_id(slice);
             if state.schedule.holds(worker, &check) {
                 return check;
             }
         }
-        slice.to_string()
+        slice_job(slice)
     }
 
     /// Every job done, or the build halted (asked to stop after so many

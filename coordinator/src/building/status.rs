@@ -3,16 +3,16 @@
 
 use std::time::{Duration, Instant};
 
-use egdb_proto::{BuildStatus, WorkerStatus};
+use egdb_proto::{BuildStatus, SliceId, WorkerStatus};
 
 use super::Build;
 
 impl Build {
     /// Entries (cells) of a slice of the plan; 0 for an unknown id.
-    pub(super) fn entries_of(&self, slice: &str) -> u64 {
+    pub(super) fn entries_of(&self, slice: &SliceId) -> u64 {
         self.plan
             .iter()
-            .find(|s| s.id.as_str() == slice)
+            .find(|s| s.id == *slice)
             .map_or(0, |s| s.entries)
     }
 
@@ -27,7 +27,7 @@ impl Build {
         let (running, ready, waiting) = schedule.counts_of(0..self.plan.len());
         let (mut positions_done, mut entries_left) = (0, 0);
         for slice in &self.plan {
-            if schedule.is_done(slice.id.as_str()) {
+            if schedule.is_done(&super::slice_job(&slice.id)) {
                 positions_done += slice.positions;
             } else {
                 entries_left += slice.entries;
@@ -52,7 +52,7 @@ impl Build {
                     holds: held.map(|(i, l)| {
                         // A check is named as the scheduler names it.
                         let job = match self.job_slice(i) {
-                            (slice, false) => slice.id.to_string(),
+                            (slice, false) => super::slice_job(&slice.id),
                             (slice, true) => super::check_id(&slice.id),
                         };
                         (job, now.duration_since(l.since))

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use egdb_check::SliceCheck;
 use egdb_db_format::{CellEncoding, FormatError, SliceRecord, Store};
-use egdb_games::{Game, SliceInfo};
+use egdb_games::{Game, SliceId, SliceInfo};
 use egdb_proto::CheckReport;
 use egdb_proto::LinkError;
 
@@ -28,7 +28,7 @@ pub(super) struct Verifying {
     journal: Mutex<Option<Journal>>,
     /// Each stored slice's checksum: what a pass is recorded against (a
     /// build that verifies as it goes adds each slice it stores).
-    crcs: Mutex<HashMap<String, u32>>,
+    crcs: Mutex<HashMap<SliceId, u32>>,
     failures: Mutex<Vec<SliceCheck>>,
 }
 
@@ -65,28 +65,25 @@ impl Build {
         let plan = stored.slices();
         let encoding = cell_encoding(&stored, store.identity().depth);
         let needs = check_needs(&plan, encoding);
-        let crcs: HashMap<String, u32> = store
+        let crcs: HashMap<SliceId, u32> = store
             .slices()?
             .into_iter()
-            .map(|r| (r.slice, r.raw_crc32))
+            .map(|r| (SliceId::new(r.slice), r.raw_crc32))
             .collect();
         let journal = Journal::open(path, &stored, false);
         let mut done = Vec::new();
         let mut failures = Vec::new();
         for slice in &plan {
-            let id = slice.id.as_str();
+            let id = &slice.id;
             match crcs.get(id) {
-                Some(&crc) if journal.passed(id, crc) => done.push(id.to_string()),
+                Some(&crc) if journal.passed(id, crc) => done.push(super::slice_job(id)),
                 Some(_) => {}
                 None => {
-                    failures.push(SliceCheck {
-                        slice: id.to_string(),
-                        corrupt: Some(
-                            "the store is marked complete, but this slice is missing".to_string(),
-                        ),
-                        ..SliceCheck::default()
-                    });
-                    done.push(id.to_string());
+                    failures.push(SliceCheck::corrupt(
+                        id.clone(),
+                        "the store is marked complete, but this slice is missing",
+                    ));
+                    done.push(super::slice_job(id));
                 }
             }
         }
@@ -98,7 +95,7 @@ impl Build {
         // Checking reads finished slices only: any order will do.
         let schedule = Scheduler::new(
             super::jobs(&plan, &needs, None),
-            done.iter().map(String::as_str),
+            &done,
             super::lease_length(&options),
             true,
         );
@@ -124,9 +121,9 @@ impl Build {
     }
 
     /// Keeps a stored slice's checksum for its check to come.
-    pub(super) fn stored_crc(&self, slice: &str, crc: u32) {
+    pub(super) fn stored_crc(&self, slice: &SliceId, crc: u32) {
         if let Some(v) = &self.verifying {
-            lock(&v.crcs).insert(slice.to_string(), crc);
+            lock(&v.crcs).insert(slice.clone(), crc);
         }
     }
 
@@ -165,7 +162,7 @@ impl Build {
         let job = if self.solving {
             super::check_id(&slice)
         } else {
-            slice.clone()
+            super::slice_job(&slice)
         };
         // One lock over the outcome: in a build that verifies as it goes,
         // finishing the check lets slices that read this one be solved, so
@@ -190,13 +187,22 @@ impl Build {
             if let (Some(crc), Some(journal)) = (stored_crc, lock(&verifying.journal).as_mut()) {
                 journal.record(&slice, crc);
             }
-            tracing::info!(slice, worker, positions, seconds, "slice verified");
+            tracing::info!(
+                slice = slice.as_str(),
+                worker,
+                positions,
+                seconds,
+                "slice verified"
+            );
         } else {
-            tracing::warn!(slice, worker, mismatches = check.mismatches, corrupt = ?check.corrupt, "slice FAILED its check");
+            tracing::warn!(slice = slice.as_str(), worker, mismatches = check.mismatches, corrupt = ?check.corrupt, "slice FAILED its check");
             lock(&verifying.failures).push(check);
             if self.solving {
                 // Nothing more is built on it; the slices in flight end.
-                tracing::warn!(slice, "halting the build: a stored slice failed its check");
+                tracing::warn!(
+                    slice = slice.as_str(),
+                    "halting the build: a stored slice failed its check"
+                );
                 state.schedule.halt();
             }
         }
@@ -219,7 +225,7 @@ impl Verifying {
             crcs: Mutex::new(
                 records
                     .iter()
-                    .map(|r| (r.slice.clone(), r.raw_crc32))
+                    .map(|r| (SliceId::new(r.slice.clone()), r.raw_crc32))
                     .collect(),
             ),
             failures: Mutex::new(Vec::new()),
@@ -227,7 +233,7 @@ impl Verifying {
     }
 
     /// Whether `slice` passed its check before, with these bytes.
-    pub(super) fn passed(&self, slice: &str, raw_crc32: u32) -> bool {
+    pub(super) fn passed(&self, slice: &SliceId, raw_crc32: u32) -> bool {
         lock(&self.journal)
             .as_ref()
             .is_some_and(|j| j.passed(slice, raw_crc32))

@@ -6,7 +6,7 @@ use super::*;
 
 const LEASE: Duration = Duration::from_secs(10);
 
-fn job(id: &str, dependencies: &[&str], memory: u64) -> Job {
+fn job(id: &str, dependencies: &[&str], memory: u64) -> Job<String> {
     Job {
         id: id.to_string(),
         dependencies: dependencies.iter().map(|d| d.to_string()).collect(),
@@ -15,7 +15,7 @@ fn job(id: &str, dependencies: &[&str], memory: u64) -> Job {
 }
 
 /// a ← b ← c, and d on its own; b needs more memory than the others.
-fn chain(done: &[&str]) -> Scheduler {
+fn chain(done: &[&str]) -> Scheduler<String> {
     let jobs = vec![
         job("a", &[], 1),
         job("b", &["a"], 100),
@@ -25,7 +25,7 @@ fn chain(done: &[&str]) -> Scheduler {
     Scheduler::new(jobs, done.iter().copied(), LEASE, false)
 }
 
-fn leased(s: &mut Scheduler, worker: &str, now: Instant) -> Option<String> {
+fn leased(s: &mut Scheduler<String>, worker: &str, now: Instant) -> Option<String> {
     match s.lease(worker, now).unwrap().0 {
         Offer::Slice(i) => Some(s.jobs()[i].id.clone()),
         Offer::Wait | Offer::Stop => None,
@@ -154,7 +154,7 @@ fn workers_are_told_to_stop_when_the_build_is_complete_or_halted() {
 fn checking_a_finished_store_waits_for_nothing() {
     let t = Instant::now();
     let jobs = vec![job("a", &[], 1), job("b", &["a"], 1)];
-    let mut s = Scheduler::new(jobs, [], LEASE, true);
+    let mut s = Scheduler::new(jobs, None::<&str>, LEASE, true);
     s.register("w", 1, 1, 1000, t).unwrap();
     assert_eq!(leased(&mut s, "w", t).as_deref(), Some("a"));
     assert_eq!(leased(&mut s, "w", t).as_deref(), Some("b"));
@@ -203,7 +203,7 @@ fn event(workers: usize, slices: usize) -> impl Strategy<Value = Event> {
 }
 
 /// A random plan: each slice depends on some earlier ones.
-fn plan() -> impl Strategy<Value = Vec<Job>> {
+fn plan() -> impl Strategy<Value = Vec<Job<String>>> {
     prop::collection::vec(
         (
             prop::collection::vec(any::<prop::sample::Index>(), 0..3),
@@ -234,7 +234,7 @@ fn plan() -> impl Strategy<Value = Vec<Job>> {
 }
 
 /// What must hold after every event.
-fn check_invariants(s: &Scheduler) -> Result<(), TestCaseError> {
+fn check_invariants(s: &Scheduler<String>) -> Result<(), TestCaseError> {
     let (running, ready, waiting) = s.counts();
     prop_assert_eq!(running + ready + waiting + s.done_count(), s.jobs().len());
     for (i, job) in s.jobs().iter().enumerate() {
@@ -257,7 +257,7 @@ proptest! {
         events in prop::collection::vec(event(3, 10), 0..120),
     ) {
         let count = jobs.len();
-        let mut s = Scheduler::new(jobs, [], LEASE, false);
+        let mut s = Scheduler::new(jobs, None::<&str>, LEASE, false);
         let mut now = Instant::now();
         let name = |w: usize| format!("w{w}");
         let mut instances = [1u64, 2, 3];

@@ -274,12 +274,12 @@ fn probe_fields(position: &str, probe: Probe) -> Json {
 }
 
 fn probe_json(reply: &ProbeReply) -> Result<Json, Status> {
-    let (position, probe) = probe_of(reply).map_err(Status::internal)?;
+    let (position, probe) = probe_of(reply).map_err(|e| Status::internal(e.to_string()))?;
     Ok(probe_fields(&position, probe))
 }
 
 fn moves_json(reply: &MovesReply) -> Result<Json, Status> {
-    let mut answer = answer_of(reply).map_err(Status::internal)?;
+    let mut answer = answer_of(reply).map_err(|e| Status::internal(e.to_string()))?;
     answer.moves.sort_by_key(|m| best_first(m.probe));
     let moves: Vec<Json> = answer
         .moves

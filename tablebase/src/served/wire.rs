@@ -4,6 +4,7 @@
 
 use egdb_proto::v1::{MoveProbe, MovesReply, ProbeReply};
 use egdb_proto::values::tag_of;
+use egdb_proto::WireError;
 
 use crate::reader::{Answer, MoveAnswer, Probe};
 
@@ -36,8 +37,8 @@ pub fn moves_reply(answer: Answer) -> MovesReply {
 /// The position and probe a reply carries.
 ///
 /// # Errors
-/// The reason, for a value tag that names no value.
-pub fn probe_of(reply: &ProbeReply) -> Result<(String, Probe), String> {
+/// A value tag that names no value.
+pub fn probe_of(reply: &ProbeReply) -> Result<(String, Probe), WireError> {
     let probe = Probe::from_wire(reply.value, reply.depth)?;
     Ok((reply.position.clone(), probe))
 }
@@ -45,10 +46,9 @@ pub fn probe_of(reply: &ProbeReply) -> Result<(String, Probe), String> {
 /// The answer a moves reply carries.
 ///
 /// # Errors
-/// The reason, for a reply without its probe or with a value tag that
-/// names no value.
-pub fn answer_of(reply: &MovesReply) -> Result<Answer, String> {
-    let (position, probe) = probe_of(reply.probe.as_ref().ok_or("a reply without its probe")?)?;
+/// A reply without its probe, or with a value tag that names no value.
+pub fn answer_of(reply: &MovesReply) -> Result<Answer, WireError> {
+    let (position, probe) = probe_of(reply.probe.as_ref().ok_or(WireError::NoProbe)?)?;
     let moves = reply
         .moves
         .iter()
@@ -59,7 +59,7 @@ pub fn answer_of(reply: &MovesReply) -> Result<Answer, String> {
                 probe: Probe::from_wire(m.value, m.depth)?,
             })
         })
-        .collect::<Result<_, String>>()?;
+        .collect::<Result<_, WireError>>()?;
     Ok(Answer {
         position,
         probe,
