@@ -31,6 +31,9 @@ pub enum Command {
     /// Probes per second and latency of `egdb serve` on a store, from one
     /// client on loopback.
     BenchQuery(BenchQueryArgs),
+    /// Bytes per symmetry class a store's blocks would take under other
+    /// codecs and zstd levels, measured on its own blocks (writes nothing).
+    BenchStore(BenchStoreArgs),
     /// Serve a tablebase over gRPC (egdb.v1.Query, health, reflection).
     Serve(ServeArgs),
     /// Check a finished store: every checksum, then every position's value
@@ -226,6 +229,18 @@ pub struct BuildArgs {
     /// zstd level of the stored blocks, -7 (fastest) to 22 (smallest).
     #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-7..=22))]
     pub zstd_level: i32,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchStoreArgs {
+    #[arg(long)]
+    pub store: PathBuf,
+    /// zstd levels to measure, e.g. 1,3,9,19.
+    #[arg(long, value_delimiter = ',', default_value = "1,3,9", allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-7..=22))]
+    pub levels: Vec<i32>,
+    /// Measure every Nth block only (the high levels take minutes per GB).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+    pub every: u64,
 }
 
 #[derive(Debug, Args)]

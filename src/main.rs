@@ -4,6 +4,7 @@ mod bench;
 mod bench_hostile;
 mod bench_http;
 mod bench_query;
+mod bench_store;
 mod book;
 mod build;
 mod checked;
@@ -50,6 +51,7 @@ fn main() {
         Command::Compare(args) => compare::run(args),
         Command::Serve(args) => serve::run(args),
         Command::BenchQuery(args) => bench_query::run(args),
+        Command::BenchStore(args) => bench_store::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Plan(args) => plan::run(args),
         Command::Coordinator(args) => coordinator::run(args),

@@ -13,6 +13,7 @@ pub mod encoding;
 pub mod error;
 #[cfg(feature = "store")]
 pub mod store;
+pub mod symbols;
 
 pub use block::{
     block_len, check_block, decode_block, encode_block, layout_fault, max_record_len, BlockRecord,

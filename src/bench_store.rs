@@ -1,0 +1,136 @@
+//! `egdb bench-store`: what a finished store's blocks would take on disk
+//! under other codecs, measured on its own blocks (nothing is written).
+//! Each sampled block is read and checked, then compressed at each level
+//! as it is stored today (two-byte cells) and as one-byte symbols
+//! (`egdb_db_format::symbols`), and the symbols are read back and compared.
+
+use std::time::{Duration, Instant};
+
+use egdb_db_format::symbols::{from_symbols, to_symbols};
+use egdb_db_format::{CellEncoding, Store};
+
+use crate::cli::BenchStoreArgs;
+use crate::failure::Failure;
+use crate::Exit;
+
+/// Bytes a block record adds to its payload: header and checksum.
+const RECORD_OVERHEAD: u64 = 24;
+
+/// What one codec at one level made of the sampled blocks.
+#[derive(Default, Clone)]
+struct Tally {
+    bytes: u64,
+    compress: Duration,
+    decode: Duration,
+}
+
+pub fn run(args: BenchStoreArgs) -> Exit {
+    let store = Store::open_read_only(&args.store)?;
+    let records = store.slices()?;
+    let classes: u64 = records
+        .iter()
+        .map(|r| r.counts.canonical_positions.unwrap_or(r.counts.positions))
+        .sum();
+    if classes == 0 {
+        return Err(Failure::failed(format!(
+            "{} holds no positions to measure",
+            args.store.display()
+        )));
+    }
+    let mut plain = vec![Tally::default(); args.levels.len()];
+    let mut symbols = vec![Tally::default(); args.levels.len()];
+    let (mut stored, mut sampled_raw, mut total_raw, mut blocks, mut crowded) = (0, 0, 0, 0, 0);
+    let mut nth = 0u64;
+    for record in &records {
+        total_raw += record.raw_len;
+        for index in 0..record.blocks {
+            nth += 1;
+            if nth % args.every != 0 {
+                continue;
+            }
+            let stored_record = store.block_record(&record.slice, index)?;
+            let block = store.read_block(record, index)?;
+            stored += stored_record.len() as u64;
+            sampled_raw += block.raw.len() as u64;
+            blocks += 1;
+            let packed = (record.encoding == CellEncoding::ValueDepth16)
+                .then(|| to_symbols(&block.raw))
+                .flatten();
+            crowded += u64::from(packed.is_none());
+            for (i, &level) in args.levels.iter().enumerate() {
+                measure(&mut plain[i], &block.raw, level, |bytes| {
+                    decompressed(bytes, block.raw.len())
+                })?;
+                let (input, limit) = match &packed {
+                    Some(p) => (p.as_slice(), p.len()),
+                    None => (block.raw.as_slice(), block.raw.len()),
+                };
+                measure(&mut symbols[i], input, level, |bytes| {
+                    let inflated = decompressed(bytes, limit)?;
+                    match packed {
+                        Some(_) => from_symbols(&inflated, block.raw.len()),
+                        None => Ok(inflated),
+                    }
+                })
+                .and_then(|back| {
+                    (back == block.raw).then_some(()).ok_or_else(|| {
+                        Failure::failed(format!(
+                            "block {index} of {} did not read back from symbols",
+                            record.slice
+                        ))
+                    })
+                })?;
+            }
+        }
+    }
+    if blocks == 0 {
+        return Err(Failure::failed("no block sampled: lower --every"));
+    }
+    // Sampled bytes scaled to the whole store, per symmetry class.
+    let per_class =
+        |bytes: u64| bytes as f64 * total_raw as f64 / sampled_raw as f64 / classes as f64;
+    println!(
+        "{}: {} slices, {classes} classes, {blocks} blocks sampled (every {}), {:.1} MiB raw; {crowded} blocks with more than 256 distinct cells stay two-byte",
+        args.store.display(),
+        records.len(),
+        args.every,
+        sampled_raw as f64 / f64::from(1 << 20),
+    );
+    println!("as stored: {:.3} bytes per class", per_class(stored));
+    println!("codec       level  bytes/class  compress MB/s  decode us/block");
+    for (i, &level) in args.levels.iter().enumerate() {
+        for (name, tally) in [("two-byte", &plain[i]), ("symbols", &symbols[i])] {
+            let with_overhead = tally.bytes + RECORD_OVERHEAD * blocks;
+            println!(
+                "{name:<10} {level:>6}  {:>11.3}  {:>13.1}  {:>15.1}",
+                per_class(with_overhead),
+                sampled_raw as f64 / 1e6 / tally.compress.as_secs_f64().max(1e-9),
+                tally.decode.as_secs_f64() * 1e6 / blocks as f64,
+            );
+        }
+    }
+    Ok(0)
+}
+
+/// Compresses `input` at `level` into `tally`, then reads it back with
+/// `read`, timed, and returns what that gave.
+fn measure<T>(
+    tally: &mut Tally,
+    input: &[u8],
+    level: i32,
+    read: impl FnOnce(&[u8]) -> Result<T, String>,
+) -> Result<T, Failure> {
+    let started = Instant::now();
+    let compressed = zstd::bulk::compress(input, level)
+        .map_err(|e| Failure::failed(format!("zstd at level {level}: {e}")))?;
+    tally.compress += started.elapsed();
+    tally.bytes += compressed.len() as u64;
+    let started = Instant::now();
+    let back = read(&compressed).map_err(Failure::failed)?;
+    tally.decode += started.elapsed();
+    Ok(back)
+}
+
+fn decompressed(bytes: &[u8], limit: usize) -> Result<Vec<u8>, String> {
+    zstd::bulk::decompress(bytes, limit).map_err(|e| e.to_string())
+}
