@@ -15,7 +15,7 @@ use indicatif::ProgressBar;
 use crate::checked::report;
 use crate::cli::BuildArgs;
 use crate::failure::Failure;
-use crate::host::{default_memory, positions_bar, use_engine_threads};
+use crate::host::{default_memory, positions_bar, reused_line, use_engine_threads};
 use crate::signals::INTERRUPTED;
 use crate::Exit;
 
@@ -34,6 +34,7 @@ struct BuildConfig {
     options: BuildOptions,
     workers: usize,
     zstd_level: i32,
+    reuse: Option<PathBuf>,
 }
 
 impl TryFrom<BuildArgs> for BuildConfig {
@@ -57,6 +58,7 @@ impl TryFrom<BuildArgs> for BuildConfig {
             },
             workers: args.workers,
             zstd_level: args.zstd_level,
+            reuse: args.reuse,
         })
     }
 }
@@ -70,11 +72,15 @@ pub fn run(args: BuildArgs) -> Exit {
         options,
         workers,
         zstd_level,
+        reuse,
     } = BuildConfig::try_from(args)?;
     use_engine_threads(threads);
     let memory_budget = options.memory_budget;
     let started = Instant::now();
     let build = Build::open(&store_path, &game, options)?;
+    if let Some(path) = &reuse {
+        eprintln!("{}", reused_line(&build.reuse(path)?, path));
+    }
     let positions: u64 = build.plan().iter().map(|s| s.positions).sum();
     let total = build.plan().len();
     if build.is_complete()? {

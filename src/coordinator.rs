@@ -13,6 +13,7 @@ use egdb_proto::tls::ServerTls;
 use crate::checked::report;
 use crate::cli::CoordinatorArgs;
 use crate::failure::Failure;
+use crate::host::reused_line;
 use crate::signals::{StopSignal, INTERRUPTED};
 use crate::Exit;
 
@@ -58,6 +59,9 @@ impl TryFrom<CoordinatorArgs> for CoordinatorSetup {
         } else {
             Build::open(&args.store, &game, options)?
         };
+        if let Some(path) = &args.reuse {
+            eprintln!("{}", reused_line(&build.reuse(path)?, path));
+        }
         Ok(CoordinatorSetup {
             spec,
             build,

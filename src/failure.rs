@@ -64,6 +64,7 @@ impl From<CoordinatorError> for Failure {
         match e {
             CoordinatorError::Game(e) => e.into(),
             CoordinatorError::Format(e) => e.into(),
+            e @ CoordinatorError::Unreusable { .. } => Failure::bad_input(e.to_string()),
             other => Failure::failed(other.to_string()),
         }
     }

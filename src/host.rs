@@ -44,3 +44,14 @@ pub fn positions_bar(positions: u64) -> ProgressBar {
     );
     bar
 }
+
+/// What a build took from another store (`--reuse`), for people.
+pub fn reused_line(reused: &egdb_coordinator::Reused, from: &std::path::Path) -> String {
+    format!(
+        "took {} slices ({} entries, {:.1} MiB stored) from {}, each block and slice checksum checked",
+        reused.slices,
+        reused.entries,
+        reused.bytes as f64 / f64::from(1 << 20),
+        from.display()
+    )
+}

@@ -276,3 +276,113 @@ fn a_plan_with_the_rates_of_its_own_build_in_progress_projects_what_is_left() {
     assert!(other["projected_seconds"].as_f64().is_some());
     assert!(other["slices_left"].is_null() && other["projected_seconds_left"].is_null());
 }
+
+#[test]
+fn bench_store_measures_every_codec_and_refuses_damaged_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("t3");
+    build("morris:taiwan:3", &store, &[]);
+    let s = store.to_str().unwrap();
+    let out = egdb(&["bench-store", "--store", s, "--levels", "1,3"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report = stdout(&out);
+    let rows: Vec<(&str, i32, f64)> = report
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split_whitespace().collect();
+            match cells.as_slice() {
+                [codec, level, bytes, _, _] => {
+                    Some((*codec, level.parse().ok()?, bytes.parse().ok()?))
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    let codecs: Vec<(&str, i32)> = rows.iter().map(|&(c, l, _)| (c, l)).collect();
+    assert_eq!(
+        codecs,
+        [
+            ("two-byte", 1),
+            ("symbols", 1),
+            ("two-byte", 3),
+            ("symbols", 3)
+        ],
+        "{report}"
+    );
+    assert!(rows.iter().all(|&(_, _, bytes)| bytes > 0.0), "{report}");
+    assert!(report.contains("as stored:"), "{report}");
+
+    let out = egdb(&["bench-store", "--store", s, "--every", "0"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    damage_first_blocks(&store);
+    let out = egdb(&["bench-store", "--store", s]);
+    assert_ne!(out.status.code(), Some(0), "a damaged block is measured");
+    assert!(stderr(&out).contains("block"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_build_takes_the_movement_slices_of_a_store_with_fewer_pieces() {
+    let dir = tempfile::tempdir().unwrap();
+    let three = dir.path().join("t3");
+    build("morris:taiwan:3", &three, &[]);
+    let fresh = dir.path().join("t4");
+    build("morris:taiwan:4", &fresh, &[]);
+    let movement = |store: &std::path::Path| -> Vec<(String, u64)> {
+        checksums(store)
+            .into_iter()
+            .filter(|(slice, _)| slice.starts_with("move-"))
+            .collect()
+    };
+    let taken = movement(&three);
+    assert!(!taken.is_empty());
+
+    let reusing = dir.path().join("t4-reusing");
+    let out = build(
+        "morris:taiwan:4",
+        &reusing,
+        &["--reuse", three.to_str().unwrap(), "--verify-as-built"],
+    );
+    assert!(
+        stderr(&out).contains(&format!("took {} slices", taken.len())),
+        "{}",
+        stderr(&out)
+    );
+    let mut same = checksums(&reusing);
+    let mut built = checksums(&fresh);
+    same.sort();
+    built.sort();
+    assert_eq!(same, built, "the same tables as a build from nothing");
+    let again = build(
+        "morris:taiwan:4",
+        &reusing,
+        &["--reuse", three.to_str().unwrap()],
+    );
+    assert!(
+        stdout(&again).contains("nothing to do"),
+        "{}",
+        stdout(&again)
+    );
+
+    // Other rules are refused before anything is taken.
+    let reuse_into = |game: &str, store: &str| {
+        let store = dir.path().join(store);
+        let from = three.to_str().unwrap();
+        egdb(&[
+            "build",
+            game,
+            "--store",
+            store.to_str().unwrap(),
+            "--reuse",
+            from,
+        ])
+    };
+    let out = reuse_into("morris:standard:4", "s4");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("morris:taiwan:3"), "{}", stderr(&out));
+
+    // A damaged block is found, and nothing of that slice is taken.
+    damage_first_blocks(&three);
+    let out = reuse_into("morris:taiwan:4", "t4-damaged");
+    assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stderr(&out).contains("block 0"), "{}", stderr(&out));
+}

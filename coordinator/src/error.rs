@@ -18,4 +18,6 @@ pub enum CoordinatorError {
     Unverifiable { slice: String, reason: String },
     #[error("shard of slice {slice} refused: {reason}")]
     ShardRefused { slice: String, reason: String },
+    #[error("cannot take slices from {path}: {reason}")]
+    Unreusable { path: String, reason: String },
 }

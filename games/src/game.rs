@@ -5,7 +5,7 @@
 //! [`with_game!`], which hands the game of any family to generic code.
 
 use crate::family::Family;
-use crate::morris::MorrisGame;
+use crate::morris::{MorrisGame, MorrisRules};
 use crate::nim::NimGame;
 use crate::toy::RotorGame;
 use crate::{GameError, GameSpec, SliceInfo};
@@ -108,5 +108,61 @@ impl Game {
     /// The slices of a build, dependencies first.
     pub fn slices(&self) -> Vec<SliceInfo> {
         with_game!(self, g => Family::slices(g))
+    }
+
+    /// Whether `other` plays by the same rules but for the number of
+    /// pieces: the Morris games whose movement slices are the same tables.
+    pub fn same_rules_but_pieces(&self, other: &Game) -> bool {
+        match (self, other) {
+            (Game::Morris(a), Game::Morris(b)) => {
+                let (a, b) = (a.rules(), b.rules());
+                MorrisRules {
+                    pieces: a.pieces,
+                    ..*b
+                } == *a
+            }
+            _ => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(spec: &str) -> Game {
+        Game::from_spec(&spec.parse().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn only_the_pieces_may_differ_between_games_that_share_slices() {
+        let taiwan = game("morris:taiwan:9");
+        assert!(taiwan.same_rules_but_pieces(&game("morris:taiwan:12")));
+        assert!(taiwan.same_rules_but_pieces(&game("morris:taiwan:3")));
+        for other in [
+            "morris:standard:9",
+            "morris:taiwan-protected:9",
+            "morris:morabaraba:12",
+            "nim:triangle:5:normal",
+        ] {
+            assert!(!taiwan.same_rules_but_pieces(&game(other)), "{other}");
+        }
+        let nim = game("nim:triangle:5:normal");
+        assert!(!nim.same_rules_but_pieces(&nim));
+    }
+
+    #[test]
+    fn twelve_pieces_plan_every_movement_slice_of_nine_alike() {
+        let nine = game("morris:taiwan:9").slices();
+        let twelve = game("morris:taiwan:12").slices();
+        let movement: Vec<&SliceInfo> = nine
+            .iter()
+            .filter(|s| s.id.as_str().starts_with("move-"))
+            .collect();
+        assert_eq!(movement.len(), 49);
+        for slice in movement {
+            let theirs = twelve.iter().find(|s| s.id == slice.id);
+            assert_eq!(theirs, Some(slice), "{}", slice.id);
+        }
     }
 }

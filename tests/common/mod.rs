@@ -144,7 +144,6 @@ pub fn rewrite_slice(
     opened.put_slice(&record, &blocks).unwrap();
 }
 
-/// The largest slice of a store.
 /// Flips a bit in the middle of every slice's first block record, so that
 /// its checksum fails.
 pub fn damage_first_blocks(store: &Path) {
@@ -159,6 +158,7 @@ pub fn damage_first_blocks(store: &Path) {
     }
 }
 
+/// The largest slice of a store.
 pub fn largest_slice(store: &Path) -> String {
     stats_json(store)
         .iter()

@@ -23,8 +23,11 @@ use crate::CoordinatorError;
 use egdb_check::identity::{cell_encoding, identity};
 
 mod link;
+mod reuse;
 mod status;
 mod verifying;
+
+pub use reuse::Reused;
 
 /// How a build runs.
 #[derive(Debug, Clone)]

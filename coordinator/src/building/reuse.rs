@@ -1,0 +1,124 @@
+//! Slices taken from another store instead of solved: a Morris game's
+//! movement slices do not depend on the pieces a side starts with, so a
+//! build of P pieces can take those that a store of the same rules with
+//! other P holds (Taiwan P = 12 starts from P = 9's). A slice is taken
+//! only when both plans give it the same id, size and dependencies, and
+//! only once every block passed its checksum and the slice's bytes its
+//! recorded CRC; the records are copied as they are.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use egdb_db_format::{block_len, decode_block, Store};
+use egdb_games::morris::MorrisSlice;
+use egdb_games::{SliceId, SliceInfo};
+
+use super::{slice_job, Build};
+use crate::CoordinatorError;
+use egdb_check::identity::{cell_encoding, from_identity};
+
+/// What a build took from another store.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reused {
+    pub slices: usize,
+    pub entries: u64,
+    /// Bytes of block records copied.
+    pub bytes: u64,
+}
+
+impl Build {
+    /// Takes every movement slice not yet built that the store at `path`
+    /// holds of the same rules (another number of pieces), checked, and
+    /// marks it done.
+    ///
+    /// # Errors
+    /// [`CoordinatorError::Unreusable`] for a store of other rules or cell
+    /// encoding, or a build that verifies a store; a block that fails its
+    /// checks or a slice whose bytes are not its recorded CRC
+    /// ([`CoordinatorError::Format`]), store I/O.
+    pub fn reuse(&self, path: &Path) -> Result<Reused, CoordinatorError> {
+        let unreusable = |reason: String| CoordinatorError::Unreusable {
+            path: path.display().to_string(),
+            reason,
+        };
+        if !self.solving {
+            return Err(unreusable("a verify takes no slices".to_string()));
+        }
+        let other = Store::open_read_only(path)?;
+        let theirs = from_identity(other.identity())?;
+        let ours = from_identity(self.store.identity())?;
+        if !ours.same_rules_but_pieces(&theirs) {
+            return Err(unreusable(format!(
+                "it holds {}, not {} with another number of pieces",
+                theirs.spec(),
+                ours.spec()
+            )));
+        }
+        let their_encoding = cell_encoding(&theirs, other.identity().depth);
+        if their_encoding != self.encoding {
+            return Err(unreusable(format!(
+                "its cells are {their_encoding:?}, this build's {:?}",
+                self.encoding
+            )));
+        }
+        let their_plan: HashMap<SliceId, SliceInfo> = theirs
+            .slices()
+            .into_iter()
+            .map(|s| (s.id.clone(), s))
+            .collect();
+        let mut reused = Reused::default();
+        for slice in &self.plan {
+            let same = their_plan.get(&slice.id).is_some_and(|t| {
+                t.entries == slice.entries
+                    && t.positions == slice.positions
+                    && t.dependencies == slice.dependencies
+            });
+            let movement = matches!(
+                MorrisSlice::parse(slice.id.as_str()),
+                Some(MorrisSlice::Movement { .. })
+            );
+            if !same || !movement || self.lock().schedule.is_done(&slice_job(&slice.id)) {
+                continue;
+            }
+            let Some(record) = other.slice(slice.id.as_str())? else {
+                continue;
+            };
+            record.check_layout()?;
+            let mut crc = crc32fast::Hasher::new();
+            let mut blocks = Vec::with_capacity(record.blocks as usize);
+            for index in 0..record.blocks {
+                let bytes = other.block_record(&record.slice, index)?;
+                let block = decode_block(
+                    &record.slice,
+                    index,
+                    block_len(record.raw_len, record.block_bytes, index),
+                    &bytes,
+                )?;
+                crc.update(&block.raw);
+                blocks.push(bytes);
+            }
+            if crc.finalize() != record.raw_crc32 {
+                return Err(egdb_db_format::FormatError::Corrupt {
+                    slice: record.slice.clone(),
+                    block: None,
+                    reason: "the slice's bytes are not its recorded CRC".to_string(),
+                }
+                .into());
+            }
+            self.store.put_slice(&record, &blocks)?;
+            self.stored_crc(&slice.id, record.raw_crc32);
+            // Done; in a build that verifies as it goes, its check is
+            // still to come, as for every slice stored.
+            self.lock().schedule.finish(&slice_job(&slice.id));
+            reused.slices += 1;
+            reused.entries += slice.entries;
+            reused.bytes += blocks.iter().map(|b| b.len() as u64).sum::<u64>();
+            tracing::info!(
+                slice = slice.id.as_str(),
+                from = %path.display(),
+                "slice taken from another store"
+            );
+        }
+        Ok(reused)
+    }
+}
