@@ -163,6 +163,9 @@ mod tests {
         assert_eq!(from_symbols(&to_symbols(&[]).unwrap(), 0), Ok(Vec::new()));
         assert!(from_symbols(&[], 0).is_err());
         assert!(from_symbols(&[1, 5, 0, 5, 0, 0], 2).is_err(), "not rising");
-        assert!(from_symbols(&[0, 5, 0, 1], 2).is_err(), "rank past the cells");
+        assert!(
+            from_symbols(&[0, 5, 0, 1], 2).is_err(),
+            "rank past the cells"
+        );
     }
 }
