@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use egdb_db_format::symbols::{from_symbols, to_symbols};
-use egdb_db_format::{CellEncoding, Store};
+use egdb_db_format::{decode_block, CellEncoding, Store};
 
 use crate::cli::BenchStoreArgs;
 use crate::failure::Failure;
@@ -42,6 +42,7 @@ pub fn run(args: BenchStoreArgs) -> Exit {
     let (mut stored, mut sampled_raw, mut total_raw, mut blocks, mut crowded) = (0, 0, 0, 0, 0);
     let mut nth = 0u64;
     for record in &records {
+        record.check_layout()?;
         total_raw += record.raw_len;
         for index in 0..record.blocks {
             nth += 1;
@@ -49,7 +50,12 @@ pub fn run(args: BenchStoreArgs) -> Exit {
                 continue;
             }
             let stored_record = store.block_record(&record.slice, index)?;
-            let block = store.read_block(record, index)?;
+            let block = decode_block(
+                &record.slice,
+                index,
+                record.block_len(index),
+                &stored_record,
+            )?;
             stored += stored_record.len() as u64;
             sampled_raw += block.raw.len() as u64;
             blocks += 1;

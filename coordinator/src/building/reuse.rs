@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use egdb_db_format::{block_len, decode_block, Store};
+use egdb_db_format::{decode_block, Store};
 use egdb_games::morris::MorrisSlice;
 use egdb_games::{SliceId, SliceInfo};
 
@@ -88,12 +88,7 @@ impl Build {
             let mut blocks = Vec::with_capacity(record.blocks as usize);
             for index in 0..record.blocks {
                 let bytes = other.block_record(&record.slice, index)?;
-                let block = decode_block(
-                    &record.slice,
-                    index,
-                    block_len(record.raw_len, record.block_bytes, index),
-                    &bytes,
-                )?;
+                let block = decode_block(&record.slice, index, record.block_len(index), &bytes)?;
                 crc.update(&block.raw);
                 blocks.push(bytes);
             }
@@ -112,7 +107,7 @@ impl Build {
             self.lock().schedule.finish(&slice_job(&slice.id));
             reused.slices += 1;
             reused.entries += slice.entries;
-            reused.bytes += blocks.iter().map(|b| b.len() as u64).sum::<u64>();
+            reused.bytes += record.stored_bytes;
             tracing::info!(
                 slice = slice.id.as_str(),
                 from = %path.display(),
