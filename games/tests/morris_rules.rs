@@ -2,7 +2,8 @@
 //! move/un-move agreement on random games.
 
 use egdb_games::morris::moves::{
-    count_quiet_steps, for_each_move, for_each_unmove, legal_moves, play, terminal_value,
+    count_quiet_steps, for_each_move, for_each_placement, for_each_unmove, legal_moves, play,
+    terminal_value,
 };
 use egdb_games::morris::rules::{Blocked, CaptureRule, DanTakes, SeveralCaptures};
 use egdb_games::morris::{MorrisRules, Phase, Position};
@@ -274,6 +275,28 @@ proptest! {
             let counted = count_quiet_steps(&rules, mover, opponent, |s| visited.push(s));
             assert_eq!(counted, quiet, "{position}");
             assert_eq!(visited, captures, "{position}");
+        }
+    }
+
+    #[test]
+    fn quiet_placements_and_captures_split_the_placements(rules in any_rules(), choices in prop::collection::vec(any::<u16>(), 0..40)) {
+        for position in random_game(&rules, &choices) {
+            if position.phase(&rules) == Phase::Movement {
+                continue;
+            }
+            let (mover, opponent) = position.sides();
+            let (mut quiet, mut captures) = (Vec::new(), Vec::new());
+            for_each_move(&rules, true, mover, opponent, |s| {
+                if s.mv.removed.is_empty() {
+                    quiet.push(s.mv.to);
+                } else {
+                    captures.push(s);
+                }
+            });
+            let (mut quiet_seen, mut captures_seen) = (Vec::new(), Vec::new());
+            for_each_placement(&rules, mover, opponent, |to| quiet_seen.push(to), |s| captures_seen.push(s));
+            assert_eq!(quiet_seen, quiet, "{position}");
+            assert_eq!(captures_seen, captures, "{position}");
         }
     }
 

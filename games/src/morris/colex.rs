@@ -103,6 +103,11 @@ pub fn rank12(mask: u32) -> u64 {
     u64::from(SMALL.rank[mask as usize])
 }
 
+/// [`rank12`] of every mask, as one table (for loops that rank many).
+pub fn rank12_table() -> &'static [u16; 1 << HALF] {
+    &SMALL.rank
+}
+
 /// The mask of `size` bits (at most 12) with colex rank `rank`.
 #[inline]
 pub fn unrank12(size: usize, rank: u64) -> u32 {

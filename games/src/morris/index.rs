@@ -14,7 +14,7 @@
 use std::sync::LazyLock;
 
 use super::board::{Point, PointSet, POINTS};
-use super::colex::{mask_rank, pdep, pext, rank12, unrank12, BINOMIAL, HALF};
+use super::colex::{mask_rank, pdep, pext, rank12, rank12_table, unrank12, BINOMIAL, HALF};
 use super::symmetry::{BOARD_SYMMETRIES, SYMMETRIES};
 
 pub use super::colex::for_each_subset;
@@ -72,6 +72,19 @@ pub struct TableKey {
     pub mover: u32,
     pub opponent: u32,
     pub parity: Option<u32>,
+}
+
+impl TableKey {
+    /// The same positions with the sides swapped (the parity counts the
+    /// pieces of both sides): the engines' layout, whose runs are by the
+    /// class of the side that moved last.
+    pub fn swapped(self) -> TableKey {
+        TableKey {
+            mover: self.opponent,
+            opponent: self.mover,
+            parity: self.parity,
+        }
+    }
 }
 
 /// One representative of a table: where its run of entries starts and
@@ -291,6 +304,11 @@ impl TableIndex {
         self.runs[id].base..end
     }
 
+    /// The mover's set of every entry of representative `id`'s run.
+    pub fn representative(&self, id: usize) -> PointSet {
+        PointSet(self.runs[id].mask)
+    }
+
     /// Whether no symmetry but the identity fixes representative `id`: then
     /// every entry of its run is its class's own, with 16 arrangements.
     pub fn rep_is_asymmetric(&self, id: usize) -> bool {
@@ -423,6 +441,101 @@ impl Nearby<'_> {
         let (even, odd) = (packed as u32, (packed >> 32) as u32);
         let part = self.parts[odd.count_ones() as usize];
         self.base + part.before + rank12(odd) * part.per_odd + rank12(even)
+    }
+}
+
+impl TableIndex {
+    /// The entries of positions of the class's run whose other side is a
+    /// set with one point added, ranked per set once and per point with
+    /// one small-table lookup (the placements from one position); `None`
+    /// when the class's representative has symmetries of its own (use
+    /// [`TableIndex::index_in`] then). `class` must be seen from its
+    /// representative ([`MoverClass::at_representative`]), and sets and
+    /// points given later in that frame.
+    pub fn additions(&self, class: &MoverClass) -> Option<Additions<'_>> {
+        debug_assert_eq!(
+            class.symmetry, 0,
+            "the class is seen from its representative"
+        );
+        if class.stabilizer != 1 {
+            return None;
+        }
+        let mut slot = [0u8; POINTS];
+        for free in [class.even_free, class.odd_free] {
+            for (k, p) in PointSet(free).iter().enumerate() {
+                slot[p.index()] = k as u8;
+            }
+        }
+        Some(Additions {
+            base: class.base,
+            parts: &self.parts[class.odd_mover],
+            odd_free: class.odd_free,
+            even_free: class.even_free,
+            slot,
+            rank: rank12_table(),
+        })
+    }
+}
+
+/// A run's free points ranked once, for [`Additions::of`].
+#[derive(Debug, Clone, Copy)]
+pub struct Additions<'a> {
+    base: u64,
+    parts: &'a [Part; HALF + 2],
+    odd_free: u32,
+    even_free: u32,
+    /// Of each free point, its place among the run's free points of its
+    /// parity.
+    slot: [u8; POINTS],
+    rank: &'static [u16; 1 << HALF],
+}
+
+impl<'a> Additions<'a> {
+    /// The entries of `set` (free points of the run) with one point added.
+    #[inline]
+    pub fn of(&self, set: PointSet) -> Added<'_> {
+        let even = pext(set.bits(), self.even_free);
+        let odd = pext(set.bits(), self.odd_free);
+        let k = odd.count_ones() as usize;
+        // An even point added leaves the odd points' part and rank as
+        // they are; an odd one leaves the even points' rank.
+        let same = self.parts[k];
+        let more = self.parts[k + 1];
+        Added {
+            even,
+            odd,
+            even_base: self.base + same.before + u64::from(self.rank[odd as usize]) * same.per_odd,
+            odd_base: self.base + more.before + u64::from(self.rank[even as usize]),
+            odd_stride: more.per_odd,
+            additions: self,
+        }
+    }
+}
+
+/// One set's entries with a point added: a lookup, a multiply and an add
+/// each.
+#[derive(Debug, Clone, Copy)]
+pub struct Added<'a> {
+    even: u32,
+    odd: u32,
+    even_base: u64,
+    odd_base: u64,
+    odd_stride: u64,
+    additions: &'a Additions<'a>,
+}
+
+impl Added<'_> {
+    /// The entry of the set with `to` (a free point of the run outside
+    /// it) added.
+    #[inline]
+    pub fn with(&self, to: Point) -> u64 {
+        let a = self.additions;
+        let bit = 1u32 << a.slot[to.index()];
+        if to.is_odd() {
+            self.odd_base + u64::from(a.rank[(self.odd | bit) as usize]) * self.odd_stride
+        } else {
+            self.even_base + u64::from(a.rank[(self.even | bit) as usize])
+        }
     }
 }
 
@@ -646,8 +759,8 @@ mod tests {
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
 
-        /// Sets one point away, ranked from their neighbour, land where
-        /// the full index puts them.
+        /// Sets one point away, ranked from their neighbour (`nearby`,
+        /// `additions`), land where the full index puts them.
         #[test]
         fn nearby_entries_equal_the_index(key in keys(), pick in any::<u64>()) {
             prop_assume!(key.mover + key.opponent < POINTS as u32);
@@ -663,9 +776,12 @@ mod tests {
             let wider = TableIndex::new(TableKey { opponent: key.opponent + 1, parity: None, ..key });
             let wider_class = wider.mover_class(e.mover).at_representative();
             let wider_near = wider.nearby(&wider_class, e.opponent).unwrap();
+            let additions = wider.additions(&wider_class).unwrap();
+            let wider_added = additions.of(e.opponent);
             for to in free.iter() {
                 let added = e.opponent.with(to);
                 prop_assert_eq!(wider_near.with(to), wider.index(e.mover, added));
+                prop_assert_eq!(wider_added.with(to), wider.index(e.mover, added));
                 for from in e.opponent.iter() {
                     let moved = e.opponent.without(from).with(to);
                     let same_parity = from.is_odd() == to.is_odd();

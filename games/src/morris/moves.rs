@@ -126,6 +126,44 @@ pub fn for_each_move(
     }
 }
 
+/// The placements of the side to move, split as the placement engine
+/// needs them: `quiet(to)` for each one that captures nothing (the other
+/// side's set stays as it is; declining an optional capture is one),
+/// `capture` for each one that captures. The same moves as
+/// [`for_each_move`] with `placing` true, quiet ones in the same order.
+#[inline]
+pub fn for_each_placement(
+    rules: &MorrisRules,
+    mover: PointSet,
+    opponent: PointSet,
+    mut quiet: impl FnMut(Point),
+    mut capture: impl FnMut(Successor),
+) {
+    let rules = &rules.in_phase(true);
+    let optional = rules.capture == CaptureRule::Optional;
+    for to in mover.union(opponent).complement().iter() {
+        let after = mover.with(to);
+        if !can_capture(rules, to, after, opponent) {
+            quiet(to);
+            continue;
+        }
+        if optional {
+            quiet(to);
+        }
+        for removed in capture_options(rules, to, after, opponent).removals() {
+            capture(Successor {
+                mv: Move {
+                    from: None,
+                    to,
+                    removed,
+                },
+                mover: after,
+                opponent: opponent.minus(removed),
+            });
+        }
+    }
+}
+
 /// The movement-phase moves of the side to move, split as the retrograde
 /// engines need them: returns how many capture nothing (they keep the
 /// other side's set) and visits only those that capture. The same moves as

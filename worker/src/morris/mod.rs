@@ -5,6 +5,7 @@
 //! and depth, `db-format`'s `ValueDepth16`); entries that only duplicate a
 //! symmetry class are "don't care" (0).
 
+mod layout;
 mod movement;
 mod placement;
 mod state;
@@ -14,7 +15,7 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use egdb_db_format::encoding::{unpack_value_depth16, ValueCode};
+use egdb_db_format::encoding::{pack_value_depth16, unpack_value_depth16, ValueCode};
 use egdb_games::morris::index::TableIndex;
 use egdb_games::morris::moves::{terminal_by_counts, terminal_value, Counts};
 use egdb_games::morris::rules::MAX_REMOVED;
@@ -179,6 +180,26 @@ impl Located<'_> {
             Located::Cell(cells, i) => decode(cells[i]),
         }
     }
+
+    /// The outcome as a stored cell.
+    #[inline]
+    pub fn cell(self) -> u16 {
+        match self {
+            Located::Over(outcome) => encode(outcome),
+            Located::Cell(cells, i) => cells[i],
+        }
+    }
+}
+
+/// An outcome as a stored cell.
+#[inline]
+fn encode((value, depth): Outcome) -> u16 {
+    let code = match value {
+        Value::Win => ValueCode::Win,
+        Value::Draw => ValueCode::Draw,
+        Value::Loss => ValueCode::Loss,
+    };
+    pack_value_depth16(code, depth)
 }
 
 impl<'a> Successors<'a> {

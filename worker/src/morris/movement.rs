@@ -30,12 +30,12 @@ use egdb_games::morris::symmetry::BOARD_SYMMETRIES;
 use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 
 use super::state::{Settled, State, States};
-use super::{Best, Dependencies, Located, SolvedTable, Successors};
+use super::{layout, Best, Dependencies, Located, SolvedTable, Successors};
 use crate::table::prefetch;
-use crate::table::{zeroed_atomics, zeroed_table};
+use crate::table::zeroed_atomics;
 use crate::WorkerError;
 
-/// Entries per rayon task in the level scans and the final layout.
+/// Entries per rayon task in the level scans.
 const SCAN_CHUNK: usize = 1 << 14;
 
 /// Up to this many moves or un-moves from one position (3 flying pieces
@@ -74,12 +74,7 @@ struct Table {
 
 impl Table {
     fn new(key: TableKey) -> Table {
-        let engine = TableIndex::new(TableKey {
-            mover: key.opponent,
-            opponent: key.mover,
-            // The parity counts the pieces of both sides.
-            parity: key.parity,
-        });
+        let engine = TableIndex::new(key.swapped());
         let len = engine.len() as usize;
         Table {
             stored: TableIndex::new(key),
@@ -92,26 +87,13 @@ impl Table {
     /// The cells in the stored layout: each class entry the state of its
     /// class, duplicates 0 ("don't care").
     fn into_stored(self) -> SolvedTable {
-        let mut cells = zeroed_table::<u16>(self.stored.len() as usize);
-        let runs = super::placement::split_by_rep(&self.stored, &mut cells);
-        runs.into_par_iter().for_each(|(id, run)| {
-            let start = self.stored.rep_range(id).start;
-            let mut batch: Vec<(usize, usize)> = Vec::with_capacity(SCAN_CHUNK);
-            self.stored.for_each_entry_of_rep(id, |i, entry| {
-                if entry.canonical {
-                    let e = self.engine.index(entry.opponent, entry.mover) as usize;
-                    self.states.prefetch(e);
-                    batch.push(((i - start) as usize, e));
-                }
-            });
-            for &(at, e) in &batch {
-                run[at] = self.states.load(e).stored();
-            }
-        });
-        SolvedTable {
-            index: self.stored,
-            cells,
-        }
+        let states = &self.states;
+        layout::into_stored(
+            self.stored,
+            &self.engine,
+            |e| states.prefetch(e),
+            |e| states.load(e).stored(),
+        )
     }
 }
 

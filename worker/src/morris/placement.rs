@@ -1,23 +1,31 @@
 //! Placement rounds: no cycles, every move leads to the next round, so one
 //! pass over the entries settles them all.
+//!
+//! The pass walks the table in the engine layout (runs by the class of the
+//! side that moved last, see [`layout`](super::layout)). A placement that
+//! captures nothing leaves that side's set as it was, and that side moves
+//! next: every such successor of a run lies in one run of the next round's
+//! table (one per parity), already seen from its representative. That run
+//! stays in the cache while the whole run here is solved, and each
+//! successor is ranked from its neighbour with two table lookups. Only the
+//! captures, a few in ten placements, read cells all over other tables;
+//! they are located and prefetched a batch of entries at a time.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-use egdb_db_format::encoding::{pack_value_depth16, ValueCode};
-use egdb_games::morris::index::{MoverClass, TableIndex};
-use egdb_games::morris::moves::for_each_move;
-use egdb_games::morris::symmetry::BOARD_SYMMETRIES;
-use egdb_games::morris::{MorrisRules, MorrisSlice};
-use egdb_games::Value;
+use egdb_db_format::encoding::{pack_value_depth16, ValueCode, MAX_DEPTH16};
+use egdb_games::morris::index::{Added, Additions, MoverClass, TableIndex};
+use egdb_games::morris::moves::for_each_placement;
+use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 
-use crate::table::zeroed_table;
+use crate::table::{prefetch, zeroed_table};
 
-use super::{Best, Dependencies, Located, SolvedTable, Successors, Target};
-use crate::table::prefetch;
+use super::layout::{self, split_by_rep};
+use super::{encode, Dependencies, Located, SolvedTable, Successors, Target};
 
-/// Entries whose successors are located before any is read.
+/// Entries whose captures are located before any is read.
 const BATCH: usize = 16;
 
 /// The slice's table, or `None` when `cancel` was set (checked per
@@ -32,70 +40,67 @@ pub fn solve(
         unreachable!("placement::solve is given placement slices");
     };
     let key = slice.tables()[0];
-    let index = TableIndex::new(key);
-    let mut cells = zeroed_table::<u16>(index.len() as usize);
-    let runs: Vec<(usize, &mut [u16])> = split_by_rep(&index, &mut cells);
+    let engine = TableIndex::new(key.swapped());
+    let mut cells = zeroed_table::<u16>(engine.len() as usize);
     let successors = Successors::new(rules, deps, ply + 1, (key.mover + 1, key.opponent), false);
     let uncaptured = successors.uncaptured();
-    runs.into_par_iter()
+    split_by_rep(&engine, &mut cells)
+        .into_par_iter()
         .for_each_init(Placing::default, |placing, (id, run)| {
             if cancel.load(Ordering::Relaxed) {
                 return;
             }
-            let start = index.rep_range(id).start;
-            index.for_each_entry_of_rep(id, |i, entry| {
-                if !entry.canonical {
+            let start = engine.rep_range(id).start;
+            // The run's representative is the side that moves next; a
+            // placement that captures nothing keeps it, so its successors
+            // share its class in the next round's table (per parity).
+            let other = engine.representative(id);
+            let quiet = uncaptured.map(|target| Quiet::new(target, other));
+            engine.for_each_entry_of_rep(id, |i, swapped| {
+                if !swapped.canonical {
                     return;
                 }
-                // Moves that capture nothing leave the other side, who moves
-                // next, as it was: one class lookup per table serves them
-                // all, and the position is seen from the class's
-                // representative (the rules are the same in every image),
-                // so that they are ranked without mapping each.
-                let mut classes = [None, None];
-                for odd in 0..2 {
-                    if let Target::Table(table) = uncaptured[odd] {
-                        classes[odd] = match (odd, uncaptured[0]) {
-                            // Before the last round both parities are one table.
-                            (1, Target::Table(first)) if std::ptr::eq(first, table) => classes[0],
-                            _ => Some(table.index.mover_class(entry.opponent)),
-                        };
-                    }
-                }
-                // The symmetry depends on the set alone, not on the table.
-                let frame = classes.iter().flatten().next().map_or(0, |c| c.symmetry());
-                let classes = classes.map(|c| c.map(MoverClass::at_representative));
-                let (mover, opponent) = (
-                    BOARD_SYMMETRIES.apply(frame, entry.mover),
-                    BOARD_SYMMETRIES.apply(frame, entry.opponent),
-                );
-                let nearby = [0, 1].map(|odd| match (&classes[odd], uncaptured[odd]) {
-                    (Some(class), Target::Table(table)) => table.index.nearby(class, mover),
-                    _ => None,
-                });
+                let (mover, opponent) = (swapped.opponent, swapped.mover);
+                let added = quiet.each_ref().map(|q| q.added(mover));
+                // Pieces on odd points after a placement on an even point;
+                // one on an odd point changes the parity.
+                let parity = (mover.odd_count() + opponent.odd_count()) as usize % 2;
+                // Below every worth: a placement always has a move.
+                let mut best = 0;
                 let first = placing.located.len();
-                for_each_move(rules, true, mover, opponent, |s| {
-                    let removed = s.mv.removed.len();
-                    let odd = (s.opponent.odd_count() + s.mover.odd_count()) as usize % 2;
-                    // Located (and prefetched) now, read with the batch.
-                    placing
-                        .located
-                        .push(match (&nearby[odd], &classes[odd], uncaptured[odd]) {
-                            (Some(near), _, Target::Table(table)) if removed == 0 => {
-                                let i = near.with(s.mv.to) as usize;
-                                prefetch(&table.cells, i);
-                                Located::Cell(&table.cells, i)
+                for_each_placement(
+                    rules,
+                    mover,
+                    opponent,
+                    // In the run that stays in the cache: read at once.
+                    |to| {
+                        let odd = parity ^ usize::from(to.is_odd());
+                        let cell = match (&quiet[odd], &added[odd]) {
+                            (Quiet::Over(cell), _) => *cell,
+                            (Quiet::Table { cells, .. }, Some(added)) => {
+                                cells[added.with(to) as usize]
                             }
-                            (None, Some(class), Target::Table(table)) if removed == 0 => {
-                                let i = table.index.index_in(class, s.mover) as usize;
-                                prefetch(&table.cells, i);
-                                Located::Cell(&table.cells, i)
-                            }
-                            _ => successors.locate(removed, s.opponent, s.mover),
-                        });
-                });
-                let moves = first..placing.located.len();
-                placing.entries.push(((i - start) as usize, moves));
+                            (
+                                Quiet::Table {
+                                    cells,
+                                    index,
+                                    class,
+                                    ..
+                                },
+                                None,
+                            ) => cells[index.index_in(class, mover.with(to)) as usize],
+                        };
+                        best = best.max(worth(cell));
+                    },
+                    |s| {
+                        let removed = s.mv.removed.len();
+                        placing
+                            .located
+                            .push(successors.locate(removed, s.opponent, s.mover));
+                    },
+                );
+                let captures = first..placing.located.len();
+                placing.entries.push(((i - start) as usize, best, captures));
                 if placing.entries.len() == BATCH {
                     placing.settle(run);
                 }
@@ -105,49 +110,132 @@ pub fn solve(
     if cancel.load(Ordering::Relaxed) {
         return None;
     }
-    Some(vec![SolvedTable { index, cells }])
+    let stored = TableIndex::new(key);
+    let table = layout::into_stored(stored, &engine, |e| prefetch(&cells, e), |e| cells[e]);
+    Some(vec![table])
 }
 
-/// Entries whose successors are located (and prefetched): their cells are
-/// read, and the entries' values set, a batch at a time, so that the cache
-/// misses of many entries overlap.
+/// Where the successors of a run's placements that capture nothing lie,
+/// for one parity: a run of a table of the next round, or an end of the
+/// game known from the counts.
+enum Quiet<'a> {
+    Over(u16),
+    Table {
+        cells: &'a [u16],
+        index: &'a TableIndex,
+        class: MoverClass,
+        additions: Option<Additions<'a>>,
+    },
+}
+
+impl<'a> Quiet<'a> {
+    fn new(target: Target<'a>, other: PointSet) -> Quiet<'a> {
+        match target {
+            Target::Over(outcome) => Quiet::Over(encode(outcome)),
+            Target::Table(table) => {
+                let class = table.index.mover_class(other).at_representative();
+                Quiet::Table {
+                    cells: &table.cells,
+                    index: &table.index,
+                    class,
+                    additions: table.index.additions(&class),
+                }
+            }
+        }
+    }
+
+    /// The entries of `mover`'s placements, where the run allows ranking
+    /// them from `mover`.
+    #[inline]
+    fn added(&self, mover: PointSet) -> Option<Added<'_>> {
+        match self {
+            Quiet::Table {
+                additions: Some(additions),
+                ..
+            } => Some(additions.of(mover)),
+            _ => None,
+        }
+    }
+}
+
+/// What a successor's cell is worth to the side that moved there: the
+/// larger the better (one lost for its side to move in fewer plies, then a
+/// draw, then one won in more plies), so that an entry's value is the
+/// maximum over its moves, taken without a branch. Win `d` is worth `d`, a
+/// draw `0x4000`, loss `d` `0xBFFF - d`.
+#[inline]
+fn worth(cell: u16) -> u16 {
+    const FLIP: [u16; 4] = [0, MAX_DEPTH16, 0, 0];
+    const SHIFT: [u16; 4] = [0, 0x4000, 0xC000, 0x4000];
+    let code = usize::from(cell >> 14);
+    (cell ^ FLIP[code]).wrapping_add(SHIFT[code])
+}
+
+/// The cell of an entry whose best move is worth `best`: one ply more.
+#[inline]
+fn from_worth(best: u16) -> u16 {
+    if best >= 0x8000 {
+        pack_value_depth16(ValueCode::Win, MAX_DEPTH16 - (best & MAX_DEPTH16) + 1)
+    } else if best == 0x4000 {
+        pack_value_depth16(ValueCode::Draw, 0)
+    } else {
+        pack_value_depth16(ValueCode::Loss, best + 1)
+    }
+}
+
+/// Entries whose quiet placements are read and whose captures are located
+/// (and prefetched): the captures' cells are read, and the entries' values
+/// set, a batch at a time, so that the cache misses of many entries
+/// overlap.
 #[derive(Default)]
 struct Placing<'a> {
-    /// Entry within its run, and its successors.
-    entries: Vec<(usize, std::ops::Range<usize>)>,
+    /// Entry within its run, the worth of its best quiet placement, its
+    /// captures.
+    entries: Vec<(usize, u16, std::ops::Range<usize>)>,
     located: Vec<Located<'a>>,
 }
 
 impl Placing<'_> {
     fn settle(&mut self, run: &mut [u16]) {
-        for (at, moves) in self.entries.drain(..) {
-            let mut best = Best::default();
-            for place in &self.located[moves] {
-                best.add(place.outcome());
+        for (at, mut best, captures) in self.entries.drain(..) {
+            for place in &self.located[captures] {
+                best = best.max(worth(place.cell()));
             }
-            let (value, depth) = best.outcome().expect("a placement always has a move");
-            let code = match value {
-                Value::Win => ValueCode::Win,
-                Value::Draw => ValueCode::Draw,
-                Value::Loss => ValueCode::Loss,
-            };
-            run[at] = pack_value_depth16(code, depth);
+            run[at] = from_worth(best);
         }
         self.located.clear();
     }
 }
 
-/// The table's cells cut at representative boundaries.
-pub(super) fn split_by_rep<'a, T>(
-    index: &TableIndex,
-    mut cells: &'a mut [T],
-) -> Vec<(usize, &'a mut [T])> {
-    let mut runs = Vec::with_capacity(index.rep_count());
-    for id in 0..index.rep_count() {
-        let len = (index.rep_range(id).end - index.rep_range(id).start) as usize;
-        let (run, rest) = cells.split_at_mut(len);
-        runs.push((id, run));
-        cells = rest;
+#[cfg(test)]
+mod tests {
+    use egdb_games::Value;
+
+    use super::super::Best;
+    use super::*;
+
+    /// The maximum worth gives what [`Best`] gives, over every small mix
+    /// of successors.
+    #[test]
+    fn worth_orders_successors_as_best_does() {
+        let outcomes: Vec<(Value, u16)> = [0u16, 1, 2, 7, 40, MAX_DEPTH16 - 1]
+            .into_iter()
+            .flat_map(|d| [(Value::Win, d), (Value::Loss, d)])
+            .chain([(Value::Draw, 0)])
+            .collect();
+        for a in &outcomes {
+            for b in &outcomes {
+                for c in &outcomes {
+                    let mut best = Best::default();
+                    let mut most = 0;
+                    for &o in [a, b, c] {
+                        best.add(o);
+                        most = most.max(worth(encode(o)));
+                    }
+                    let expected = best.outcome().unwrap();
+                    assert_eq!(from_worth(most), encode(expected), "{a:?} {b:?} {c:?}");
+                }
+            }
+        }
     }
-    runs
 }
