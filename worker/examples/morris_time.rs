@@ -6,15 +6,23 @@
 //! ```sh
 //! cargo run --release -p egdb-worker --example morris_time taiwan 6
 //! ```
+//!
+//! With `--store DIR SLICE...`, solves only the slices named, each from
+//! the slices it reads as a store of the same game (a finished one, or one
+//! still being built) holds them, and checks each against the store's own
+//! checksum where the store has it too: one large round of a game too big
+//! to solve here in RAM.
 
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
-use egdb_games::morris::{MorrisGame, Position, Variant, MAX_PIECES, MIN_PIECES};
-use egdb_worker::morris::task::stored_bytes;
-use egdb_worker::morris::{probe, Dependencies, MorrisEngine};
+use egdb_db_format::Store;
+use egdb_games::morris::{MorrisGame, MorrisSlice, Position, Variant, MAX_PIECES, MIN_PIECES};
+use egdb_worker::morris::task::{from_stored, stored_bytes};
+use egdb_worker::morris::{probe, Dependencies, MorrisEngine, SolvedSlice};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -30,23 +38,30 @@ fn main() -> ExitCode {
         return usage();
     }
     let game = MorrisGame::new(variant, pieces);
+    match args.get(2).map(String::as_str) {
+        None => whole_game(&game),
+        Some("--store") if args.len() > 4 => {
+            let spec = format!("morris:{}:{pieces}", args[0]);
+            match from_store(&game, &spec, &args[3], &args[4..]) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("morris_time: {e}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Some(_) => usage(),
+    }
+}
+
+fn whole_game(game: &MorrisGame) -> ExitCode {
     let engine = MorrisEngine::new(game.clone());
     let mut solved = Dependencies::new();
     let all = Instant::now();
     let mut entries = 0u64;
     for (slice, _) in game.plan() {
-        let started = Instant::now();
-        let done = engine
-            .solve(slice, &solved, &AtomicBool::new(false))
-            .expect("nothing cancels this run");
-        let n: u64 = done.tables.iter().map(|t| t.index.len()).sum();
-        entries += n;
-        let secs = started.elapsed().as_secs_f64();
-        let crc = crc32fast::hash(&stored_bytes(&done));
-        println!(
-            "{slice}\t{n}\t{secs:.2} s\t{:.0} ns/entry\t{crc:08x}",
-            secs * 1e9 / n.max(1) as f64
-        );
+        let (done, _) = timed(&engine, slice, &solved);
+        entries += done.tables.iter().map(|t| t.index.len()).sum::<u64>();
         solved.insert(slice, Arc::new(done));
     }
     let rules = *game.rules();
@@ -61,7 +76,60 @@ fn main() -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Solves `slice` and prints its line: id, entries, seconds, ns per
+/// entry, checksum. Returns the slice and its checksum.
+fn timed(engine: &MorrisEngine, slice: MorrisSlice, deps: &Dependencies) -> (SolvedSlice, u32) {
+    let started = Instant::now();
+    let done = engine
+        .solve(slice, deps, &AtomicBool::new(false))
+        .expect("nothing cancels this run");
+    let n: u64 = done.tables.iter().map(|t| t.index.len()).sum();
+    let secs = started.elapsed().as_secs_f64();
+    let crc = crc32fast::hash(&stored_bytes(&done));
+    println!(
+        "{slice}\t{n}\t{secs:.2} s\t{:.0} ns/entry\t{crc:08x}",
+        secs * 1e9 / n.max(1) as f64
+    );
+    (done, crc)
+}
+
+fn from_store(game: &MorrisGame, spec: &str, dir: &str, slices: &[String]) -> Result<(), String> {
+    let store = Store::open_read_only(Path::new(dir)).map_err(|e| e.to_string())?;
+    if store.identity().game != spec {
+        return Err(format!("{dir} holds {}, not {spec}", store.identity().game));
+    }
+    let plan = game.plan();
+    let engine = MorrisEngine::new(game.clone());
+    for id in slices {
+        let slice = MorrisSlice::parse(id).ok_or_else(|| format!("{id} is not a slice id"))?;
+        let (_, reads) = plan
+            .iter()
+            .find(|(s, _)| *s == slice)
+            .ok_or_else(|| format!("{id} is not a slice of {}", game.name()))?;
+        let mut deps = Dependencies::new();
+        for read in reads {
+            let (record, raw) = store
+                .read_slice(&read.to_string())
+                .map_err(|e| e.to_string())?;
+            let solved = from_stored(*read, record.encoding, &raw).map_err(|e| e.to_string())?;
+            deps.insert(*read, Arc::new(solved));
+        }
+        let (_, crc) = timed(&engine, slice, &deps);
+        match store.slice(id).map_err(|e| e.to_string())? {
+            Some(record) if record.raw_crc32 != crc => {
+                return Err(format!(
+                    "{id}: checksum {crc:08x}, the store's {:08x}",
+                    record.raw_crc32
+                ))
+            }
+            Some(_) => println!("{id}: the store's checksum"),
+            None => println!("{id}: not in the store yet"),
+        }
+    }
+    Ok(())
+}
+
 fn usage() -> ExitCode {
-    eprintln!("usage: morris_time taiwan|standard PIECES (3 to 12)");
+    eprintln!("usage: morris_time taiwan|standard PIECES (3 to 12) [--store DIR SLICE...]");
     ExitCode::from(2)
 }
