@@ -5,17 +5,20 @@
 //! 0       4     magic "EGBK"
 //! 4       2     format version, little-endian
 //! 6       1     cell encoding tag
-//! 7       1     zstd level used (informational)
+//! 7       1     payload codec: 0 = one zstd frame of the raw bytes,
+//!               1 = ranked (two-byte cells, `ranked.rs`); in format 2
+//!               the zstd level (the payload always zstd)
 //! 8       4     block index within its slice
 //! 12      4     raw length in bytes
 //! 16      4     payload length in bytes
-//! 20      n     payload: one zstd frame of the raw bytes
+//! 20      n     payload
 //! 20+n    4     CRC-32 (IEEE) of bytes 0 .. 20+n
 //! ```
 
 use std::cell::RefCell;
 
-use crate::{CellEncoding, FormatError, FORMAT_VERSION};
+use crate::ranked::{self, PART_BYTES};
+use crate::{CellEncoding, FormatError, FORMAT_VERSION, OLDEST_FORMAT_VERSION};
 
 const MAGIC: &[u8; 4] = b"EGBK";
 const HEADER: usize = 20;
@@ -28,7 +31,28 @@ pub struct BlockRecord {
     pub raw: Vec<u8>,
 }
 
-/// Compresses one block of raw bytes into a record.
+/// How a block's payload holds its raw bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Codec {
+    /// One zstd frame.
+    Zstd,
+    /// Ranks among the block's distinct two-byte cells, range-coded in
+    /// parts that decode alone (`ranked.rs`).
+    Ranked,
+}
+
+impl Codec {
+    fn tag(self) -> u8 {
+        match self {
+            Codec::Zstd => 0,
+            Codec::Ranked => 1,
+        }
+    }
+}
+
+/// Compresses one block of raw bytes into a record: two-byte cells
+/// (Morris) ranked when that is smaller, everything else with zstd at
+/// `level`.
 ///
 /// # Errors
 /// Only if zstd fails, which it does not for in-memory buffers in practice.
@@ -38,12 +62,22 @@ pub fn encode_block(
     raw: &[u8],
     level: i32,
 ) -> Result<Vec<u8>, FormatError> {
-    let payload = compress(raw, level).map_err(|e| FormatError::io("zstd compression", e))?;
+    let ranked = (encoding == CellEncoding::ValueDepth16)
+        .then(|| ranked::encode(raw))
+        .flatten()
+        .filter(|payload| payload.len() <= raw.len());
+    let (codec, payload) = match ranked {
+        Some(payload) => (Codec::Ranked, payload),
+        None => (
+            Codec::Zstd,
+            compress(raw, level).map_err(|e| FormatError::io("zstd compression", e))?,
+        ),
+    };
     let mut record = Vec::with_capacity(HEADER + payload.len() + 4);
     record.extend_from_slice(MAGIC);
     record.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     record.push(encoding.tag());
-    record.push(level.clamp(0, 255) as u8);
+    record.push(codec.tag());
     record.extend_from_slice(&index.to_le_bytes());
     record.extend_from_slice(&(raw.len() as u32).to_le_bytes());
     record.extend_from_slice(&(payload.len() as u32).to_le_bytes());
@@ -115,6 +149,17 @@ pub fn check_block<'a>(
     expected_len: u64,
     record: &'a [u8],
 ) -> Result<(CellEncoding, &'a [u8]), FormatError> {
+    checked(slice, expected_index, expected_len, record)
+        .map(|(encoding, _, payload)| (encoding, payload))
+}
+
+/// [`check_block`], with the payload's codec.
+fn checked<'a>(
+    slice: &str,
+    expected_index: u32,
+    expected_len: u64,
+    record: &'a [u8],
+) -> Result<(CellEncoding, Codec, &'a [u8]), FormatError> {
     let corrupt = |reason: String| FormatError::Corrupt {
         slice: slice.to_string(),
         block: Some(expected_index),
@@ -134,7 +179,7 @@ pub fn check_block<'a>(
         return Err(corrupt("bad magic".to_string()));
     }
     let version = u16::from_le_bytes([body[4], body[5]]);
-    if version != FORMAT_VERSION {
+    if !(OLDEST_FORMAT_VERSION..=FORMAT_VERSION).contains(&version) {
         return Err(FormatError::Version {
             path: format!("block {expected_index} of slice {slice}"),
             found: version,
@@ -143,6 +188,16 @@ pub fn check_block<'a>(
     }
     let encoding = CellEncoding::from_tag(body[6])
         .ok_or_else(|| corrupt(format!("unknown encoding {}", body[6])))?;
+    let codec = match (version, body[7]) {
+        // Format 2 kept the zstd level there.
+        (2, _) | (_, 0) => Codec::Zstd,
+        (_, 1) if encoding == CellEncoding::ValueDepth16 => Codec::Ranked,
+        (_, tag) => {
+            return Err(corrupt(format!(
+                "unknown codec {tag} for {encoding:?} cells"
+            )))
+        }
+    };
     let word = |at: usize| u32::from_le_bytes([body[at], body[at + 1], body[at + 2], body[at + 3]]);
     let index = word(8);
     if index != expected_index {
@@ -160,7 +215,7 @@ pub fn check_block<'a>(
             "payload length {payload_len} does not match the record"
         )));
     }
-    Ok((encoding, &body[HEADER..]))
+    Ok((encoding, codec, &body[HEADER..]))
 }
 
 /// Checks and decompresses a block record that must hold `expected_len`
@@ -177,6 +232,47 @@ pub fn decode_block(
     expected_len: u64,
     record: &[u8],
 ) -> Result<BlockRecord, FormatError> {
+    let (encoding, part) = decode(slice, expected_index, expected_len, record, None)?;
+    Ok(BlockRecord {
+        index: expected_index,
+        encoding,
+        raw: part.raw,
+    })
+}
+
+/// Raw bytes of a block from one part on: the part alone when the codec
+/// decodes parts apart, else the whole block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockPart {
+    /// The first part held: `raw` starts at byte `first * PART_BYTES` of
+    /// the block.
+    pub first: u32,
+    pub raw: Vec<u8>,
+}
+
+/// The part of a block holding byte `at` of it ([`PART_BYTES`] raw bytes
+/// each), decoded alone where its codec allows; checked as [`decode_block`].
+///
+/// # Errors
+/// As [`decode_block`].
+pub fn decode_block_part(
+    slice: &str,
+    expected_index: u32,
+    expected_len: u64,
+    record: &[u8],
+    at: u64,
+) -> Result<BlockPart, FormatError> {
+    let part = u32::try_from(at / PART_BYTES as u64).unwrap_or(u32::MAX);
+    decode(slice, expected_index, expected_len, record, Some(part)).map(|(_, part)| part)
+}
+
+fn decode(
+    slice: &str,
+    expected_index: u32,
+    expected_len: u64,
+    record: &[u8],
+    part: Option<u32>,
+) -> Result<(CellEncoding, BlockPart), FormatError> {
     let corrupt = |reason: String| FormatError::Corrupt {
         slice: slice.to_string(),
         block: Some(expected_index),
@@ -187,20 +283,37 @@ pub fn decode_block(
             "a block of {expected_len} bytes is larger than {MAX_BLOCK_BYTES}"
         )));
     }
-    let (encoding, payload) = check_block(slice, expected_index, expected_len, record)?;
+    let (encoding, codec, payload) = checked(slice, expected_index, expected_len, record)?;
     let raw_len = expected_len as usize;
-    let raw = decompress(payload, raw_len).map_err(|e| corrupt(format!("zstd: {e}")))?;
-    if raw.len() != raw_len {
+    let parts = raw_len.div_ceil(PART_BYTES).max(1);
+    if let Some(part) = part.filter(|&p| p as usize >= parts) {
+        return Err(corrupt(format!("part {part} asked of a block of {parts}")));
+    }
+    let (first, raw) = match (codec, part) {
+        (Codec::Zstd, _) => (
+            0,
+            decompress(payload, raw_len).map_err(|e| corrupt(format!("zstd: {e}")))?,
+        ),
+        (Codec::Ranked, None) => (
+            0,
+            ranked::decode(payload, raw_len, 0, parts - 1).map_err(corrupt)?,
+        ),
+        (Codec::Ranked, Some(part)) => (
+            part,
+            ranked::decode(payload, raw_len, part as usize, part as usize).map_err(corrupt)?,
+        ),
+    };
+    let wanted = match (codec, part) {
+        (Codec::Ranked, Some(part)) => PART_BYTES.min(raw_len - part as usize * PART_BYTES),
+        _ => raw_len,
+    };
+    if raw.len() != wanted {
         return Err(corrupt(format!(
-            "{} raw bytes, header says {raw_len}",
+            "{} raw bytes, header says {wanted}",
             raw.len()
         )));
     }
-    Ok(BlockRecord {
-        index: expected_index,
-        encoding,
-        raw,
-    })
+    Ok((encoding, BlockPart { first, raw }))
 }
 
 thread_local! {

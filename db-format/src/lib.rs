@@ -1,7 +1,8 @@
 //! The on-disk format of egdb stores; it knows nothing of game rules.
 //!
 //! * [`encoding`] — how one position's value (and depth) is held in bits.
-//! * [`block`] — the block record: header, zstd payload, CRC-32.
+//! * [`block`] — the block record: header, payload (zstd, or [`ranked`]
+//!   for two-byte cells), CRC-32.
 //! * [`store`] — the RocksDB layout: store identity, build manifest, blocks.
 //!
 //! The format is documented in `docs/FORMAT.md`; [`FORMAT_VERSION`] changes
@@ -11,13 +12,15 @@ pub mod block;
 mod counts;
 pub mod encoding;
 pub mod error;
+mod range_coder;
+pub mod ranked;
 #[cfg(feature = "store")]
 pub mod store;
 pub mod symbols;
 
 pub use block::{
-    block_len, check_block, decode_block, encode_block, layout_fault, max_record_len, BlockRecord,
-    MAX_BLOCK_BYTES,
+    block_len, check_block, decode_block, decode_block_part, encode_block, layout_fault,
+    max_record_len, BlockPart, BlockRecord, Codec, MAX_BLOCK_BYTES,
 };
 pub use counts::SliceCounts;
 pub use encoding::{CellEncoding, ValueCode};
@@ -25,8 +28,14 @@ pub use error::FormatError;
 #[cfg(feature = "store")]
 pub use store::{SliceRecord, Store, StoreIdentity};
 
-/// Version of the block records and the store layout.
-pub const FORMAT_VERSION: u16 = 2;
+/// Version of the block records and the store layout written today.
+/// Format 3 added ranked blocks (two-byte cells range-coded, in parts that
+/// decode alone).
+pub const FORMAT_VERSION: u16 = 3;
+
+/// The oldest version still read: a format-2 store differs only in that
+/// every block is zstd (the codec byte held its level).
+pub const OLDEST_FORMAT_VERSION: u16 = 2;
 
 /// Raw bytes per block: small enough that a probe decompresses little,
 /// large enough that zstd finds its patterns.

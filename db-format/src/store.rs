@@ -13,8 +13,10 @@ use std::path::{Path, PathBuf};
 use rocksdb::{ColumnFamilyDescriptor, Options, WriteBatch, WriteOptions, DB};
 use serde::{Deserialize, Serialize};
 
-use crate::block::{block_len, decode_block, layout_fault, BlockRecord};
-use crate::{CellEncoding, FormatError, SliceCounts, FORMAT_VERSION};
+use crate::block::{
+    block_len, decode_block, decode_block_part, layout_fault, BlockPart, BlockRecord,
+};
+use crate::{CellEncoding, FormatError, SliceCounts, FORMAT_VERSION, OLDEST_FORMAT_VERSION};
 
 const META: &str = "meta";
 const MANIFEST: &str = "manifest";
@@ -82,6 +84,7 @@ pub struct Store {
     db: DB,
     path: PathBuf,
     identity: StoreIdentity,
+    version: u16,
 }
 
 impl std::fmt::Debug for Store {
@@ -166,7 +169,10 @@ fn half_created(path: &Path) -> bool {
 
 impl Store {
     /// Opens the store at `path` for a build of `identity`, creating it when
-    /// the directory is missing or empty.
+    /// the directory is missing or empty. A store of an older format is
+    /// carried on in today's: its blocks stay as they are (still read), new
+    /// ones are written today's way, and binaries of the older format
+    /// refuse it from then on (see [`Store::upgraded_from`]).
     ///
     /// # Errors
     /// [`FormatError::OtherGame`] when the store holds another game or was
@@ -201,6 +207,15 @@ impl Store {
                     ),
                     wanted: format!("a build {}", with(identity.depth)),
                 });
+            }
+            if store.version != FORMAT_VERSION {
+                let meta = store.cf(META)?;
+                store.db.put_cf_opt(
+                    meta,
+                    b"format_version",
+                    FORMAT_VERSION.to_le_bytes(),
+                    &synced(),
+                )?;
             }
             return Ok(store);
         }
@@ -241,6 +256,7 @@ impl Store {
             db,
             path: path.to_path_buf(),
             identity: identity.clone(),
+            version: FORMAT_VERSION,
         })
     }
 
@@ -280,7 +296,7 @@ impl Store {
             .and_then(|v| <[u8; 2]>::try_from(v.as_slice()).ok())
             .map(u16::from_le_bytes)
             .ok_or_else(|| FormatError::NotAStore { path: shown(path) })?;
-        if version != FORMAT_VERSION {
+        if !(OLDEST_FORMAT_VERSION..=FORMAT_VERSION).contains(&version) {
             return Err(FormatError::Version {
                 path: shown(path),
                 found: version,
@@ -295,6 +311,7 @@ impl Store {
             db,
             path: path.to_path_buf(),
             identity,
+            version,
         })
     }
 
@@ -304,6 +321,12 @@ impl Store {
 
     pub fn identity(&self) -> &StoreIdentity {
         &self.identity
+    }
+
+    /// The older format a store was opened in, when a build carries it on
+    /// in today's ([`Store::create_or_open`]).
+    pub fn upgraded_from(&self) -> Option<u16> {
+        (self.version != FORMAT_VERSION).then_some(self.version)
     }
 
     fn cf(&self, name: &str) -> Result<&rocksdb::ColumnFamily, FormatError> {
@@ -428,6 +451,35 @@ impl Store {
             index,
             record.block_len(index),
             &self.block_record(&record.slice, index)?,
+        )
+    }
+
+    /// The part of block `index` that holds its byte `at`, checked; a
+    /// block whose codec decodes parts apart gives that part alone
+    /// ([`decode_block_part`]).
+    ///
+    /// # Errors
+    /// As [`Store::read_block`].
+    pub fn read_block_part(
+        &self,
+        record: &SliceRecord,
+        index: u32,
+        at: u64,
+    ) -> Result<BlockPart, FormatError> {
+        record.check_layout()?;
+        if index >= record.blocks {
+            return Err(FormatError::Corrupt {
+                slice: record.slice.clone(),
+                block: Some(index),
+                reason: format!("the slice has {} blocks", record.blocks),
+            });
+        }
+        decode_block_part(
+            &record.slice,
+            index,
+            record.block_len(index),
+            &self.block_record(&record.slice, index)?,
+            at,
         )
     }
 
@@ -585,5 +637,95 @@ mod tests {
         let err = Store::create_or_open(dir.path(), &identity("nim:hexagram")).unwrap_err();
         assert!(err.to_string().contains("is not an egdb store"), "{err}");
         assert!(dir.path().join("notes.txt").exists());
+    }
+
+    /// A block record as format 2 wrote it: zstd, the level in byte 7.
+    fn format_2_block(index: u32, encoding: CellEncoding, raw: &[u8]) -> Vec<u8> {
+        let payload = zstd::bulk::compress(raw, 3).unwrap();
+        let mut record = b"EGBK".to_vec();
+        record.extend_from_slice(&2u16.to_le_bytes());
+        record.extend_from_slice(&[encoding.tag(), 3]);
+        for word in [index, raw.len() as u32, payload.len() as u32] {
+            record.extend_from_slice(&word.to_le_bytes());
+        }
+        record.extend_from_slice(&payload);
+        let crc = crc32fast::hash(&record);
+        record.extend_from_slice(&crc.to_le_bytes());
+        record
+    }
+
+    fn record_of(slice: &str, raw: &[u8], blocks: &[Vec<u8>]) -> SliceRecord {
+        SliceRecord {
+            slice: slice.into(),
+            encoding: CellEncoding::ValueDepth16,
+            raw_len: raw.len() as u64,
+            raw_crc32: crc32fast::hash(raw),
+            block_bytes: 65536,
+            blocks: blocks.len() as u32,
+            stored_bytes: blocks.iter().map(|b| b.len() as u64).sum(),
+            counts: SliceCounts::default(),
+            stones: None,
+            seconds: 0.0,
+        }
+    }
+
+    #[test]
+    fn a_format_2_store_is_read_and_carried_on_in_format_3() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s");
+        let old: Vec<u8> = (0..5000u16)
+            .flat_map(|i| (0x8000 | (i / 300)).to_le_bytes())
+            .collect();
+        {
+            let store = Store::create_or_open(&path, &identity("morris:taiwan:3")).unwrap();
+            let block = format_2_block(0, CellEncoding::ValueDepth16, &old);
+            store
+                .put_slice(
+                    &record_of("move-03-03", &old, std::slice::from_ref(&block)),
+                    &[block],
+                )
+                .unwrap();
+            let meta = store.cf(META).unwrap();
+            store
+                .db
+                .put_cf(meta, b"format_version", 2u16.to_le_bytes())
+                .unwrap();
+        }
+        // Read as it is: nothing written.
+        let read = Store::open_read_only(&path).unwrap();
+        assert_eq!(read.read_slice("move-03-03").unwrap().1, old);
+        drop(read);
+        // A build carries it on: new blocks ranked, the old ones still read.
+        let store = Store::create_or_open(&path, &identity("morris:taiwan:3")).unwrap();
+        assert_eq!(store.upgraded_from(), Some(2));
+        let new: Vec<u8> = old.iter().rev().copied().collect();
+        let block = encode_block(0, CellEncoding::ValueDepth16, &new, 1).unwrap();
+        assert_eq!(block[7], 1, "ranked");
+        store
+            .put_slice(
+                &record_of("move-04-03-p0", &new, std::slice::from_ref(&block)),
+                &[block],
+            )
+            .unwrap();
+        drop(store);
+        let store = Store::open(&path).unwrap();
+        assert_eq!(store.upgraded_from(), None);
+        assert_eq!(store.read_slice("move-03-03").unwrap().1, old);
+        assert_eq!(store.read_slice("move-04-03-p0").unwrap().1, new);
+        let record = store.slice("move-04-03-p0").unwrap().unwrap();
+        let part = store.read_block_part(&record, 0, 8192).unwrap();
+        assert_eq!((part.first, &part.raw[..]), (1, &new[8192..]));
+        // A format this binary does not know is refused, naming both.
+        store
+            .db
+            .put_cf(
+                store.cf(META).unwrap(),
+                b"format_version",
+                9u16.to_le_bytes(),
+            )
+            .unwrap();
+        drop(store);
+        let err = Store::open_read_only(&path).unwrap_err().to_string();
+        assert!(err.contains('9') && err.contains('3'), "{err}");
     }
 }

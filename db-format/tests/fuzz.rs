@@ -8,9 +8,11 @@
 //! `deploy/fuzz.sh` runs a million.
 
 use egdb_db_format::block::checksum_holds;
+use egdb_db_format::ranked::{self, PART_BYTES};
 use egdb_db_format::{
-    block_len, check_block, decode_block, encode_block, layout_fault, CellEncoding, FormatError,
-    SliceCounts, SliceRecord, StoreIdentity, FORMAT_VERSION, MAX_BLOCK_BYTES,
+    block_len, check_block, decode_block, decode_block_part, encode_block, layout_fault,
+    CellEncoding, FormatError, SliceCounts, SliceRecord, StoreIdentity, FORMAT_VERSION,
+    MAX_BLOCK_BYTES, OLDEST_FORMAT_VERSION,
 };
 use proptest::prelude::*;
 use proptest::sample::{select, Index};
@@ -32,8 +34,9 @@ fn raw_bytes(most: usize) -> impl Strategy<Value = Vec<u8>> {
 
 // ---- Block records ----
 
-/// Decodes `record` as block `index` of `len` bytes by both checks; what
-/// decodes holds exactly `len` bytes.
+/// Decodes `record` as block `index` of `len` bytes by both checks, and
+/// part by part; what decodes holds exactly `len` bytes, and each part
+/// decoded alone is that part of the whole.
 fn decode_both(index: u32, len: u64, record: &[u8]) -> Result<Option<Vec<u8>>, TestCaseError> {
     let checked = check_block("fuzz", index, len, record);
     let decoded = decode_block("fuzz", index, len, record);
@@ -42,17 +45,48 @@ fn decode_both(index: u32, len: u64, record: &[u8]) -> Result<Option<Vec<u8>>, T
         prop_assert_eq!(block.raw.len() as u64, len);
         prop_assert_eq!(block.index, index);
         prop_assert!(checksum_holds(record));
+        for at in (0..block.raw.len()).step_by(PART_BYTES) {
+            let part = decode_block_part("fuzz", index, len, record, at as u64);
+            prop_assert!(
+                part.is_ok(),
+                "the whole decodes, part {} does not",
+                at / PART_BYTES
+            );
+            let part = part.unwrap();
+            let from = part.first as usize * PART_BYTES;
+            prop_assert!(from <= at);
+            prop_assert_eq!(
+                Some(&part.raw[..]),
+                block.raw.get(from..from + part.raw.len())
+            );
+        }
     }
     Ok(decoded.ok().map(|b| b.raw))
 }
 
+/// Two-byte cells from a few values, in runs: what ranked blocks hold.
+fn cell_bytes(most: usize) -> impl Strategy<Value = Vec<u8>> {
+    (
+        prop::collection::vec(any::<u16>(), 1..20),
+        prop::collection::vec((any::<Index>(), 1usize..300), 0..most / 100),
+    )
+        .prop_map(|(alphabet, runs)| {
+            runs.iter()
+                .flat_map(|(pick, n)| std::iter::repeat_n(alphabet[pick.index(alphabet.len())], *n))
+                .flat_map(u16::to_le_bytes)
+                .collect()
+        })
+}
+
 /// A record built field by field, each near what the decoder wants, with
-/// a payload that is a real zstd frame, an edited one, or noise.
+/// a payload that is a real zstd frame or ranked payload, an edited one,
+/// or noise.
 #[derive(Debug, Clone)]
 struct Forged {
     magic: [u8; 4],
     version: u16,
     tag: u8,
+    codec: u8,
     index: u32,
     raw_len: u32,
     payload: Vec<u8>,
@@ -67,7 +101,7 @@ impl Forged {
         record.extend_from_slice(&self.magic);
         record.extend_from_slice(&self.version.to_le_bytes());
         record.push(self.tag);
-        record.push(3);
+        record.push(self.codec);
         record.extend_from_slice(&self.index.to_le_bytes());
         record.extend_from_slice(&self.raw_len.to_le_bytes());
         let payload_len = self.payload_len.unwrap_or(self.payload.len() as u32);
@@ -87,15 +121,22 @@ fn forged() -> impl Strategy<Value = Forged> {
             &zstd::bulk::compress(&raw, 3).expect("zstd compresses"),
             &edits
         )),
+        cell_bytes(6000).prop_map(|raw| ranked::encode(&raw).expect("few cells rank")),
+        (cell_bytes(6000), byte_edits()).prop_map(|(raw, edits)| edited(
+            &ranked::encode(&raw).expect("few cells rank"),
+            &edits
+        )),
         prop::collection::vec(any::<u8>(), 0..64),
     ];
     (
         prop_oneof![8 => Just(*b"EGBK"), 1 => any::<[u8; 4]>()],
-        prop_oneof![8 => Just(FORMAT_VERSION), 1 => any::<u16>()],
+        prop_oneof![6 => Just(FORMAT_VERSION), 2 => Just(OLDEST_FORMAT_VERSION), 1 => any::<u16>()],
         0u8..=4,
+        prop_oneof![4 => Just(0u8), 4 => Just(1u8), 1 => any::<u8>()],
         prop_oneof![Just(0u32), any::<u32>()],
         prop_oneof![
             0u32..=4000,
+            0u32..=12_000,
             Just(u32::MAX),
             Just(MAX_BLOCK_BYTES as u32 + 1)
         ],
@@ -104,15 +145,18 @@ fn forged() -> impl Strategy<Value = Forged> {
         prop::bool::weighted(0.9),
     )
         .prop_map(
-            |(magic, version, tag, index, raw_len, payload, payload_len, crc_holds)| Forged {
-                magic,
-                version,
-                tag,
-                index,
-                raw_len,
-                payload,
-                payload_len,
-                crc_holds,
+            |(magic, version, tag, codec, index, raw_len, payload, payload_len, crc_holds)| {
+                Forged {
+                    magic,
+                    version,
+                    tag,
+                    codec,
+                    index,
+                    raw_len,
+                    payload,
+                    payload_len,
+                    crc_holds,
+                }
             },
         )
 }
@@ -123,21 +167,58 @@ fn block_seeds_decode() {
         let raw: Vec<u8> = (0..5000u32).map(|i| (i % 7) as u8).collect();
         let record = encode_block(9, encoding, &raw, 3).unwrap();
         assert_eq!(decode_block("s", 9, 5000, &record).unwrap().raw, raw);
-        let forged = Forged {
-            magic: *b"EGBK",
-            version: FORMAT_VERSION,
-            tag: encoding.tag(),
-            index: 9,
-            raw_len: 5000,
-            payload: zstd::bulk::compress(&raw, 1).unwrap(),
-            payload_len: None,
-            crc_holds: true,
-        };
-        assert_eq!(
-            decode_block("s", 9, 5000, &forged.bytes()).unwrap().raw,
-            raw
-        );
+        // zstd in format 3 (codec 0), and in format 2 (the level there).
+        for (version, codec) in [(FORMAT_VERSION, 0), (OLDEST_FORMAT_VERSION, 3)] {
+            let forged = Forged {
+                magic: *b"EGBK",
+                version,
+                tag: encoding.tag(),
+                codec,
+                index: 9,
+                raw_len: 5000,
+                payload: zstd::bulk::compress(&raw, 1).unwrap(),
+                payload_len: None,
+                crc_holds: true,
+            };
+            assert_eq!(
+                decode_block("s", 9, 5000, &forged.bytes()).unwrap().raw,
+                raw
+            );
+        }
     }
+    // Ranked, for two-byte cells only.
+    let raw: Vec<u8> = (0..9000u32)
+        .flat_map(|i| (0x8000 | (i / 700) as u16).to_le_bytes())
+        .collect();
+    let ranked = Forged {
+        magic: *b"EGBK",
+        version: FORMAT_VERSION,
+        tag: CellEncoding::ValueDepth16.tag(),
+        codec: 1,
+        index: 2,
+        raw_len: raw.len() as u32,
+        payload: ranked::encode(&raw).unwrap(),
+        payload_len: None,
+        crc_holds: true,
+    };
+    assert_eq!(
+        decode_block("s", 2, raw.len() as u64, &ranked.bytes())
+            .unwrap()
+            .raw,
+        raw
+    );
+    let record = encode_block(2, CellEncoding::ValueDepth16, &raw, 1).unwrap();
+    assert_eq!(record, ranked.bytes(), "the writer ranks two-byte cells");
+    let as_bits = Forged {
+        tag: CellEncoding::WinBits.tag(),
+        ..ranked.clone()
+    };
+    assert!(decode_block("s", 2, raw.len() as u64, &as_bits.bytes()).is_err());
+    let in_format_2 = Forged {
+        version: OLDEST_FORMAT_VERSION,
+        ..ranked
+    };
+    assert!(decode_block("s", 2, raw.len() as u64, &in_format_2.bytes()).is_err());
 }
 
 proptest! {
@@ -167,7 +248,7 @@ proptest! {
 
     #[test]
     fn blocks_edited(
-        raw in raw_bytes(5000),
+        raw in prop_oneof![raw_bytes(5000), cell_bytes(20_000)],
         encoding in encoding(),
         index in any::<u32>(),
         level in -3i32..=5,
@@ -667,7 +748,8 @@ mod stored {
 
     fn meta() -> impl Strategy<Value = Meta> {
         let version = prop_oneof![
-            8 => Just(Some(FORMAT_VERSION.to_le_bytes().to_vec())),
+            6 => Just(Some(FORMAT_VERSION.to_le_bytes().to_vec())),
+            2 => Just(Some(OLDEST_FORMAT_VERSION.to_le_bytes().to_vec())),
             1 => Just(None),
             1 => prop::option::of(prop::collection::vec(any::<u8>(), 0..4)),
         ];
@@ -713,7 +795,13 @@ mod stored {
                 .identity
                 .as_ref()
                 .and_then(|b| serde_json::from_slice::<StoreIdentity>(b).ok());
-            let version_holds = meta.version.as_deref() == Some(&FORMAT_VERSION.to_le_bytes()[..]);
+            let version_holds = meta
+                .version
+                .as_deref()
+                .and_then(|v| <[u8; 2]>::try_from(v).ok())
+                .is_some_and(|v| {
+                    (OLDEST_FORMAT_VERSION..=FORMAT_VERSION).contains(&u16::from_le_bytes(v))
+                });
             match Store::open_read_only(&path) {
                 Ok(store) => {
                     prop_assert!(version_holds);
@@ -727,9 +815,13 @@ mod stored {
                 }
                 Err(other) => prop_assert!(false, "{}", other),
             }
-            // Opened for a build: the same, or (half created) made again.
+            // Opened for a build: the same (carried on in today's format),
+            // or (half created) made again.
             if let Ok(store) = Store::create_or_open(&path, &mine) {
                 prop_assert_eq!(store.identity(), &mine);
+                drop(store);
+                let reopened = Store::open_read_only(&path);
+                prop_assert!(reopened.is_ok_and(|s| s.upgraded_from().is_none()));
             }
             Ok(())
         });

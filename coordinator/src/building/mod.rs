@@ -158,6 +158,13 @@ impl Build {
             }
         }
         let store = Store::create_or_open(path, &identity(game, options.depth))?;
+        if let Some(older) = store.upgraded_from() {
+            tracing::warn!(
+                store = %path.display(),
+                "a store of format {older} is carried on in format {}: its blocks stay readable, binaries of format {older} refuse it from now on",
+                egdb_db_format::FORMAT_VERSION
+            );
+        }
         let records = store.slices()?;
         let stored = |r: &SliceRecord| SliceId::new(r.slice.clone());
         let mut done: Vec<JobId> = records.iter().map(|r| slice_job(&stored(r))).collect();

@@ -6,9 +6,15 @@ use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-/// A block's key: its slice's number in the tablebase, its index.
-pub(super) fn key(slice: u32, block: u32) -> u64 {
-    (u64::from(slice) << 32) | u64::from(block)
+/// Slices a tablebase may number: their numbers fill the top bits of a
+/// [`key`].
+pub(super) const MAX_SLICES: usize = 1 << 21;
+
+/// A block part's key: its slice's number in the tablebase (below
+/// [`MAX_SLICES`]), the block's index, the part's (below 2048: blocks are
+/// at most 16 MiB, parts 8 KiB).
+pub(super) fn key(slice: u32, block: u32, part: u32) -> u64 {
+    (u64::from(slice) << 43) | (u64::from(block) << 11) | u64::from(part & 0x7FF)
 }
 
 /// Keys are two small numbers: one multiply spreads them well enough, far
@@ -80,14 +86,14 @@ mod tests {
     fn the_oldest_blocks_go_first_past_the_capacity() {
         let mut cache = BlockCache::new(250);
         for i in 0..4 {
-            cache.insert(key(1, i), Arc::new(vec![0; 100]));
+            cache.insert(key(1, i, 0), Arc::new(vec![0; 100]));
         }
-        assert!(cache.get(key(1, 0)).is_none() && cache.get(key(1, 1)).is_none());
-        assert!(cache.get(key(1, 2)).is_some() && cache.get(key(1, 3)).is_some());
-        assert!(cache.get(key(2, 3)).is_none());
+        assert!(cache.get(key(1, 0, 0)).is_none() && cache.get(key(1, 1, 0)).is_none());
+        assert!(cache.get(key(1, 2, 0)).is_some() && cache.get(key(1, 3, 0)).is_some());
+        assert!(cache.get(key(2, 3, 0)).is_none() && cache.get(key(1, 3, 1)).is_none());
         // A block larger than the whole capacity is still kept, alone.
-        cache.insert(key(3, 0), Arc::new(vec![0; 1000]));
-        assert!(cache.get(key(3, 0)).is_some() && cache.get(key(1, 3)).is_none());
+        cache.insert(key(3, 0, 0), Arc::new(vec![0; 1000]));
+        assert!(cache.get(key(3, 0, 0)).is_some() && cache.get(key(1, 3, 0)).is_none());
     }
 }
 

@@ -20,6 +20,7 @@ use std::sync::{Arc, RwLock};
 
 use cache::{keep_near, key, near, BlockCache};
 
+use egdb_db_format::ranked::PART_BYTES;
 use egdb_db_format::{FormatError, SliceRecord, Store};
 use egdb_games::{with_game, Family, Game, SliceId};
 
@@ -82,6 +83,14 @@ impl Tablebase {
         let game = from_identity(store.identity())?;
         let complete = store.is_complete()?;
         let mut records = store.slices()?;
+        if records.len() > cache::MAX_SLICES {
+            return Err(FormatError::Damaged(format!(
+                "{} slices in the manifest, more than any game has ({} at most)",
+                records.len(),
+                cache::MAX_SLICES
+            ))
+            .into());
+        }
         records.sort_by(|a, b| a.slice.cmp(&b.slice));
         let numbers = records
             .iter()
@@ -224,22 +233,23 @@ impl Tablebase {
         with_game!(&self.game, g => self.answer_in(g, text))
     }
 
-    /// `N` stored bytes of slice number `slice` from byte `at` on; one block
-    /// read unless the cell straddles two.
+    /// `N` stored bytes of slice number `slice` from byte `at` on; one part
+    /// of one block read unless the cell straddles two.
     fn bytes<const N: usize>(&self, slice: u32, at: u64) -> Result<[u8; N], TablebaseError> {
         let record = &self.records[slice as usize];
         let mut out = [0u8; N];
         let mut filled = 0;
         while filled < N {
             let (index, start) = place(record, at + filled as u64)?;
+            let (part, start) = (start / PART_BYTES, start % PART_BYTES);
             let wanted = &mut out[filled..];
-            let k = key(slice, index);
-            let take = match near(self.id, k, |block| copy_from(block, start, wanted)) {
+            let k = key(slice, index, part as u32);
+            let take = match near(self.id, k, |raw| copy_from(raw, start, wanted)) {
                 Some(take) => take,
                 None => {
-                    let block = self.block(slice, index)?;
-                    let take = copy_from(&block, start, &mut out[filled..]);
-                    keep_near(self.id, k, block);
+                    let raw = self.part(slice, index, part)?;
+                    let take = copy_from(&raw, start, &mut out[filled..]);
+                    keep_near(self.id, k, raw);
                     take
                 }
             };
@@ -255,14 +265,38 @@ impl Tablebase {
         Ok(out)
     }
 
-    fn block(&self, slice: u32, index: u32) -> Result<Arc<Vec<u8>>, TablebaseError> {
-        if let Some(block) = self.read().get(key(slice, index)) {
-            return Ok(block);
+    /// Part `part` of a block ([`PART_BYTES`] raw bytes): decoded alone
+    /// where the block's codec allows, else with the whole block, whose
+    /// other parts are kept too.
+    fn part(&self, slice: u32, index: u32, part: usize) -> Result<Arc<Vec<u8>>, TablebaseError> {
+        if let Some(raw) = self.read().get(key(slice, index, part as u32)) {
+            return Ok(raw);
         }
         let record = &self.records[slice as usize];
-        let block = Arc::new(self.store.read_block(record, index)?.raw);
-        self.write().insert(key(slice, index), block.clone());
-        Ok(block)
+        let decoded = self
+            .store
+            .read_block_part(record, index, (part * PART_BYTES) as u64)?;
+        let first = decoded.first as usize;
+        let parts: Vec<Arc<Vec<u8>>> = decoded
+            .raw
+            .chunks(PART_BYTES)
+            .map(|chunk| Arc::new(chunk.to_vec()))
+            .collect();
+        let wanted = part
+            .checked_sub(first)
+            .and_then(|k| parts.get(k).cloned())
+            .ok_or_else(|| {
+                corrupt(
+                    record,
+                    index,
+                    "a block decoded without the part asked of it",
+                )
+            })?;
+        let mut cache = self.write();
+        for (k, raw) in parts.into_iter().enumerate() {
+            cache.insert(key(slice, index, (first + k) as u32), raw);
+        }
+        Ok(wanted)
     }
 
     // A thread that panicked holding the lock cannot leave the cache torn:
