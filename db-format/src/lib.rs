@@ -9,6 +9,7 @@
 //! whenever it does.
 
 pub mod block;
+mod code_tree;
 mod counts;
 pub mod encoding;
 pub mod error;

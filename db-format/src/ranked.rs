@@ -1,7 +1,8 @@
 //! Codec 1 of format-3 blocks, for two-byte cells: each cell's rank among
 //! the block's distinct cells (a Morris block holds a few dozen), coded
-//! bit by bit through a binary tree with adaptive probabilities: the mean
-//! of an order-0 estimate and one conditioned on the previous rank. The
+//! bit by bit down the block's Huffman tree (`code_tree.rs`: frequent ranks
+//! take few steps) with adaptive probabilities at each node: the mean of
+//! an order-0 estimate and one conditioned on the previous rank. The
 //! models learn fast (a count-based rate until it reaches 1/16), so they
 //! follow a table's runs and regions.
 //!
@@ -13,12 +14,15 @@
 //! 1           distinct cells - 1 (n - 1)
 //! 2           the lowest cell (u16 LE)
 //! 1-3 each    the other n - 1 cells as rising gaps (LEB128, each >= 1)
+//! n/2 (up)    each rank's code length, 4 bits (the low half first); none
+//!             when n = 1
 //! 2 each      the stream lengths of every part but the last (u16 LE)
 //! rest        the parts' streams, in order
 //! ```
 //!
 //! A block of one distinct cell has empty streams.
 
+use crate::code_tree::{CodeTree, Step};
 use crate::range_coder::{Decoder, Encoder, MAX_P, MIN_P};
 
 /// Cells per independently decoded part.
@@ -47,11 +51,27 @@ pub fn encode(raw: &[u8]) -> Option<Vec<u8>> {
     }
     let mut out = Vec::with_capacity(raw.len() / 4);
     write_table(&distinct, &mut out);
+    let tree = (distinct.len() > 1).then(|| {
+        let mut counts = vec![0u32; distinct.len()];
+        for &cell in &cells {
+            counts[usize::from(rank_of[usize::from(cell)])] += 1;
+        }
+        let lengths = CodeTree::lengths(&counts);
+        for pair in lengths.chunks(2) {
+            out.push(pair[0] | pair.get(1).map_or(0, |l| l << 4));
+        }
+        CodeTree::from_lengths(&lengths)
+    });
+    let tree = match tree {
+        Some(Ok(tree)) => Some(tree),
+        Some(Err(_)) => return None,
+        None => None,
+    };
     let streams: Vec<Vec<u8>> = cells
         .chunks(PART_CELLS)
         .map(|part| {
             let mut encoder = Encoder::default();
-            let mut model = Model::new(distinct.len());
+            let mut model = Model::new(tree.as_ref(), distinct.len());
             for &cell in part {
                 model.encode(&mut encoder, rank_of[usize::from(cell)]);
             }
@@ -87,6 +107,17 @@ pub fn decode(
         return Err(format!("parts {first} to {last} of {parts}"));
     }
     let (table, rest) = read_table(payload)?;
+    let (tree, rest) = if table.len() > 1 {
+        let Some((packed, rest)) = rest.split_at_checked(table.len().div_ceil(2)) else {
+            return Err("code lengths cut short".to_string());
+        };
+        let lengths: Vec<u8> = (0..table.len())
+            .map(|r| packed[r / 2] >> (4 * (r % 2)) & 15)
+            .collect();
+        (Some(CodeTree::from_lengths(&lengths)?), rest)
+    } else {
+        (None, rest)
+    };
     let lengths_len = 2 * parts.saturating_sub(1);
     let Some((lengths, streams)) = rest.split_at_checked(lengths_len) else {
         return Err("part lengths cut short".to_string());
@@ -106,7 +137,7 @@ pub fn decode(
         let stream = &streams[starts[part]..starts[part + 1]];
         let len = PART_CELLS.min(cells - part * PART_CELLS);
         let mut decoder = Decoder::new(stream);
-        let mut model = Model::new(table.len());
+        let mut model = Model::new(tree.as_ref(), table.len());
         for _ in 0..len {
             let rank = model.decode(&mut decoder);
             let cell = table
@@ -223,30 +254,26 @@ impl Counter {
     }
 }
 
-/// Ranks as paths through a binary tree of `2^depth` leaves; each node's
-/// chance is the mean of its order-0 counter and its counter under the
-/// previous rank (`n` at a part's start).
-struct Model {
-    depth: u32,
-    distinct: usize,
+/// Ranks as paths down the block's code tree (none when the block has one
+/// distinct cell); each internal node's chance is the mean of its order-0
+/// counter and its counter under the previous rank (`n` at a part's
+/// start).
+struct Model<'a> {
+    tree: Option<&'a CodeTree>,
+    nodes: usize,
     order0: Vec<Counter>,
     order1: Vec<Counter>,
     previous: usize,
 }
 
-impl Model {
-    fn new(distinct: usize) -> Model {
-        let depth = if distinct <= 1 {
-            0
-        } else {
-            usize::BITS - (distinct - 1).leading_zeros()
-        };
-        let width = 1usize << depth;
+impl<'a> Model<'a> {
+    fn new(tree: Option<&'a CodeTree>, distinct: usize) -> Model<'a> {
+        let nodes = tree.map_or(0, CodeTree::nodes);
         Model {
-            depth,
-            distinct,
-            order0: vec![Counter::FRESH; width],
-            order1: vec![Counter::FRESH; width * (distinct + 1)],
+            tree,
+            nodes,
+            order0: vec![Counter::FRESH; nodes],
+            order1: vec![Counter::FRESH; nodes * (distinct + 1)],
             previous: distinct,
         }
     }
@@ -264,30 +291,40 @@ impl Model {
     }
 
     fn encode(&mut self, encoder: &mut Encoder, rank: u8) {
-        let base = self.previous << self.depth;
-        let mut node = 1usize;
-        for level in (0..self.depth).rev() {
-            let bit = u32::from(rank) >> level & 1;
+        let Some(tree) = self.tree else {
+            return;
+        };
+        let base = self.previous * self.nodes;
+        let (code, length) = tree.code(rank);
+        let mut node = 0usize;
+        for level in (0..length).rev() {
+            let bit = u32::from(code >> level & 1);
             encoder.encode(self.chance(base, node), bit);
             self.learn(base, node, bit);
-            node = 2 * node + bit as usize;
+            if let Step::Node(next) = tree.step(node, bit) {
+                node = next;
+            }
         }
         self.previous = usize::from(rank);
     }
 
     fn decode(&mut self, decoder: &mut Decoder) -> u16 {
-        let base = self.previous << self.depth;
-        let mut node = 1usize;
-        for _ in 0..self.depth {
+        let Some(tree) = self.tree else {
+            return 0;
+        };
+        let base = self.previous * self.nodes;
+        let mut node = 0usize;
+        // A complete tree: every walk ends at a leaf within 15 steps.
+        let rank = loop {
             let bit = decoder.decode(self.chance(base, node));
             self.learn(base, node, bit);
-            node = 2 * node + bit as usize;
-        }
-        let rank = node - (1 << self.depth);
-        // A rank past the table (corrupt input) is refused by the caller;
-        // the context stays in bounds meanwhile.
-        self.previous = rank.min(self.distinct);
-        rank as u16
+            match tree.step(node, bit) {
+                Step::Node(next) => node = next,
+                Step::Rank(rank) => break rank,
+            }
+        };
+        self.previous = usize::from(rank);
+        u16::from(rank)
     }
 }
 
