@@ -235,6 +235,7 @@ lose_below_three = "board-and-hand"
             include_str!("../../../docs/variants/taiwan-readings/blocked-draws.toml"),
             include_str!("../../../docs/variants/taiwan-readings/no-gang.toml"),
             include_str!("../../../docs/variants/taiwan-readings/no-dan.toml"),
+            include_str!("../../../docs/variants/taiwan-readings/protected-optional.toml"),
         ] {
             let rules = parse(text, "reading.toml").unwrap().rules;
             assert!(!seen.contains(&rules), "{rules:?} twice");
