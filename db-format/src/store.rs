@@ -438,20 +438,8 @@ impl Store {
     /// [`FormatError::Corrupt`] naming slice and block when the record's
     /// layout is inconsistent or the block fails its checks.
     pub fn read_block(&self, record: &SliceRecord, index: u32) -> Result<BlockRecord, FormatError> {
-        record.check_layout()?;
-        if index >= record.blocks {
-            return Err(FormatError::Corrupt {
-                slice: record.slice.clone(),
-                block: Some(index),
-                reason: format!("the slice has {} blocks", record.blocks),
-            });
-        }
-        decode_block(
-            &record.slice,
-            index,
-            record.block_len(index),
-            &self.block_record(&record.slice, index)?,
-        )
+        let bytes = self.block_of(record, index)?;
+        decode_block(&record.slice, index, record.block_len(index), &bytes)
     }
 
     /// The part of block `index` that holds its byte `at`, checked; a
@@ -466,6 +454,13 @@ impl Store {
         index: u32,
         at: u64,
     ) -> Result<BlockPart, FormatError> {
+        let bytes = self.block_of(record, index)?;
+        decode_block_part(&record.slice, index, record.block_len(index), &bytes, at)
+    }
+
+    /// The stored bytes of block `index` of a slice whose record's layout
+    /// holds, and which has that block.
+    fn block_of(&self, record: &SliceRecord, index: u32) -> Result<Vec<u8>, FormatError> {
         record.check_layout()?;
         if index >= record.blocks {
             return Err(FormatError::Corrupt {
@@ -474,13 +469,7 @@ impl Store {
                 reason: format!("the slice has {} blocks", record.blocks),
             });
         }
-        decode_block_part(
-            &record.slice,
-            index,
-            record.block_len(index),
-            &self.block_record(&record.slice, index)?,
-            at,
-        )
+        self.block_record(&record.slice, index)
     }
 
     /// A whole slice's raw bytes, every block checked, and the slice CRC too.
