@@ -24,37 +24,31 @@
 
 use crate::code_tree::{CodeTree, Step};
 use crate::range_coder::{Decoder, Encoder, MAX_P, MIN_P};
+use crate::symbols::to_symbols;
 
 /// Cells per independently decoded part.
 pub const PART_CELLS: usize = 4096;
 /// Raw bytes per part.
 pub const PART_BYTES: usize = 2 * PART_CELLS;
 
-/// The most distinct cells a block may hold (ranks are bytes).
-const MAX_DISTINCT: usize = 256;
-
 /// `raw` (little-endian u16 cells) coded; `None` when it cannot be (an
 /// odd length, more than 256 distinct cells, or a part whose stream
 /// passes 64 KiB), so that the caller falls back to zstd.
 pub fn encode(raw: &[u8]) -> Option<Vec<u8>> {
-    if raw.len() % 2 != 0 {
-        return None;
-    }
-    let cells: Vec<u16> = raw
+    // The block's distinct cells and each cell's rank among them.
+    let symbols = to_symbols(raw)?;
+    let (&count, rest) = symbols.split_first()?;
+    let (table, ranks) = rest.split_at_checked(2 * (usize::from(count) + 1))?;
+    let distinct: Vec<u16> = table
         .chunks_exact(2)
         .map(|c| u16::from_le_bytes([c[0], c[1]]))
         .collect();
-    let distinct = distinct_cells(&cells)?;
-    let mut rank_of = vec![0u8; 1 << 16];
-    for (rank, &cell) in distinct.iter().enumerate() {
-        rank_of[usize::from(cell)] = rank as u8;
-    }
     let mut out = Vec::with_capacity(raw.len() / 4);
     write_table(&distinct, &mut out);
     let tree = (distinct.len() > 1).then(|| {
         let mut counts = vec![0u32; distinct.len()];
-        for &cell in &cells {
-            counts[usize::from(rank_of[usize::from(cell)])] += 1;
+        for &rank in ranks {
+            counts[usize::from(rank)] += 1;
         }
         let lengths = CodeTree::lengths(&counts);
         for pair in lengths.chunks(2) {
@@ -67,13 +61,13 @@ pub fn encode(raw: &[u8]) -> Option<Vec<u8>> {
         Some(Err(_)) => return None,
         None => None,
     };
-    let streams: Vec<Vec<u8>> = cells
+    let streams: Vec<Vec<u8>> = ranks
         .chunks(PART_CELLS)
         .map(|part| {
             let mut encoder = Encoder::default();
             let mut model = Model::new(tree.as_ref(), distinct.len());
-            for &cell in part {
-                model.encode(&mut encoder, rank_of[usize::from(cell)]);
+            for &rank in part {
+                model.encode(&mut encoder, rank);
             }
             encoder.finish()
         })
@@ -147,29 +141,6 @@ pub fn decode(
         }
     }
     Ok(out)
-}
-
-/// The distinct cells of a block, rising; `None` past 256.
-fn distinct_cells(cells: &[u16]) -> Option<Vec<u16>> {
-    let mut seen = vec![0u64; 1 << 10];
-    for &cell in cells {
-        seen[usize::from(cell >> 6)] |= 1 << (cell & 63);
-    }
-    let mut distinct = Vec::new();
-    for (word, &bits) in seen.iter().enumerate() {
-        let mut bits = bits;
-        while bits != 0 {
-            if distinct.len() == MAX_DISTINCT {
-                return None;
-            }
-            distinct.push((word << 6) as u16 | bits.trailing_zeros() as u16);
-            bits &= bits - 1;
-        }
-    }
-    if distinct.is_empty() {
-        distinct.push(0);
-    }
-    Some(distinct)
 }
 
 fn write_table(cells: &[u16], out: &mut Vec<u8>) {

@@ -277,11 +277,16 @@ impl Tablebase {
             .store
             .read_block_part(record, index, (part * PART_BYTES) as u64)?;
         let first = decoded.first as usize;
-        let parts: Vec<Arc<Vec<u8>>> = decoded
-            .raw
-            .chunks(PART_BYTES)
-            .map(|chunk| Arc::new(chunk.to_vec()))
-            .collect();
+        // A part decoded alone is kept as it came; a whole block is cut.
+        let parts: Vec<Arc<Vec<u8>>> = if decoded.raw.len() <= PART_BYTES {
+            vec![Arc::new(decoded.raw)]
+        } else {
+            decoded
+                .raw
+                .chunks(PART_BYTES)
+                .map(|chunk| Arc::new(chunk.to_vec()))
+                .collect()
+        };
         let wanted = part
             .checked_sub(first)
             .and_then(|k| parts.get(k).cloned())
