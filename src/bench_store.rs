@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use egdb_db_format::ranked::PART_BYTES;
 use egdb_db_format::symbols::{from_symbols, to_symbols};
-use egdb_db_format::{decode_block, decode_block_part, encode_block, CellEncoding, Store};
+use egdb_db_format::{decode_block, decode_block_part, encode_block, CellEncoding, Packing, Store};
 
 use crate::cli::BenchStoreArgs;
 use crate::failure::Failure;
@@ -98,7 +98,7 @@ pub fn run(args: BenchStoreArgs) -> Exit {
                 ))
             };
             let started = Instant::now();
-            let today = encode_block(index, record.encoding, &block.raw, 1)?;
+            let today = encode_block(index, record.encoding, &block.raw, Packing::Small(1))?;
             written.compress += started.elapsed();
             written.bytes += today.len() as u64;
             let started = Instant::now();

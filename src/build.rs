@@ -15,7 +15,9 @@ use indicatif::ProgressBar;
 use crate::checked::report;
 use crate::cli::BuildArgs;
 use crate::failure::Failure;
-use crate::host::{default_memory, positions_bar, reused_line, use_engine_threads};
+use crate::host::{
+    default_memory, positions_bar, rank_the_rest, ranked_line, reused_line, use_engine_threads,
+};
 use crate::signals::INTERRUPTED;
 use crate::Exit;
 
@@ -84,6 +86,7 @@ pub fn run(args: BuildArgs) -> Exit {
     let positions: u64 = build.plan().iter().map(|s| s.positions).sum();
     let total = build.plan().len();
     if build.is_complete()? {
+        rank_the_rest(&build)?;
         println!(
             "{} already holds the complete tablebase of {spec} ({total} slices); nothing to do",
             store_path.display()
@@ -110,7 +113,9 @@ pub fn run(args: BuildArgs) -> Exit {
         eprintln!("\ninterrupted: stopping; finished slices are kept");
     });
 
-    let reports = std::thread::scope(|scope| {
+    let (reports, ranked) = std::thread::scope(|scope| {
+        // Beside the workers: their slices are ranked once nothing reads them.
+        let ranker = scope.spawn(|| build.rank_late(&cancel));
         let handles: Vec<_> = (0..workers)
             .map(|i| {
                 let (build, cancel) = (&build, &cancel);
@@ -121,9 +126,19 @@ pub fn run(args: BuildArgs) -> Exit {
                 scope.spawn(move || Worker::new(config, build).run(cancel))
             })
             .collect();
-        handles.into_iter().map(|h| h.join()).collect::<Vec<_>>()
+        let reports = handles.into_iter().map(|h| h.join()).collect::<Vec<_>>();
+        build.close_ranking();
+        (reports, ranker.join())
     });
     bar.finish_and_clear();
+    match ranked {
+        Ok(ranked) => {
+            if let Some(line) = ranked_line(&ranked?) {
+                eprintln!("{line}");
+            }
+        }
+        Err(_) => return Err(Failure::failed("the ranking thread panicked")),
+    }
     for report in reports {
         match report {
             Ok(Ok(_)) => {}

@@ -2,6 +2,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -13,7 +14,7 @@ use egdb_proto::tls::ServerTls;
 use crate::checked::report;
 use crate::cli::CoordinatorArgs;
 use crate::failure::Failure;
-use crate::host::reused_line;
+use crate::host::{rank_the_rest, ranked_line, reused_line};
 use crate::signals::{StopSignal, INTERRUPTED};
 use crate::Exit;
 
@@ -84,6 +85,7 @@ pub fn run(args: CoordinatorArgs) -> Exit {
     } = CoordinatorSetup::try_from(args)?;
     let build = Arc::new(build);
     if build.is_complete()? {
+        rank_the_rest(&build)?;
         if build.is_verifying() {
             return Ok(verify_report(&build, &store));
         }
@@ -93,6 +95,12 @@ pub fn run(args: CoordinatorArgs) -> Exit {
         );
         return Ok(0);
     }
+    // Beside the service: stored slices are ranked once nothing reads them.
+    let stop_ranking = Arc::new(AtomicBool::new(false));
+    let ranker = {
+        let (build, stop) = (build.clone(), stop_ranking.clone());
+        std::thread::spawn(move || build.rank_late(&stop))
+    };
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| Failure::failed(format!("no async runtime: {e}")))?;
     let interrupted = runtime.block_on(async {
@@ -128,7 +136,19 @@ pub fn run(args: CoordinatorArgs) -> Exit {
         .map_err(|e| Failure::failed(format!("serving failed: {e}")))?;
         watch.abort();
         Ok::<bool, Failure>(interrupted)
-    })?;
+    });
+    // Interrupted: the slice in hand is finished by the next run.
+    if !matches!(interrupted, Ok(false)) {
+        stop_ranking.store(true, Ordering::SeqCst);
+    }
+    build.close_ranking();
+    let ranked = ranker
+        .join()
+        .map_err(|_| Failure::failed("the ranking thread panicked"))??;
+    let interrupted = interrupted?;
+    if let Some(line) = ranked_line(&ranked) {
+        eprintln!("{line}");
+    }
     let done = build.done();
     let total = build.plan().len();
     if interrupted {

@@ -46,6 +46,37 @@ pub fn positions_bar(positions: u64) -> ProgressBar {
 }
 
 /// What a build took from another store (`--reuse`), for people.
+/// What ranking late did in a run, for the run's last lines; `None` when
+/// it ranked nothing.
+pub fn ranked_line(ranked: &egdb_coordinator::Ranked) -> Option<String> {
+    let mib = |bytes: u64| bytes as f64 / f64::from(1 << 20);
+    (ranked.slices > 0).then(|| {
+        format!(
+            "ranked {} slices written with zstd: {:.1} MiB -> {:.1} MiB in {:.1} s",
+            ranked.slices,
+            mib(ranked.bytes_before),
+            mib(ranked.bytes_after),
+            ranked.seconds
+        )
+    })
+}
+
+/// Ranks the slices a run left waiting, once its workers are gone.
+///
+/// # Errors
+/// A damaged block or store I/O (the slice stays waiting, readable).
+pub fn rank_the_rest(build: &egdb_coordinator::Build) -> Result<(), crate::failure::Failure> {
+    if build.ranks_left() == 0 {
+        return Ok(());
+    }
+    build.close_ranking();
+    let ranked = build.rank_late(&std::sync::atomic::AtomicBool::new(false))?;
+    if let Some(line) = ranked_line(&ranked) {
+        eprintln!("{line}");
+    }
+    Ok(())
+}
+
 pub fn reused_line(reused: &egdb_coordinator::Reused, from: &std::path::Path) -> String {
     format!(
         "took {} slices ({} entries, {:.1} MiB stored) from {}, each block and slice checksum checked",

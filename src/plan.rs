@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, HashSet};
 
 use egdb_check::identity::cell_encoding;
 use egdb_coordinator::building::memory_need;
-use egdb_db_format::SliceRecord;
-use egdb_games::{Game, GameSpec};
+use egdb_db_format::{CellEncoding, SliceRecord};
+use egdb_games::{Game, GameSpec, SliceInfo};
 use egdb_tablebase::Tablebase;
 use serde_json::json;
 
@@ -60,10 +60,7 @@ pub fn run(args: PlanArgs) -> Exit {
             entries: s.entries,
             stored: encoding.table_bytes(s.entries),
             memory: memory_need(&plan, s, encoding),
-            seconds: rates
-                .as_ref()
-                .and_then(|r| r.per_entry.get(phase(s.id.as_str())))
-                .map(|rate| rate * s.entries as f64),
+            seconds: rates.as_ref().and_then(|r| r.seconds(s, encoding)),
         })
         .collect();
     let largest = rows.iter().max_by_key(|r| r.memory);
@@ -96,6 +93,7 @@ pub fn run(args: PlanArgs) -> Exit {
             "fits": fits,
             "rates_from": args.rates_from.as_ref().map(|p| p.display().to_string()),
             "seconds_per_entry": rates.as_ref().map(|r| r.per_entry.clone()),
+            "rank_seconds_per_byte": rates.as_ref().and_then(|r| r.rank_per_byte),
             "projected_seconds": projected,
             "projected_disk_bytes": disk,
             "slices_left": left.map(|(n, _)| n),
@@ -138,11 +136,18 @@ pub fn run(args: PlanArgs) -> Exit {
         );
     }
     if let (Some(rates), Some(seconds)) = (&rates, projected) {
-        let shown: Vec<String> = rates
+        let mut shown: Vec<String> = rates
             .per_entry
             .iter()
             .map(|(phase, rate)| format!("{phase} {:.3} µs/entry", rate * 1e6))
             .collect();
+        if let Some(rate) = rates.rank_per_byte {
+            let hours = rate * total(|r| r.stored) as f64 / 3600.0;
+            shown.push(format!(
+                "ranking {:.1} s/GiB stored, {hours:.1} h of it",
+                rate * f64::from(1 << 30)
+            ));
+        }
         println!(
             "projected: {:.1} h on one machine like the one that built {} ({})",
             seconds / 3600.0,
@@ -205,11 +210,23 @@ fn gib(bytes: u64) -> String {
 /// with the pieces on the board, so smaller ones would flatter it.
 struct Rates {
     per_entry: BTreeMap<&'static str, f64>,
+    /// Seconds of ranking late per raw byte, where the store's slices
+    /// were ranked after their solve.
+    rank_per_byte: Option<f64>,
     /// The store's blocks over its slices' raw bytes.
     compression: Option<f64>,
 }
 
 impl Rates {
+    /// A slice's projected seconds: its solve at its phase's rate, and its
+    /// ranking after, where the rates' store was ranked late (wall time
+    /// measured beside the solves: an over-estimate, never an under-).
+    fn seconds(&self, slice: &SliceInfo, encoding: CellEncoding) -> Option<f64> {
+        let solve = self.per_entry.get(phase(slice.id.as_str()))? * slice.entries as f64;
+        let rank = self.rank_per_byte.unwrap_or(0.0) * encoding.table_bytes(slice.entries) as f64;
+        Some(solve + rank)
+    }
+
     /// `None` when no slice of the store has a positive, finite time (a
     /// store of slices solved in no measurable time, or damaged records).
     fn of(tablebase: &Tablebase) -> Option<Rates> {
@@ -233,8 +250,14 @@ impl Rates {
             .filter(|(_, r)| entries(r) > 0)
             .map(|(phase, r)| (phase, r.seconds / entries(r) as f64))
             .collect();
+        let ranked = records
+            .iter()
+            .filter(|r| r.rank_seconds.is_finite() && r.rank_seconds > 0.0);
+        let ranked_raw: u64 = ranked.clone().map(|r| r.raw_len).sum();
+        let rank_seconds: f64 = ranked.map(|r| r.rank_seconds).sum();
         (!per_entry.is_empty()).then(|| Rates {
             compression: (raw > 0).then(|| stored as f64 / raw as f64),
+            rank_per_byte: (ranked_raw > 0).then(|| rank_seconds / ranked_raw as f64),
             per_entry,
         })
     }

@@ -56,6 +56,7 @@ fn three_workers_build_what_egdb_build_builds() {
         assert_eq!(checksums(&cluster), expected, "{game}");
         assert_eq!(solved, expected.len(), "{game}: every slice solved once");
         assert_verified(&cluster);
+        assert_ranked(&cluster);
     }
 }
 

@@ -11,7 +11,7 @@ use std::time::Duration;
 use common::*;
 use egdb_check::identity::cell_encoding;
 use egdb_db_format::SliceCounts;
-use egdb_db_format::{encode_block, CellEncoding, Store};
+use egdb_db_format::{encode_block, CellEncoding, Packing, Store};
 use egdb_games::{Game, GameSpec, SliceId, SliceInfo};
 use egdb_proto::client::RemoteCoordinator;
 use egdb_proto::{Coordinator, LinkKind, Shard, SliceResult, WorkerInfo};
@@ -72,7 +72,7 @@ fn plan() -> (Vec<SliceInfo>, CellEncoding) {
 fn forged(slice: &SliceInfo, encoding: CellEncoding) -> SliceResult {
     let raw = vec![0u8; encoding.table_bytes(slice.entries) as usize];
     SliceResult {
-        shard: encode_shard(&slice.id, encoding, &raw, 65536, 1).unwrap(),
+        shard: encode_shard(&slice.id, encoding, &raw, 65536, Packing::Small(1)).unwrap(),
         counts: SliceCounts {
             positions: slice.positions,
             loss: slice.positions,
@@ -146,7 +146,7 @@ fn blocks_announcing_other_sizes_are_refused_before_inflating() {
     let shard = honest.shard.clone();
     // One block whose header announces 64 MiB of zeros (a few KB on the
     // wire) where the slice holds a few bytes.
-    let bomb = encode_block(0, encoding, &vec![0u8; 64 << 20], 1).unwrap();
+    let bomb = encode_block(0, encoding, &vec![0u8; 64 << 20], Packing::Small(1)).unwrap();
     let bombed = SliceResult {
         shard: Shard {
             blocks: vec![bomb],
@@ -265,7 +265,14 @@ fn a_table_that_lies_behind_good_checksums_is_caught_before_anything_is_built_on
         .unwrap();
     raw[0] ^= 1;
     let lie = SliceResult {
-        shard: encode_shard(&task.slice_id, record.encoding, &raw, 65536, 1).unwrap(),
+        shard: encode_shard(
+            &task.slice_id,
+            record.encoding,
+            &raw,
+            65536,
+            Packing::Small(1),
+        )
+        .unwrap(),
         counts: record.counts.clone(),
         solve_time: Duration::ZERO,
     };

@@ -351,6 +351,11 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
         true
     }
 
+    /// Whether the job at position `i` is done.
+    pub fn is_done_at(&self, i: usize) -> bool {
+        self.done.get(i).copied().unwrap_or(false)
+    }
+
     pub fn is_done<Q: Hash + Eq + ?Sized>(&self, slice: &Q) -> bool
     where
         Id: Borrow<Q>,

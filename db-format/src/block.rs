@@ -50,9 +50,19 @@ impl Codec {
     }
 }
 
-/// Compresses one block of raw bytes into a record: two-byte cells
-/// (Morris) ranked when that is smaller, everything else with zstd at
-/// `level`.
+/// How a block is compressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Packing {
+    /// zstd at this level: several times quicker to read back than
+    /// ranked, for tables that slices still to be solved will read.
+    Quick(i32),
+    /// The smallest the format has: two-byte cells (Morris) ranked where
+    /// that is smaller than the raw bytes, everything else zstd at this
+    /// level.
+    Small(i32),
+}
+
+/// Compresses one block of raw bytes into a record, as `packing` says.
 ///
 /// # Errors
 /// Only if zstd fails, which it does not for in-memory buffers in practice.
@@ -60,31 +70,96 @@ pub fn encode_block(
     index: u32,
     encoding: CellEncoding,
     raw: &[u8],
-    level: i32,
+    packing: Packing,
 ) -> Result<Vec<u8>, FormatError> {
-    let ranked = (encoding == CellEncoding::ValueDepth16)
+    let level = match packing {
+        Packing::Small(level) => {
+            if let Some(record) = ranked_record(index, encoding, raw) {
+                return Ok(record);
+            }
+            level
+        }
+        Packing::Quick(level) => level,
+    };
+    let payload = compress(raw, level).map_err(|e| FormatError::io("zstd compression", e))?;
+    Ok(record_of(index, encoding, raw.len(), Codec::Zstd, &payload))
+}
+
+/// The ranked record of a block of two-byte cells, when ranking makes it
+/// smaller than its raw bytes.
+fn ranked_record(index: u32, encoding: CellEncoding, raw: &[u8]) -> Option<Vec<u8>> {
+    (encoding == CellEncoding::ValueDepth16)
         .then(|| ranked::encode(raw))
         .flatten()
-        .filter(|payload| payload.len() <= raw.len());
-    let (codec, payload) = match ranked {
-        Some(payload) => (Codec::Ranked, payload),
-        None => (
-            Codec::Zstd,
-            compress(raw, level).map_err(|e| FormatError::io("zstd compression", e))?,
-        ),
+        .filter(|payload| payload.len() <= raw.len())
+        .map(|payload| record_of(index, encoding, raw.len(), Codec::Ranked, &payload))
+}
+
+/// A zstd block of two-byte cells re-encoded ranked, once its ranked
+/// record is checked to decode to the same bytes; `None` when the block is
+/// ranked already, is not of two-byte cells, or would not be smaller.
+/// Checked as [`decode_block`] first.
+///
+/// # Errors
+/// As [`decode_block`]; [`FormatError::Corrupt`] if the ranked record
+/// does not give the block's bytes back (an encoder fault: the block is
+/// then kept as it was).
+pub fn rank_block(
+    slice: &str,
+    index: u32,
+    expected_len: u64,
+    record: &[u8],
+) -> Result<Option<Vec<u8>>, FormatError> {
+    let (encoding, codec, _) = checked(slice, index, expected_len, record)?;
+    if encoding != CellEncoding::ValueDepth16 || codec != Codec::Zstd {
+        return Ok(None);
+    }
+    let raw = decode_block(slice, index, expected_len, record)?.raw;
+    let Some(ranked) = ranked_record(index, encoding, &raw) else {
+        return Ok(None);
     };
+    if decode_block(slice, index, expected_len, &ranked)?.raw != raw {
+        return Err(FormatError::Corrupt {
+            slice: slice.to_string(),
+            block: Some(index),
+            reason: "its ranked record decodes to other bytes; kept as zstd".to_string(),
+        });
+    }
+    Ok(Some(ranked))
+}
+
+/// The codec of a record that passes [`check_block`].
+///
+/// # Errors
+/// As [`check_block`].
+pub fn block_codec(
+    slice: &str,
+    index: u32,
+    expected_len: u64,
+    record: &[u8],
+) -> Result<Codec, FormatError> {
+    checked(slice, index, expected_len, record).map(|(_, codec, _)| codec)
+}
+
+fn record_of(
+    index: u32,
+    encoding: CellEncoding,
+    raw_len: usize,
+    codec: Codec,
+    payload: &[u8],
+) -> Vec<u8> {
     let mut record = Vec::with_capacity(HEADER + payload.len() + 4);
     record.extend_from_slice(MAGIC);
     record.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     record.push(encoding.tag());
     record.push(codec.tag());
     record.extend_from_slice(&index.to_le_bytes());
-    record.extend_from_slice(&(raw.len() as u32).to_le_bytes());
+    record.extend_from_slice(&(raw_len as u32).to_le_bytes());
     record.extend_from_slice(&(payload.len() as u32).to_le_bytes());
-    record.extend_from_slice(&payload);
+    record.extend_from_slice(payload);
     let crc = crc32fast::hash(&record);
     record.extend_from_slice(&crc.to_le_bytes());
-    Ok(record)
+    record
 }
 
 /// Whether a record's trailing CRC-32 matches the rest: the cheap check,
@@ -363,7 +438,9 @@ mod tests {
                 })
                 .collect();
             for level in [1, 19] {
-                let record = super::encode_block(0, CellEncoding::WinBits, &raw, level).unwrap();
+                let record =
+                    super::encode_block(0, CellEncoding::WinBits, &raw, Packing::Small(level))
+                        .unwrap();
                 assert!(
                     record.len() as u64 <= super::max_record_len(len as u64),
                     "{len}"
@@ -378,7 +455,7 @@ mod tests {
     proptest! {
         #[test]
         fn blocks_round_trip(raw in proptest::collection::vec(any::<u8>(), 0..5000), index in any::<u32>()) {
-            let record = encode_block(index, CellEncoding::WinBits, &raw, 3).unwrap();
+            let record = encode_block(index, CellEncoding::WinBits, &raw, Packing::Small(3)).unwrap();
             let block = decode_block("s", index, raw.len() as u64, &record).unwrap();
             prop_assert_eq!(block.raw, raw);
             prop_assert_eq!(block.index, index);
@@ -386,7 +463,7 @@ mod tests {
 
         #[test]
         fn any_flipped_byte_is_caught(raw in proptest::collection::vec(any::<u8>(), 1..2000), at in any::<prop::sample::Index>(), bit in 0u8..8) {
-            let mut record = encode_block(7, CellEncoding::ValueDepth8, &raw, 3).unwrap();
+            let mut record = encode_block(7, CellEncoding::ValueDepth8, &raw, Packing::Small(3)).unwrap();
             let i = at.index(record.len());
             record[i] ^= 1 << bit;
             let is_corrupt = matches!(decode_block("s", 7, raw.len() as u64, &record), Err(FormatError::Corrupt { .. }));
@@ -395,7 +472,7 @@ mod tests {
 
         #[test]
         fn truncation_is_caught(raw in proptest::collection::vec(any::<u8>(), 1..2000), keep in any::<prop::sample::Index>()) {
-            let record = encode_block(1, CellEncoding::WinBits, &raw, 3).unwrap();
+            let record = encode_block(1, CellEncoding::WinBits, &raw, Packing::Small(3)).unwrap();
             let cut = keep.index(record.len());
             let is_corrupt = matches!(decode_block("s", 1, raw.len() as u64, &record[..cut]), Err(FormatError::Corrupt { .. }));
             prop_assert!(is_corrupt);
@@ -404,7 +481,7 @@ mod tests {
 
     #[test]
     fn a_block_filed_under_another_index_is_refused() {
-        let record = encode_block(3, CellEncoding::WinBits, b"abc", 3).unwrap();
+        let record = encode_block(3, CellEncoding::WinBits, b"abc", Packing::Small(3)).unwrap();
         let err = decode_block("outer-01", 4, 3, &record)
             .unwrap_err()
             .to_string();
@@ -418,7 +495,13 @@ mod tests {
     fn a_block_announcing_another_length_is_refused_before_inflating() {
         // 64 MiB of zeros compress to a few kilobytes: a bomb for a reader
         // that trusts the header.
-        let bomb = encode_block(0, CellEncoding::ValueDepth16, &vec![0u8; 64 << 20], 3).unwrap();
+        let bomb = encode_block(
+            0,
+            CellEncoding::ValueDepth16,
+            &vec![0u8; 64 << 20],
+            Packing::Small(3),
+        )
+        .unwrap();
         assert!(bomb.len() < 64 << 10);
         let err = decode_block("move-03-03", 0, 65536, &bomb)
             .unwrap_err()

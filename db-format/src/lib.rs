@@ -20,8 +20,9 @@ pub mod store;
 pub mod symbols;
 
 pub use block::{
-    block_len, check_block, decode_block, decode_block_part, encode_block, layout_fault,
-    max_record_len, BlockPart, BlockRecord, Codec, MAX_BLOCK_BYTES,
+    block_codec, block_len, check_block, decode_block, decode_block_part, encode_block,
+    layout_fault, max_record_len, rank_block, BlockPart, BlockRecord, Codec, Packing,
+    MAX_BLOCK_BYTES,
 };
 pub use counts::SliceCounts;
 pub use encoding::{CellEncoding, ValueCode};

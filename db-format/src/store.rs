@@ -53,6 +53,18 @@ pub struct SliceRecord {
     pub stones: Option<u32>,
     /// Seconds the solve took.
     pub seconds: f64,
+    /// Written with zstd only, to be ranked once no unfinished slice of
+    /// its build reads it (absent from records written otherwise).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rank_pending: bool,
+    /// Seconds its ranking took, after the solve (0: written ranked, or
+    /// not ranked).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rank_seconds: f64,
+}
+
+fn is_zero(seconds: &f64) -> bool {
+    *seconds == 0.0
 }
 
 impl SliceRecord {
@@ -409,6 +421,35 @@ impl Store {
         Ok(())
     }
 
+    /// Writes blocks of a stored slice over again (the same bytes, coded
+    /// anew), unsynced: until [`Store::put_record`] syncs, a crash may keep
+    /// either version of each, and both decode alike.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn put_blocks(&self, slice: &str, blocks: &[(u32, Vec<u8>)]) -> Result<(), FormatError> {
+        let blocks_cf = self.cf(BLOCKS)?;
+        let mut batch = WriteBatch::default();
+        for (index, block) in blocks {
+            batch.put_cf(blocks_cf, block_key(slice, *index), block);
+        }
+        self.db.write(batch)?;
+        Ok(())
+    }
+
+    /// Writes a stored slice's manifest record over again, synced (with
+    /// every block written before it).
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn put_record(&self, record: &SliceRecord) -> Result<(), FormatError> {
+        let json =
+            serde_json::to_vec(record).map_err(|e| FormatError::io("writing a slice record", e))?;
+        self.db
+            .put_cf_opt(self.cf(MANIFEST)?, record.slice.as_bytes(), json, &synced())?;
+        Ok(())
+    }
+
     /// The stored record bytes of one block, unchecked (for transfer).
     ///
     /// # Errors
@@ -582,7 +623,8 @@ mod tests {
         let raw = vec![7u8; 100];
         {
             let store = Store::create_or_open(&path, &identity("nim:hexagram")).unwrap();
-            let block = encode_block(0, CellEncoding::WinBits, &raw, 3).unwrap();
+            let block =
+                encode_block(0, CellEncoding::WinBits, &raw, crate::Packing::Small(3)).unwrap();
             let record = SliceRecord {
                 slice: "outer-00".into(),
                 encoding: CellEncoding::WinBits,
@@ -594,6 +636,8 @@ mod tests {
                 counts: SliceCounts::default(),
                 stones: Some(0),
                 seconds: 0.0,
+                rank_pending: false,
+                rank_seconds: 0.0,
             };
             store.put_slice(&record, &[block]).unwrap();
             assert!(!store.is_complete().unwrap());
@@ -655,6 +699,8 @@ mod tests {
             counts: SliceCounts::default(),
             stones: None,
             seconds: 0.0,
+            rank_pending: false,
+            rank_seconds: 0.0,
         }
     }
 
@@ -688,7 +734,13 @@ mod tests {
         let store = Store::create_or_open(&path, &identity("morris:taiwan:3")).unwrap();
         assert_eq!(store.upgraded_from(), Some(2));
         let new: Vec<u8> = old.iter().rev().copied().collect();
-        let block = encode_block(0, CellEncoding::ValueDepth16, &new, 1).unwrap();
+        let block = encode_block(
+            0,
+            CellEncoding::ValueDepth16,
+            &new,
+            crate::Packing::Small(1),
+        )
+        .unwrap();
         assert_eq!(block[7], 1, "ranked");
         store
             .put_slice(

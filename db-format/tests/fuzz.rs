@@ -11,7 +11,7 @@ use egdb_db_format::block::checksum_holds;
 use egdb_db_format::ranked::{self, PART_BYTES};
 use egdb_db_format::{
     block_len, check_block, decode_block, decode_block_part, encode_block, layout_fault,
-    CellEncoding, FormatError, SliceCounts, SliceRecord, StoreIdentity, FORMAT_VERSION,
+    CellEncoding, FormatError, Packing, SliceCounts, SliceRecord, StoreIdentity, FORMAT_VERSION,
     MAX_BLOCK_BYTES, OLDEST_FORMAT_VERSION,
 };
 use proptest::prelude::*;
@@ -165,7 +165,7 @@ fn forged() -> impl Strategy<Value = Forged> {
 fn block_seeds_decode() {
     for encoding in [CellEncoding::WinBits, CellEncoding::ValueDepth16] {
         let raw: Vec<u8> = (0..5000u32).map(|i| (i % 7) as u8).collect();
-        let record = encode_block(9, encoding, &raw, 3).unwrap();
+        let record = encode_block(9, encoding, &raw, Packing::Small(3)).unwrap();
         assert_eq!(decode_block("s", 9, 5000, &record).unwrap().raw, raw);
         // zstd in format 3 (codec 0), and in format 2 (the level there).
         for (version, codec) in [(FORMAT_VERSION, 0), (OLDEST_FORMAT_VERSION, 3)] {
@@ -207,7 +207,7 @@ fn block_seeds_decode() {
             .raw,
         raw
     );
-    let record = encode_block(2, CellEncoding::ValueDepth16, &raw, 1).unwrap();
+    let record = encode_block(2, CellEncoding::ValueDepth16, &raw, Packing::Small(1)).unwrap();
     assert_eq!(record, ranked.bytes(), "the writer ranks two-byte cells");
     let as_bits = Forged {
         tag: CellEncoding::WinBits.tag(),
@@ -256,7 +256,7 @@ proptest! {
         fix_crc in any::<bool>(),
         len_delta in prop_oneof![8 => Just(0i64), 1 => -3i64..=3],
     ) {
-        let record = encode_block(index, encoding, &raw, level).expect("encodes");
+        let record = encode_block(index, encoding, &raw, Packing::Small(level)).expect("encodes");
         let len = (raw.len() as u64).saturating_add_signed(len_delta);
         let Some(edits) = edits else {
             let decoded = decode_both(index, raw.len() as u64, &record)?;
@@ -359,6 +359,7 @@ fn record() -> impl Strategy<Value = SliceRecord> {
         counts(),
         any::<Option<u32>>(),
         prop_oneof![0.0..1e9f64, Just(0.0)],
+        any::<bool>(),
     )
         .prop_map(
             |(
@@ -372,6 +373,7 @@ fn record() -> impl Strategy<Value = SliceRecord> {
                 counts,
                 stones,
                 seconds,
+                rank_pending,
             )| {
                 SliceRecord {
                     slice,
@@ -384,6 +386,8 @@ fn record() -> impl Strategy<Value = SliceRecord> {
                     counts,
                     stones,
                     seconds,
+                    rank_pending,
+                    rank_seconds: if rank_pending { 0.0 } else { seconds },
                 }
             },
         )
@@ -637,7 +641,9 @@ mod stored {
             .raw
             .chunks(w.block_bytes as usize)
             .enumerate()
-            .map(|(i, raw)| encode_block(i as u32, w.encoding, raw, 1).expect("encodes"))
+            .map(|(i, raw)| {
+                encode_block(i as u32, w.encoding, raw, Packing::Small(1)).expect("encodes")
+            })
             .collect();
         let mut record = SliceRecord {
             slice: w.slice.to_string(),
@@ -650,6 +656,8 @@ mod stored {
             counts: SliceCounts::default(),
             stones: Some(3),
             seconds: 0.25,
+            rank_pending: false,
+            rank_seconds: 0.0,
         };
         for d in &w.damage {
             let n = blocks.len();

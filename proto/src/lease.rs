@@ -21,6 +21,8 @@ pub struct Task {
     pub dependencies: Vec<SliceId>,
     /// Check the stored slice against its moves instead of solving it.
     pub verify: bool,
+    /// Write blocks with zstd only (the coordinator ranks them later).
+    pub zstd_only: bool,
 }
 
 /// What a worker that asks for work is given.
@@ -52,6 +54,7 @@ impl From<Task> for v1::SliceTask {
             depth: t.depth,
             dependencies: t.dependencies.iter().map(ToString::to_string).collect(),
             verify: t.verify,
+            zstd_only: t.zstd_only,
         }
     }
 }
@@ -73,6 +76,7 @@ impl TryFrom<v1::SliceTask> for Task {
                 .map(|d| SliceId::parse(d))
                 .collect::<Result<_, _>>()?,
             verify: t.verify,
+            zstd_only: t.zstd_only,
         })
     }
 }
@@ -125,6 +129,7 @@ mod tests {
             depth: true,
             dependencies: vec![SliceId::new("outer-01")],
             verify: true,
+            zstd_only: true,
         };
         for lease in [Lease::Task(task), Lease::Wait, Lease::Stop] {
             let reply = v1::LeaseReply::from(lease.clone());

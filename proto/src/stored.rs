@@ -63,5 +63,7 @@ pub fn record_of(shard: &Shard, counts: SliceCounts) -> SliceRecord {
         counts,
         stones: None,
         seconds: 0.0,
+        rank_pending: false,
+        rank_seconds: 0.0,
     }
 }

@@ -194,6 +194,7 @@ fn encoded() -> impl Strategy<Value = Vec<u8>> {
                     depth,
                     dependencies: vec!["outer-00".to_string()],
                     verify: false,
+                    zstd_only: depth,
                 }),
                 stop: false,
             }
@@ -785,7 +786,7 @@ fn shards_streamed_to_the_client() {
 #[cfg(feature = "store")]
 mod stored {
     use super::*;
-    use egdb_db_format::{encode_block, CellEncoding, SliceCounts, Store, StoreIdentity};
+    use egdb_db_format::{encode_block, CellEncoding, Packing, SliceCounts, Store, StoreIdentity};
     use egdb_proto::stored::{read_shard, write_shard};
 
     /// A valid shard of `raw`, its blocks then edited or not.
@@ -808,7 +809,7 @@ mod stored {
                             i as u32,
                             cells.unwrap_or(CellEncoding::WinBits),
                             chunk,
-                            1,
+                            Packing::Small(1),
                         )
                         .expect("encodes"),
                     })

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use egdb_coordinator::{Build, BuildOptions};
-use egdb_db_format::{encode_block, CellEncoding};
+use egdb_db_format::{encode_block, CellEncoding, Packing};
 use egdb_games::{Game, GameSpec, SliceInfo};
 use egdb_proto::v1::{self, ShardBlock};
 use egdb_proto::{Coordinator, SliceResult, WorkerInfo};
@@ -37,7 +37,7 @@ pub fn result_of(
         .enumerate()
         .map(|(i, chunk)| ShardBlock {
             index: i as u32,
-            record: encode_block(i as u32, encoding, chunk, 1).expect("encodes"),
+            record: encode_block(i as u32, encoding, chunk, Packing::Small(1)).expect("encodes"),
         })
         .collect();
     v1::SliceResult {

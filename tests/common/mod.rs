@@ -132,7 +132,13 @@ pub fn rewrite_slice(
         .chunks(record.block_bytes as usize)
         .enumerate()
         .map(|(i, chunk)| {
-            egdb_db_format::encode_block(i as u32, record.encoding, chunk, 1).unwrap()
+            egdb_db_format::encode_block(
+                i as u32,
+                record.encoding,
+                chunk,
+                egdb_db_format::Packing::Small(1),
+            )
+            .unwrap()
         })
         .collect();
     let record = egdb_db_format::SliceRecord {
@@ -142,6 +148,55 @@ pub fn rewrite_slice(
         ..record
     };
     opened.put_slice(&record, &blocks).unwrap();
+}
+
+/// How a stored slice's blocks are coded: ranked ones, and zstd ones that
+/// ranking would not make smaller, as ranking late leaves them; the rest.
+pub struct Coded {
+    pub ranked_or_kept: u32,
+    pub zstd: u32,
+}
+
+/// Every block of `record` read and checked: how it is coded, and that the
+/// record's stored size is the blocks' own.
+pub fn coded(store: &egdb_db_format::Store, record: &egdb_db_format::SliceRecord) -> Coded {
+    use egdb_db_format::{block_codec, rank_block, Codec};
+    let mut coded = Coded {
+        ranked_or_kept: 0,
+        zstd: 0,
+    };
+    let mut stored = 0;
+    for index in 0..record.blocks {
+        let bytes = store.block_record(&record.slice, index).unwrap();
+        let len = record.block_len(index);
+        stored += bytes.len() as u64;
+        let codec = block_codec(&record.slice, index, len, &bytes).unwrap();
+        let rankable = rank_block(&record.slice, index, len, &bytes)
+            .unwrap()
+            .is_some();
+        if codec == Codec::Ranked || !rankable {
+            coded.ranked_or_kept += 1;
+        } else {
+            coded.zstd += 1;
+        }
+    }
+    assert_eq!(
+        stored, record.stored_bytes,
+        "{}: stored bytes",
+        record.slice
+    );
+    coded
+}
+
+/// Every slice of a finished store ranked where that makes it smaller,
+/// none left waiting for it.
+pub fn assert_ranked(store: &Path) {
+    let opened = egdb_db_format::Store::open_read_only(store).unwrap();
+    for record in opened.slices().unwrap() {
+        assert!(!record.rank_pending, "{} still waits", record.slice);
+        let coded = coded(&opened, &record);
+        assert_eq!(coded.zstd, 0, "{}: zstd blocks left", record.slice);
+    }
 }
 
 /// Flips a bit in the middle of every slice's first block record, so that

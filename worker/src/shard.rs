@@ -1,7 +1,7 @@
 //! Shards: a slice's stored bytes as checked, compressed blocks.
 
 use egdb_db_format::{
-    block_len, decode_block, encode_block, layout_fault, CellEncoding, FormatError,
+    block_len, decode_block, encode_block, layout_fault, CellEncoding, FormatError, Packing,
 };
 use egdb_proto::{Shard, SliceId};
 use rayon::prelude::*;
@@ -15,14 +15,14 @@ pub fn encode_shard(
     encoding: CellEncoding,
     raw: &[u8],
     block_bytes: usize,
-    level: i32,
+    packing: Packing,
 ) -> Result<Shard, FormatError> {
     encode_shard_with(
         slice_id,
         encoding,
         raw.len(),
         block_bytes,
-        level,
+        packing,
         |at, block| block.copy_from_slice(&raw[at..at + block.len()]),
     )
 }
@@ -38,7 +38,7 @@ pub fn encode_shard_with<F>(
     encoding: CellEncoding,
     raw_len: usize,
     block_bytes: usize,
-    level: i32,
+    packing: Packing,
     fill: F,
 ) -> Result<Shard, FormatError>
 where
@@ -53,7 +53,7 @@ where
             fill(at, &mut raw);
             let mut crc = crc32fast::Hasher::new();
             crc.update(&raw);
-            let record = encode_block(index as u32, encoding, &raw, level)?;
+            let record = encode_block(index as u32, encoding, &raw, packing)?;
             Ok((record, crc))
         })
         .collect::<Result<Vec<_>, FormatError>>()?;

@@ -7,7 +7,7 @@ use std::hash::Hash;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use egdb_db_format::{CellEncoding, SliceCounts};
+use egdb_db_format::{CellEncoding, Packing, SliceCounts};
 use egdb_proto::Task;
 use egdb_proto::{Shard, SliceId};
 
@@ -19,7 +19,7 @@ use crate::WorkerError;
 #[derive(Debug, Clone, Copy)]
 pub struct ShardOptions {
     pub block_bytes: usize,
-    pub zstd_level: i32,
+    pub packing: Packing,
 }
 
 /// A solved slice, ready to hand over.
@@ -96,6 +96,6 @@ pub fn shard_of(
         encoding,
         raw,
         options.block_bytes,
-        options.zstd_level,
+        options.packing,
     )?)
 }

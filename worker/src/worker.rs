@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use egdb_check::{Checker, Fetched};
+use egdb_db_format::Packing;
 use egdb_games::{with_game, Game, GameSpec, SliceId};
 use egdb_proto::{CheckReport, Coordinator, Lease, LinkKind, SliceResult, Task, WorkerInfo};
 
@@ -246,7 +247,11 @@ impl<'a> Worker<'a> {
         self.checker = None;
         let options = ShardOptions {
             block_bytes: self.config.block_bytes,
-            zstd_level: self.config.zstd_level,
+            packing: if task.zstd_only {
+                Packing::Quick(self.config.zstd_level)
+            } else {
+                Packing::Small(self.config.zstd_level)
+            },
         };
         let link = self.link;
         let started = Instant::now();

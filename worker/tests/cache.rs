@@ -1,7 +1,7 @@
 //! The worker's shard cache: what is put comes back, per build, across
 //! reopening; damage is caught; one worker at a time.
 
-use egdb_db_format::CellEncoding;
+use egdb_db_format::{CellEncoding, Packing};
 use egdb_proto::{SliceId, Task};
 use egdb_worker::shard::{decode_shard, encode_shard};
 use egdb_worker::{ShardCache, WorkerError};
@@ -14,6 +14,7 @@ fn task(game: &str, depth: bool) -> Task {
         slice_id: SliceId::new("next"),
         dependencies: Vec::new(),
         verify: false,
+        zstd_only: false,
     }
 }
 
@@ -26,7 +27,7 @@ fn shards_come_back_per_build_and_after_reopening() {
         CellEncoding::WinBits,
         &raw,
         4096,
-        1,
+        Packing::Small(1),
     )
     .unwrap();
     let nim = task("nim:triangle:6:normal", false);
@@ -81,7 +82,7 @@ fn a_cached_block_damaged_on_disk_is_an_error_not_a_shard() {
         CellEncoding::WinBits,
         &raw,
         1024,
-        1,
+        Packing::Small(1),
     )
     .unwrap();
     let nim = task("nim:triangle:5:normal", false);
@@ -102,7 +103,7 @@ fn a_cached_shard_larger_than_the_workers_memory_is_refused_before_it_is_inflate
         CellEncoding::WinBits,
         &raw,
         4096,
-        1,
+        Packing::Small(1),
     )
     .unwrap();
     let nim = task("nim:triangle:5:normal", false);

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, OnceLock};
 
-use egdb_db_format::CellEncoding;
+use egdb_db_format::{CellEncoding, Packing};
 use egdb_games::morris::{MorrisGame, MorrisSlice, Variant};
 use egdb_games::nim::{slice_id, NimGame};
 use egdb_games::{GameSpec, Rule, SliceId, SliceInfo};
@@ -39,7 +39,7 @@ use fuzz_edits::*;
 
 const OPTIONS: ShardOptions = ShardOptions {
     block_bytes: 1024,
-    zstd_level: 1,
+    packing: Packing::Small(1),
 };
 
 // ---- Shards ----
@@ -145,8 +145,14 @@ fn valid_shard() -> impl Strategy<Value = (v1::Shard, Vec<u8>)> {
         -1i32..=3,
     )
         .prop_map(|(id, encoding, raw, block_bytes, level)| {
-            let shard = encode_shard(&SliceId::new(id), encoding, &raw, block_bytes, level)
-                .expect("encodes");
+            let shard = encode_shard(
+                &SliceId::new(id),
+                encoding,
+                &raw,
+                block_bytes,
+                Packing::Small(level),
+            )
+            .expect("encodes");
             (v1::Shard::from(shard), raw)
         })
 }
@@ -268,9 +274,15 @@ struct Solved {
 
 /// `raw` of slice `id` as a worker's shard source receives it.
 fn stored_shard(id: &str, encoding: CellEncoding, raw: &[u8]) -> v1::Shard {
-    encode_shard(&SliceId::new(id), encoding, raw, OPTIONS.block_bytes, 1)
-        .expect("encodes")
-        .into()
+    encode_shard(
+        &SliceId::new(id),
+        encoding,
+        raw,
+        OPTIONS.block_bytes,
+        Packing::Small(1),
+    )
+    .expect("encodes")
+    .into()
 }
 
 impl Solved {
@@ -559,6 +571,7 @@ fn check_task(solved: &Solved, info: &SliceInfo, case: &TaskCase) -> Result<(), 
         depth: solved.depth,
         dependencies: info.dependencies.clone(),
         verify: false,
+        zstd_only: false,
     };
     for change in &case.ids {
         let deps = &mut task.dependencies;
@@ -672,6 +685,7 @@ fn solve_over(
             depth: solved.depth,
             dependencies: info.dependencies.clone(),
             verify: false,
+            zstd_only: false,
         };
         let source = ShardSource::new(&link, "fuzz", &task, None);
         let result = match (&solved.spec, &solved.engine) {

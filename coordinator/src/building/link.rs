@@ -3,6 +3,7 @@
 
 use std::time::Instant;
 
+use egdb_db_format::SliceRecord;
 use egdb_proto::stored::read_shard;
 use egdb_proto::{
     BuildStatus, CheckReport, Coordinator, Lease, LinkError, LinkKind, Registration, Shard,
@@ -159,6 +160,10 @@ impl Coordinator for Build {
                 return Err(not_leased(slice, worker));
             }
         }
+        let record = SliceRecord {
+            rank_pending: self.ranking.is_some(),
+            ..record
+        };
         let blocks: Vec<&[u8]> = result.shard.blocks.iter().map(Vec::as_slice).collect();
         self.store
             .put_slice(&record, &blocks)
@@ -168,6 +173,7 @@ impl Coordinator for Build {
         let (done, halted) = {
             let mut state = self.lock();
             if state.schedule.finish(&job) {
+                self.ranking_after(&state.schedule, &job, record.rank_pending);
                 if self.verifies_as_built() && self.options.deep_verify {
                     // From a network: checked by another worker, where
                     // one is alive (it may wait for one to be free), as a

@@ -23,10 +23,12 @@ use crate::CoordinatorError;
 use egdb_check::identity::{cell_encoding, identity};
 
 mod link;
+mod ranking;
 mod reuse;
 mod status;
 mod verifying;
 
+pub use ranking::Ranked;
 pub use reuse::Reused;
 
 /// How a build runs.
@@ -71,6 +73,9 @@ pub struct Build {
     verifying: Option<verifying::Verifying>,
     /// Whether slices are solved (false: a finished store is verified).
     solving: bool,
+    /// Slices written zstd only, ranked once nothing unfinished reads them
+    /// (builds of two-byte cells).
+    ranking: Option<ranking::Ranking>,
 }
 
 /// What changes while a build runs, under one lock.
@@ -186,9 +191,20 @@ impl Build {
         };
         let jobs = jobs(&plan, &needs, checks.as_deref());
         let schedule = Scheduler::new(jobs, &done, lease_length(&options), false);
-        Ok(Build::assemble(
-            store, plan, schedule, encoding, options, verifying, true,
-        ))
+        let ranking = (encoding == CellEncoding::ValueDepth16)
+            .then(|| ranking::Ranking::new(&plan, options.verify_as_built));
+        if let Some(ranking) = &ranking {
+            // Left waiting by an earlier run.
+            for record in records.iter().filter(|r| r.rank_pending) {
+                if let Some(i) = plan.iter().position(|s| s.id.as_str() == record.slice) {
+                    ranking.stored(i, &schedule);
+                }
+            }
+        }
+        Ok(Build {
+            ranking,
+            ..Build::assemble(store, plan, schedule, encoding, options, verifying, true)
+        })
     }
 
     /// A build over an opened store, its jobs scheduled by `schedule`.
@@ -211,6 +227,7 @@ impl Build {
             started: Instant::now(),
             verifying,
             solving,
+            ranking: None,
         }
     }
 
@@ -301,6 +318,7 @@ impl Build {
             depth: self.store.identity().depth,
             dependencies: slice.dependencies.clone(),
             verify,
+            zstd_only: !verify && self.ranking.is_some(),
         }
     }
 

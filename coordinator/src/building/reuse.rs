@@ -104,7 +104,12 @@ impl Build {
             self.stored_crc(&slice.id, record.raw_crc32);
             // Done; in a build that verifies as it goes, its check is
             // still to come, as for every slice stored.
-            self.lock().schedule.finish(&slice_job(&slice.id));
+            {
+                let mut state = self.lock();
+                let job = slice_job(&slice.id);
+                state.schedule.finish(&job);
+                self.ranking_after(&state.schedule, &job, record.rank_pending);
+            }
             reused.slices += 1;
             reused.entries += slice.entries;
             reused.bytes += record.stored_bytes;

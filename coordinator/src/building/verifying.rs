@@ -206,7 +206,9 @@ impl Build {
                 state.schedule.halt();
             }
         }
-        state.schedule.finish(&job);
+        if state.schedule.finish(&job) {
+            self.ranking_after(&state.schedule, &job, false);
+        }
         if let Some(me) = state.schedule.seen(worker, Instant::now()) {
             me.slices_done += 1;
             me.positions_done = me.positions_done.saturating_add(positions);

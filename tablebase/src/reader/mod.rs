@@ -369,6 +369,8 @@ mod tests {
             counts: SliceCounts::default(),
             stones: None,
             seconds: 0.0,
+            rank_pending: false,
+            rank_seconds: 0.0,
         };
         assert_eq!(place(&record, 0).unwrap(), (0, 0));
         assert_eq!(place(&record, 2499).unwrap(), (2, 499));

@@ -223,7 +223,7 @@ impl NimEngine {
                     CellEncoding::ValueDepth8,
                     stored.len(),
                     options.block_bytes,
-                    options.zstd_level,
+                    options.packing,
                     |at, block| stored.fill(at, block),
                 )?)
             }
