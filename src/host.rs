@@ -52,11 +52,12 @@ pub fn ranked_line(ranked: &egdb_coordinator::Ranked) -> Option<String> {
     let mib = |bytes: u64| bytes as f64 / f64::from(1 << 20);
     (ranked.slices > 0).then(|| {
         format!(
-            "ranked {} slices written with zstd: {:.1} MiB -> {:.1} MiB in {:.1} s",
+            "ranked {} slices written with zstd: {:.1} MiB -> {:.1} MiB in {:.1} s ({:.1} s CPU)",
             ranked.slices,
             mib(ranked.bytes_before),
             mib(ranked.bytes_after),
-            ranked.seconds
+            ranked.seconds,
+            ranked.cpu_seconds
         )
     })
 }

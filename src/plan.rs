@@ -142,10 +142,11 @@ pub fn run(args: PlanArgs) -> Exit {
             .map(|(phase, rate)| format!("{phase} {:.3} µs/entry", rate * 1e6))
             .collect();
         if let Some(rate) = rates.rank_per_byte {
-            let hours = rate * total(|r| r.stored) as f64 / 3600.0;
+            let hours = rates.rank_cpu(total(|r| r.stored)) / 3600.0;
             shown.push(format!(
-                "ranking {:.1} s/GiB stored, {hours:.1} h of it",
-                rate * f64::from(1 << 30)
+                "ranking {:.1} CPU s/GiB stored: {hours:.1} h of CPU over {} cores",
+                rate * f64::from(1 << 30),
+                rates.cores
             ));
         }
         println!(
@@ -210,21 +211,28 @@ fn gib(bytes: u64) -> String {
 /// with the pieces on the board, so smaller ones would flatter it.
 struct Rates {
     per_entry: BTreeMap<&'static str, f64>,
-    /// Seconds of ranking late per raw byte, where the store's slices
+    /// CPU seconds of ranking late per raw byte, where the store's slices
     /// were ranked after their solve.
     rank_per_byte: Option<f64>,
+    /// Cores that ranking takes its CPU time from (this machine's).
+    cores: f64,
     /// The store's blocks over its slices' raw bytes.
     compression: Option<f64>,
 }
 
 impl Rates {
     /// A slice's projected seconds: its solve at its phase's rate, and its
-    /// ranking after, where the rates' store was ranked late (wall time
-    /// measured beside the solves: an over-estimate, never an under-).
+    /// ranking after, where the rates' store was ranked late. Ranking runs
+    /// beside solves that use every core, so its CPU time is shared out
+    /// over the cores.
     fn seconds(&self, slice: &SliceInfo, encoding: CellEncoding) -> Option<f64> {
         let solve = self.per_entry.get(phase(slice.id.as_str()))? * slice.entries as f64;
-        let rank = self.rank_per_byte.unwrap_or(0.0) * encoding.table_bytes(slice.entries) as f64;
-        Some(solve + rank)
+        Some(solve + self.rank_cpu(encoding.table_bytes(slice.entries)) / self.cores)
+    }
+
+    /// CPU seconds of ranking `bytes` raw bytes late.
+    fn rank_cpu(&self, bytes: u64) -> f64 {
+        self.rank_per_byte.unwrap_or(0.0) * bytes as f64
     }
 
     /// `None` when no slice of the store has a positive, finite time (a
@@ -258,6 +266,7 @@ impl Rates {
         (!per_entry.is_empty()).then(|| Rates {
             compression: (raw > 0).then(|| stored as f64 / raw as f64),
             rank_per_byte: (ranked_raw > 0).then(|| rank_seconds / ranked_raw as f64),
+            cores: std::thread::available_parallelism().map_or(1, usize::from) as f64,
             per_entry,
         })
     }
