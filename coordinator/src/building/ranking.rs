@@ -15,16 +15,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use egdb_db_format::{rank_block, SliceRecord};
+use egdb_db_format::{rank_block, FormatError, SliceRecord};
 use egdb_games::{SliceId, SliceInfo};
+use rayon::prelude::*;
 
 use super::Build;
 use crate::schedule::Scheduler;
 use crate::CoordinatorError;
 use egdb_proto::JobId;
 
-/// Blocks written together (4 MiB of cells at the default block size).
-const BATCH_BLOCKS: usize = 64;
+/// Blocks re-encoded side by side and written together (4 MiB of cells
+/// at the default block size).
+const BATCH_BLOCKS: u32 = 64;
 
 /// Which slices wait to be ranked, and which jobs they wait for.
 pub(super) struct Ranking {
@@ -231,30 +233,38 @@ impl Build {
         stop: &AtomicBool,
     ) -> Result<Option<SliceRecord>, CoordinatorError> {
         record.check_layout()?;
-        let cpu = thread_cpu_seconds();
-        let mut stored = 0;
-        let mut rewritten = Vec::new();
-        for index in 0..record.blocks {
+        let (mut stored, mut cpu) = (0, 0.0);
+        for first in (0..record.blocks).step_by(BATCH_BLOCKS as usize) {
             if stop.load(Ordering::SeqCst) {
                 return Ok(None);
             }
-            let bytes = self.store.block_record(&record.slice, index)?;
-            match rank_block(&record.slice, index, record.block_len(index), &bytes)? {
-                Some(ranked) => {
-                    stored += ranked.len() as u64;
-                    rewritten.push((index, ranked));
+            let last = record.blocks.min(first + BATCH_BLOCKS);
+            let coded = (first..last)
+                .into_par_iter()
+                .map(|index| {
+                    let started = thread_cpu_seconds();
+                    let bytes = self.store.block_record(&record.slice, index)?;
+                    let ranked = rank_block(&record.slice, index, record.block_len(index), &bytes)?;
+                    Ok((index, bytes.len(), ranked, thread_cpu_seconds() - started))
+                })
+                .collect::<Result<Vec<_>, FormatError>>()?;
+            let mut rewritten = Vec::new();
+            for (index, kept, ranked, seconds) in coded {
+                cpu += seconds;
+                match ranked {
+                    Some(ranked) => {
+                        stored += ranked.len() as u64;
+                        rewritten.push((index, ranked));
+                    }
+                    None => stored += kept as u64,
                 }
-                None => stored += bytes.len() as u64,
             }
-            if rewritten.len() == BATCH_BLOCKS || index + 1 == record.blocks {
-                self.store.put_blocks(&record.slice, &rewritten)?;
-                rewritten.clear();
-            }
+            self.store.put_blocks(&record.slice, &rewritten)?;
         }
         let record = SliceRecord {
             stored_bytes: stored,
             rank_pending: false,
-            rank_seconds: thread_cpu_seconds() - cpu,
+            rank_seconds: cpu,
             ..record
         };
         self.store.put_record(&record)?;
@@ -262,9 +272,8 @@ impl Build {
     }
 }
 
-/// CPU seconds this thread has used. Ranking runs in one thread beside
-/// the workers (it keeps up: a build writes a few MB/s, ranking takes
-/// tens), so its own CPU time is its cost, whatever the contention.
+/// CPU seconds this thread has used: a block's ranking costs its own
+/// thread's time, whatever else shares the cores.
 fn thread_cpu_seconds() -> f64 {
     let mut now = libc::timespec {
         tv_sec: 0,
