@@ -414,3 +414,44 @@ fn damaged_transfers_are_sent_again_and_a_restarted_worker_reads_its_cache() {
     // The other tests' stores of this game have the same checksums.
     assert_verified(&store);
 }
+
+#[test]
+fn egdb_build_and_the_coordinator_resume_each_others_store() {
+    // 134 slices, of a tenth of a second and more each.
+    let game = "morris:taiwan:5";
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("shared");
+    // One process first, stopped after 40 slices.
+    build(game, &store, &["--max-slices", "40"]);
+    let by_build = checksums(&store);
+    assert_eq!(by_build.len(), 40);
+    // The coordinator goes on with that store, and is killed on the way.
+    let (mut coordinator, url) = start_coordinator(game, &store, &["-v"]);
+    let log = collect_stderr(&mut coordinator);
+    let mut worker = start_worker(&url, "w0", &[]);
+    wait_for("five slices more", Duration::from_secs(300), || {
+        slices_done(&log).len() >= 5
+    });
+    kill_hard(&mut coordinator);
+    kill_hard(&mut worker);
+    let by_coordinator = slices_done(&log);
+    for slice in &by_coordinator {
+        assert!(
+            !by_build.iter().any(|(done, _)| done == slice),
+            "{slice} was stored by egdb build and solved again"
+        );
+    }
+    let kept = checksums(&store);
+    assert!(kept.len() >= by_build.len() + by_coordinator.len() && kept.len() < 134);
+    // One process again finishes it, solving none of what is kept.
+    let out = build(game, &store, &[]);
+    assert!(
+        stderr(&out).contains(&format!("resuming {game}: {} of 134", kept.len())),
+        "{}",
+        stderr(&out)
+    );
+    let fresh = dir.path().join("fresh");
+    build(game, &fresh, &[]);
+    assert_eq!(checksums(&store), checksums(&fresh));
+    assert_ranked(&store);
+}

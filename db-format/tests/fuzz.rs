@@ -496,11 +496,12 @@ fn json_bytes<T: serde::Serialize + std::fmt::Debug>(
     ]
 }
 
-/// A record as a store gives it back: the same but for the solve time,
-/// whose decimal form may round.
+/// A record as a store gives it back: the same but for the solve and
+/// ranking times, whose decimal forms may round.
 fn comparable(record: &SliceRecord) -> SliceRecord {
     SliceRecord {
         seconds: 0.0,
+        rank_seconds: 0.0,
         ..record.clone()
     }
 }
