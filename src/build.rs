@@ -16,7 +16,8 @@ use crate::checked::report;
 use crate::cli::BuildArgs;
 use crate::failure::Failure;
 use crate::host::{
-    default_memory, positions_bar, rank_the_rest, ranked_line, reused_line, use_engine_threads,
+    default_memory, positions_bar, rank_the_rest, ranked_line, reused_line, say_ranking_left,
+    use_engine_threads,
 };
 use crate::signals::INTERRUPTED;
 use crate::Exit;
@@ -127,6 +128,9 @@ pub fn run(args: BuildArgs) -> Exit {
             })
             .collect();
         let reports = handles.into_iter().map(|h| h.join()).collect::<Vec<_>>();
+        if !cancel.load(Ordering::SeqCst) {
+            say_ranking_left(&build);
+        }
         build.close_ranking();
         (reports, ranker.join())
     });

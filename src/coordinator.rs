@@ -14,7 +14,7 @@ use egdb_proto::tls::ServerTls;
 use crate::checked::report;
 use crate::cli::CoordinatorArgs;
 use crate::failure::Failure;
-use crate::host::{rank_the_rest, ranked_line, reused_line};
+use crate::host::{rank_the_rest, ranked_line, reused_line, say_ranking_left};
 use crate::signals::{StopSignal, INTERRUPTED};
 use crate::Exit;
 
@@ -138,7 +138,9 @@ pub fn run(args: CoordinatorArgs) -> Exit {
         Ok::<bool, Failure>(interrupted)
     });
     // Interrupted: the slice in hand is finished by the next run.
-    if !matches!(interrupted, Ok(false)) {
+    if matches!(interrupted, Ok(false)) {
+        say_ranking_left(&build);
+    } else {
         stop_ranking.store(true, Ordering::SeqCst);
     }
     build.close_ranking();

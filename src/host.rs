@@ -45,7 +45,6 @@ pub fn positions_bar(positions: u64) -> ProgressBar {
     bar
 }
 
-/// What a build took from another store (`--reuse`), for people.
 /// What ranking late did in a run, for the run's last lines; `None` when
 /// it ranked nothing.
 pub fn ranked_line(ranked: &egdb_coordinator::Ranked) -> Option<String> {
@@ -62,6 +61,15 @@ pub fn ranked_line(ranked: &egdb_coordinator::Ranked) -> Option<String> {
     })
 }
 
+/// Says what is left to rank once a run's workers are gone (the run ends
+/// when it is done).
+pub fn say_ranking_left(build: &egdb_coordinator::Build) {
+    let left = build.ranks_left();
+    if left > 0 {
+        eprintln!("ranking the {left} slices still written with zstd");
+    }
+}
+
 /// Ranks the slices a run left waiting, once its workers are gone.
 ///
 /// # Errors
@@ -70,6 +78,7 @@ pub fn rank_the_rest(build: &egdb_coordinator::Build) -> Result<(), crate::failu
     if build.ranks_left() == 0 {
         return Ok(());
     }
+    say_ranking_left(build);
     build.close_ranking();
     let ranked = build.rank_late(&std::sync::atomic::AtomicBool::new(false))?;
     if let Some(line) = ranked_line(&ranked) {
@@ -78,6 +87,7 @@ pub fn rank_the_rest(build: &egdb_coordinator::Build) -> Result<(), crate::failu
     Ok(())
 }
 
+/// What a build took from another store (`--reuse`), for people.
 pub fn reused_line(reused: &egdb_coordinator::Reused, from: &std::path::Path) -> String {
     format!(
         "took {} slices ({} entries, {:.1} MiB stored) from {}, each block and slice checksum checked",
