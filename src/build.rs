@@ -135,14 +135,6 @@ pub fn run(args: BuildArgs) -> Exit {
         (reports, ranker.join())
     });
     bar.finish_and_clear();
-    match ranked {
-        Ok(ranked) => {
-            if let Some(line) = ranked_line(&ranked?) {
-                eprintln!("{line}");
-            }
-        }
-        Err(_) => return Err(Failure::failed("the ranking thread panicked")),
-    }
     for report in reports {
         match report {
             Ok(Ok(_)) => {}
@@ -155,6 +147,15 @@ pub fn run(args: BuildArgs) -> Exit {
             }
             Err(_) => return Err(Failure::failed("a worker thread panicked")),
         }
+    }
+    // After the workers' errors: a full disk stops both, and theirs says more.
+    match ranked {
+        Ok(ranked) => {
+            if let Some(line) = ranked_line(&ranked?) {
+                eprintln!("{line}");
+            }
+        }
+        Err(_) => return Err(Failure::failed("the ranking thread panicked")),
     }
     let done = build.done();
     let failures = build.failures();
