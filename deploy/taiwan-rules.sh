@@ -218,15 +218,18 @@ print("""
 The thesis's figure 5-2 gives the P = 9 first placements: "B1 and B4"
 lose, none wins, so P = 9 is a draw; its table 4 draws from 1. A1. B1 is
 no point of our board, nor are B5 (table 3, ply 5) and G5 (table 4, ply
-5), though the thesis's other names are ours; so its labels are not all
-ours, and B1 is read here as b2, the one orbit of first placements that
-no other name picks out. So read, three of the four orbits agree with
-our P = 9 store (the table in [`taiwan-9.md`](taiwan-9.md), from `egdb
-results`): the middle square's corners (b2) and midpoints (b4) lose, the
-corners (a1) draw. The one orbit where we differ is the midpoints of the
-outer and inner squares (a4, d1, ...): under RULES.md §2 as written the
-first player wins from there, in the thesis nobody wins. Table 4's moves beside our stores' values, ply by
-ply, come with the P = 9 stores rebuilt (`egdb book --along`).
+5), though the thesis's other names are ours: its labels are not all
+ours. Our P = 9 store (the table in [`taiwan-9.md`](taiwan-9.md), from
+`egdb results`) has the corners (a1) drawing, as table 4 says, the
+middle square's midpoints (b4) losing, as figure 5-2 says, and the middle
+square's corners (b2) losing too; the midpoints of the outer and inner
+squares (a4, d1, ...) win for the first player. Read as b2 (one digit
+off), B1 makes three of the four orbits agree; read as d1 (one letter
+off), two. Either way the thesis and RULES.md §2 as written part at the
+outer and inner midpoints: the thesis has no first placement that wins;
+in our store, after 1. d1 the second player loses in 48 plies. Table 4's
+moves beside our stores' values, ply by ply, come with the P = 9 stores
+rebuilt (`egdb book --along`).
 """, end="")
 PY
 cp "$dir/taiwan-rules.md" docs/results/taiwan-rules.md
