@@ -190,8 +190,8 @@ pub struct WorkerArgs {
     /// Seconds to wait for an unreachable coordinator before giving up.
     #[arg(long, default_value = "120", value_parser = parse_seconds)]
     pub patience: Duration,
-    /// zstd level of the zstd blocks handed over (Morris blocks are ranked),
-    /// -7 (fastest) to 22 (smallest).
+    /// zstd level of the blocks handed over (the coordinator ranks Morris
+    /// blocks later), -7 (fastest) to 22 (smallest).
     #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-7..=22))]
     pub zstd_level: i32,
     /// A directory where the worker keeps the shards it reads and solves,
@@ -231,8 +231,8 @@ pub struct BuildArgs {
     /// first that fails.
     #[arg(long)]
     pub verify_as_built: bool,
-    /// zstd level of the stored zstd blocks (Morris blocks are ranked), -7
-    /// (fastest) to 22 (smallest).
+    /// zstd level of the blocks written (Morris blocks are ranked once no
+    /// unfinished slice reads them), -7 (fastest) to 22 (smallest).
     #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-7..=22))]
     pub zstd_level: i32,
     /// A store of the same rules with another number of pieces: its
