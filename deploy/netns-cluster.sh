@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# A cluster of workstations made of network namespaces on this machine, for
+# builds that should go through the distributed path for real: host 0 runs
+# the coordinator, hosts 1..N a worker each, on a bridge of their own
+# (10.78.0.0/24, no route anywhere else), with mutual TLS. The same command
+# again resumes the build: the store, the certificates and each worker's
+# shard cache are kept beside the store, in STORE.cluster/.
+#
+#   bash deploy/netns-cluster.sh GAME STORE [WORKERS] [-- COORDINATOR OPTIONS…]
+#   bash deploy/netns-cluster.sh down          (removes the namespaces)
+#
+# Environment: THREADS (engine threads per worker, default 1), MEMORY
+# (per worker, default 8GiB), NICE (default 19). Every minute the
+# coordinator's status (bytes to and from each worker) is appended to
+# STORE.cluster/status.jsonl. Needs root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. deploy/env.sh
+net=egdb-net
+bridge=egdbbr0
+prefix=10.78.0
+
+down() {
+  for ns in $(ip netns list | awk '/^egdb-ws[0-9]+|^egdb-net/ {print $1}'); do
+    ip netns delete "$ns"
+  done
+}
+
+if [ "${1:-}" = down ]; then
+  down
+  exit 0
+fi
+game=${1:?usage: netns-cluster.sh GAME STORE [WORKERS] [-- COORDINATOR OPTIONS…]}
+store=${2:?usage: netns-cluster.sh GAME STORE [WORKERS] [-- COORDINATOR OPTIONS…]}
+shift 2
+workers=2
+if [ $# -gt 0 ] && [ "$1" != -- ]; then
+  workers=$1
+  shift
+fi
+[ "${1:-}" = -- ] && shift
+[ "$(id -u)" = 0 ] || { echo "netns-cluster: network namespaces need root" >&2; exit 2; }
+[ -x "$EGDB_BIN" ] || cargo build --release --bin egdb
+store=$(realpath -m "$store")
+home="$store.cluster"
+mkdir -p "$home"
+
+# The hosts, made once (kept across runs; `down` removes them).
+host() { echo "egdb-ws$1"; }
+address() { echo "$prefix.$(($1 + 1))"; }
+if ! ip netns list | grep -q "^$net\b"; then
+  ip netns add "$net"
+  ip -n "$net" link add "$bridge" type bridge
+  ip -n "$net" link set "$bridge" up
+  ip -n "$net" link set lo up
+fi
+for i in $(seq 0 "$workers"); do
+  ns=$(host "$i")
+  ip netns list | grep -q "^$ns\b" && continue
+  ip netns add "$ns"
+  ip link add "veth$i-h" type veth peer name "veth$i-b"
+  ip link set "veth$i-h" netns "$ns"
+  ip link set "veth$i-b" netns "$net"
+  ip -n "$net" link set "veth$i-b" master "$bridge" up
+  ip -n "$ns" addr add "$(address "$i")/24" dev "veth$i-h"
+  ip -n "$ns" link set "veth$i-h" up
+  ip -n "$ns" link set lo up
+done
+
+# One certificate per host, signed by the cluster's own CA (kept).
+tls="$home/tls"
+hosts=$(for i in $(seq 0 "$workers"); do address "$i"; done | paste -sd,)
+[ -s "$tls/$(address "$workers").pem" ] || "$EGDB_BIN" tls init "$tls" --hosts "$hosts" >/dev/null
+tls_of() { echo --tls-cert "$tls/$1.pem" --tls-key "$tls/$1.key" --tls-ca "$tls/ca.pem"; }
+
+coordinator=$(address 0)
+url="https://$coordinator:7070"
+echo "$(date -u +%FT%TZ) start: $game, $workers workers, $(readlink -f "$EGDB_BIN")" >>"$home/runs.log"
+# shellcheck disable=SC2046
+ip netns exec "$(host 0)" nice -n "${NICE:-19}" "$EGDB_BIN" -v coordinator "$game" --store "$store" \
+  --listen "$coordinator:7070" $(tls_of "$coordinator") "$@" \
+  >>"$home/coordinator.out" 2>>"$home/coordinator.log" &
+coordinator_pid=$!
+pids=()
+for i in $(seq 1 "$workers"); do
+  me=$(address "$i")
+  # shellcheck disable=SC2046
+  ip netns exec "$(host "$i")" nice -n "${NICE:-19}" "$EGDB_BIN" worker --coordinator "$url" \
+    $(tls_of "$me") --name "ws$i" --game "$game" --threads "${THREADS:-1}" \
+    --memory "${MEMORY:-8GiB}" --cache "$home/cache-ws$i" \
+    >>"$home/worker-$i.out" 2>>"$home/worker-$i.log" &
+  pids+=($!)
+done
+trap 'kill "${pids[@]}" "$coordinator_pid" 2>/dev/null' INT TERM
+# The status, from host 1, as the workers see the coordinator.
+(
+  while kill -0 "$coordinator_pid" 2>/dev/null; do
+    sleep 60
+    # shellcheck disable=SC2046
+    ip netns exec "$(host 1)" "$EGDB_BIN" status --coordinator "$url" --json \
+      $(tls_of "$(address 1)") >>"$home/status.jsonl" 2>/dev/null || true
+  done
+) &
+status=0
+wait "$coordinator_pid" || status=$?
+# Workers told to stop have stopped; one that never reached the coordinator
+# (a store already complete) would wait out its patience: a second signal
+# stops a worker at once.
+sleep 10
+for _ in 1 2; do
+  kill "${pids[@]}" 2>/dev/null || true
+  sleep 1
+done
+wait "${pids[@]}" 2>/dev/null || true
+echo "$(date -u +%FT%TZ) end: coordinator exit $status" >>"$home/runs.log"
+exit "$status"
