@@ -104,13 +104,9 @@ trap 'kill "${pids[@]}" "$coordinator_pid" 2>/dev/null' INT TERM
 status=0
 wait "$coordinator_pid" || status=$?
 # Workers told to stop have stopped; one that never reached the coordinator
-# (a store already complete) would wait out its patience: a second signal
-# stops a worker at once.
+# (a store already complete) stops on the signal, without waiting it out.
 sleep 10
-for _ in 1 2; do
-  kill "${pids[@]}" 2>/dev/null || true
-  sleep 1
-done
+kill "${pids[@]}" 2>/dev/null || true
 wait "${pids[@]}" 2>/dev/null || true
 echo "$(date -u +%FT%TZ) end: coordinator exit $status" >>"$home/runs.log"
 exit "$status"

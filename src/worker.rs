@@ -73,6 +73,7 @@ pub fn run(args: WorkerArgs) -> Exit {
             std::process::exit(INTERRUPTED);
         }
     });
+    let link = link.with_stop(cancel.clone());
     let mut worker = Worker::new(config, &link);
     if let Some(dir) = &cache {
         worker = worker

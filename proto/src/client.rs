@@ -2,6 +2,8 @@
 //! talks through. Calls block (the worker is synchronous); a coordinator
 //! that is down is waited for, so workers ride out its restart.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use egdb_db_format::{block_len, max_record_len, MAX_BLOCK_BYTES};
@@ -35,6 +37,9 @@ pub struct RemoteCoordinator {
     /// than the memory a worker has for a whole slice cannot be one it
     /// needs, so its blocks are not received.
     max_shard_bytes: u64,
+    /// Set when the worker is asked to stop: a coordinator that cannot be
+    /// reached is then not waited for.
+    stop: Option<Arc<AtomicBool>>,
 }
 
 impl RemoteCoordinator {
@@ -93,6 +98,7 @@ impl RemoteCoordinator {
             patience,
             deadline: DEADLINE,
             max_shard_bytes: u64::MAX,
+            stop: None,
         })
     }
 
@@ -100,6 +106,16 @@ impl RemoteCoordinator {
     pub fn with_max_shard_bytes(self, bytes: u64) -> RemoteCoordinator {
         RemoteCoordinator {
             max_shard_bytes: bytes,
+            ..self
+        }
+    }
+
+    /// The same client giving up on an unreachable coordinator at once
+    /// once `stop` is set (a worker asked to stop gives its lease back if
+    /// it can, and does not wait out the patience to try).
+    pub fn with_stop(self, stop: Arc<AtomicBool>) -> RemoteCoordinator {
+        RemoteCoordinator {
+            stop: Some(stop),
             ..self
         }
     }
@@ -138,7 +154,8 @@ impl RemoteCoordinator {
                 // A refused certificate does not heal by waiting.
                 return Err(LinkError::new(LinkKind::Unauthenticated, reason));
             }
-            if !unreachable_now(&status) || started.elapsed() > self.patience {
+            let stopping = self.stop.as_ref().is_some_and(|s| s.load(Ordering::SeqCst));
+            if !unreachable_now(&status) || started.elapsed() > self.patience || stopping {
                 return Err(link_error(status));
             }
             tracing::debug!(error = %status.message(), "coordinator unreachable; retrying");
@@ -433,5 +450,25 @@ mod tests {
         );
         drop(link);
         drop(held);
+    }
+
+    #[test]
+    fn a_worker_asked_to_stop_does_not_wait_out_the_patience() {
+        // Nothing listens on this port once the listener is dropped.
+        let (listener, url) = silent_listener();
+        drop(listener);
+        let stop = Arc::new(AtomicBool::new(true));
+        let link = RemoteCoordinator::new(&url, None, Duration::from_secs(600), None)
+            .unwrap()
+            .with_stop(stop);
+        let started = Instant::now();
+        let err = link.lease("w").unwrap_err();
+        assert_eq!(err.kind, LinkKind::Unavailable, "{err}");
+        // One attempt, not ten minutes of them.
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "{:?}",
+            started.elapsed()
+        );
     }
 }
