@@ -64,7 +64,7 @@ pub fn ranked_line(ranked: &egdb_coordinator::Ranked) -> Option<String> {
 /// Says what is left to rank once a run's workers are gone (the run ends
 /// when it is done).
 pub fn say_ranking_left(build: &egdb_coordinator::Build) {
-    let left = build.ranks_left();
+    let left = build.ranks_ready();
     if left > 0 {
         eprintln!("ranking the {left} slices still written with zstd");
     }
@@ -75,7 +75,7 @@ pub fn say_ranking_left(build: &egdb_coordinator::Build) {
 /// # Errors
 /// A damaged block or store I/O (the slice stays waiting, readable).
 pub fn rank_the_rest(build: &egdb_coordinator::Build) -> Result<(), crate::failure::Failure> {
-    if build.ranks_left() == 0 {
+    if build.ranks_ready() == 0 {
         return Ok(());
     }
     say_ranking_left(build);

@@ -55,7 +55,7 @@ pub struct Ranked {
     /// Stored bytes of those slices before and after.
     pub bytes_before: u64,
     pub bytes_after: u64,
-    /// Wall time, and the ranking thread's CPU time.
+    /// Wall time, and the CPU time of its blocks' coding.
     pub seconds: f64,
     pub cpu_seconds: f64,
 }
@@ -129,10 +129,9 @@ impl Ranking {
         }
     }
 
-    /// Slices waiting or ready.
-    pub(super) fn left(&self) -> usize {
-        let queue = self.lock();
-        queue.waiting.len() + queue.ready.len()
+    /// Slices no unfinished job reads, not ranked yet.
+    pub(super) fn ready(&self) -> usize {
+        self.lock().ready.len()
     }
 
     fn close(&self) {
@@ -220,9 +219,10 @@ impl Build {
         ranking.finished(position, schedule);
     }
 
-    /// Slices stored zstd only, not ranked yet.
-    pub fn ranks_left(&self) -> usize {
-        self.ranking.as_ref().map_or(0, Ranking::left)
+    /// Slices stored zstd only that nothing unfinished reads any more:
+    /// what [`Build::rank_late`] ranks once closed.
+    pub fn ranks_ready(&self) -> usize {
+        self.ranking.as_ref().map_or(0, Ranking::ready)
     }
 
     /// Rewrites a slice's zstd blocks ranked, then its record: the record
