@@ -261,7 +261,9 @@ impl Rates {
         let ranked = records
             .iter()
             .filter(|r| r.rank_seconds.is_finite() && r.rank_seconds > 0.0);
-        let ranked_raw: u64 = ranked.clone().map(|r| r.raw_len).sum();
+        let ranked_raw = ranked
+            .clone()
+            .fold(0u64, |n, r| n.saturating_add(r.raw_len));
         let rank_seconds: f64 = ranked.map(|r| r.rank_seconds).sum();
         (!per_entry.is_empty()).then(|| Rates {
             compression: (raw > 0).then(|| stored as f64 / raw as f64),

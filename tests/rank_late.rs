@@ -103,14 +103,9 @@ fn a_finished_store_left_part_ranked_is_ranked_by_the_same_build_command() {
     }
     // Read as it is meanwhile: blocks of both codecs give the same table.
     assert_eq!(checksums(&store), before);
-    let list = crc_file(&dir, &store);
-    let compared = egdb(&[
-        "compare",
-        "--store",
-        store.to_str().unwrap(),
-        "--crc",
-        &list,
-    ]);
+    let list = dir.path().join("list.crc");
+    write_crc_list(&store, &list);
+    let compared = compare(&store, &list, false);
     assert!(compared.status.success(), "{}", stderr(&compared));
     let out = build(game, &store, &[]);
     assert!(
@@ -121,18 +116,4 @@ fn a_finished_store_left_part_ranked_is_ranked_by_the_same_build_command() {
     assert_ranked(&store);
     assert_eq!(checksums(&store), before);
     assert_verified(&store);
-}
-
-/// `egdb results --crc` of a store, written beside it.
-fn crc_file(dir: &tempfile::TempDir, store: &std::path::Path) -> String {
-    let path = dir.path().join("list.crc");
-    let out = egdb(&[
-        "results",
-        "--store",
-        store.to_str().unwrap(),
-        "--crc",
-        path.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "results: {}", stderr(&out));
-    path.to_str().unwrap().to_string()
 }

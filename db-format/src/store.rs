@@ -414,9 +414,11 @@ impl Store {
                 self.db.write(std::mem::take(&mut batch))?;
             }
         }
-        let json =
-            serde_json::to_vec(record).map_err(|e| FormatError::io("writing a slice record", e))?;
-        batch.put_cf(self.cf(MANIFEST)?, record.slice.as_bytes(), json);
+        batch.put_cf(
+            self.cf(MANIFEST)?,
+            record.slice.as_bytes(),
+            record_json(record)?,
+        );
         self.db.write_opt(batch, &synced())?;
         Ok(())
     }
@@ -443,10 +445,12 @@ impl Store {
     /// # Errors
     /// I/O errors.
     pub fn put_record(&self, record: &SliceRecord) -> Result<(), FormatError> {
-        let json =
-            serde_json::to_vec(record).map_err(|e| FormatError::io("writing a slice record", e))?;
-        self.db
-            .put_cf_opt(self.cf(MANIFEST)?, record.slice.as_bytes(), json, &synced())?;
+        self.db.put_cf_opt(
+            self.cf(MANIFEST)?,
+            record.slice.as_bytes(),
+            record_json(record)?,
+            &synced(),
+        )?;
         Ok(())
     }
 
@@ -566,6 +570,11 @@ impl Store {
     pub fn is_complete(&self) -> Result<bool, FormatError> {
         Ok(self.db.get_cf(self.cf(META)?, b"complete")?.is_some())
     }
+}
+
+/// A manifest record as the store holds it.
+fn record_json(record: &SliceRecord) -> Result<Vec<u8>, FormatError> {
+    serde_json::to_vec(record).map_err(|e| FormatError::io("writing a slice record", e))
 }
 
 fn block_key(slice: &str, index: u32) -> Vec<u8> {

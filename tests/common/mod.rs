@@ -84,6 +84,33 @@ pub fn checksums(store: &Path) -> Vec<(String, u64)> {
         .collect()
 }
 
+/// `egdb results --store STORE --crc LIST`, asserting that it succeeds.
+pub fn write_crc_list(store: &Path, list: &Path) {
+    let out = egdb(&[
+        "results",
+        "--store",
+        store.to_str().unwrap(),
+        "--crc",
+        list.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "results: {}", stderr(&out));
+}
+
+/// `egdb compare --store STORE --crc LIST [--json]`.
+pub fn compare(store: &Path, list: &Path, json: bool) -> Output {
+    let mut args = vec![
+        "compare",
+        "--store",
+        store.to_str().unwrap(),
+        "--crc",
+        list.to_str().unwrap(),
+    ];
+    if json {
+        args.push("--json");
+    }
+    egdb(&args)
+}
+
 /// `egdb verify --store DIR`, asserting that every slice passes.
 pub fn assert_verified(store: &Path) {
     let out = egdb(&["verify", "--store", store.to_str().unwrap()]);
