@@ -5,6 +5,7 @@ use egdb_games::morris::moves::{
     count_quiet_steps, for_each_move, for_each_placement, for_each_unmove, legal_moves, play,
     terminal_value,
 };
+use egdb_games::morris::placements::PlacementsAgainst;
 use egdb_games::morris::rules::{Blocked, CaptureRule, DanTakes, SeveralCaptures};
 use egdb_games::morris::{MorrisRules, Phase, Position};
 use egdb_games::{GameError, Value};
@@ -295,6 +296,11 @@ proptest! {
             });
             let (mut quiet_seen, mut captures_seen) = (Vec::new(), Vec::new());
             for_each_placement(&rules, mover, opponent, |to| quiet_seen.push(to), |s| captures_seen.push(s));
+            assert_eq!(quiet_seen, quiet, "{position}");
+            assert_eq!(captures_seen, captures, "{position}");
+            // The same, with what depends on the opponent alone worked out first.
+            let (mut quiet_seen, mut captures_seen) = (Vec::new(), Vec::new());
+            PlacementsAgainst::new(&rules, opponent).for_each(mover, |to| quiet_seen.push(to), |s| captures_seen.push(s));
             assert_eq!(quiet_seen, quiet, "{position}");
             assert_eq!(captures_seen, captures, "{position}");
         }

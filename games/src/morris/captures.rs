@@ -8,20 +8,20 @@ use super::rules::{DanTakes, MillTargets, MorrisRules, SeveralCaptures};
 
 /// The lines through one point, as the rules' captures read them.
 #[derive(Debug, Clone, Copy)]
-struct PointLines {
+pub(super) struct PointLines {
     /// For each line through the point: its other two points.
     mill_others: [u32; 3],
     mills: u8,
     /// 槓 from this point: the middle of the midline/diagonal it ends, and
     /// the far end (0 when the point ends none).
-    gang_middle: u32,
-    gang_far: u32,
+    pub(super) gang_middle: u32,
+    pub(super) gang_far: u32,
     /// 擔 from this point: the two corners of the side it is the midpoint
     /// of (0 when it is a corner).
-    dan_corners: u32,
+    pub(super) dan_corners: u32,
 }
 
-const fn point_lines(diagonals: bool) -> [PointLines; POINTS] {
+const fn lines_table(diagonals: bool) -> [PointLines; POINTS] {
     let empty = PointLines {
         mill_others: [0; 3],
         mills: 0,
@@ -59,8 +59,18 @@ const fn point_lines(diagonals: bool) -> [PointLines; POINTS] {
     table
 }
 
-static WITH_DIAGONALS: [PointLines; POINTS] = point_lines(true);
-static WITHOUT_DIAGONALS: [PointLines; POINTS] = point_lines(false);
+static WITH_DIAGONALS: [PointLines; POINTS] = lines_table(true);
+static WITHOUT_DIAGONALS: [PointLines; POINTS] = lines_table(false);
+
+/// The lines through `x` under `rules`.
+#[inline]
+pub(super) fn point_lines(rules: &MorrisRules, x: Point) -> &'static PointLines {
+    if rules.diagonals {
+        &WITH_DIAGONALS[x.index()]
+    } else {
+        &WITHOUT_DIAGONALS[x.index()]
+    }
+}
 
 /// The capture choices a move offers: every removal takes all of
 /// `forced`, then `picks` more of `singles` (as many as there are, if
@@ -160,11 +170,40 @@ pub fn capture_options(
     mover: PointSet,
     opponent: PointSet,
 ) -> CaptureOptions {
-    let lines = if rules.diagonals {
-        &WITH_DIAGONALS[x.index()]
-    } else {
-        &WITHOUT_DIAGONALS[x.index()]
-    };
+    capture_options_taking(rules, x, mover, opponent, || mill_targets(rules, opponent))
+}
+
+/// The pieces of `opponent` a closed mill may take (RULES.md §3): all, or
+/// those outside mills unless every one stands in a mill.
+#[inline]
+pub fn mill_targets(rules: &MorrisRules, opponent: PointSet) -> PointSet {
+    match rules.mill_targets {
+        // Moves of the movement phase come here with the rules as they
+        // are (placements with `MorrisRules::in_phase`).
+        MillTargets::Any | MillTargets::NotInMillWhilePlacing => opponent,
+        MillTargets::NotInMillUnlessAll => {
+            let free = opponent.minus(in_mills(rules, opponent));
+            if free.is_empty() {
+                opponent
+            } else {
+                free
+            }
+        }
+    }
+}
+
+/// [`capture_options`], with the mill targets given by `targets` (asked
+/// only when a mill closes): callers that place against one opponent's
+/// set many times work them out once.
+#[inline]
+pub(super) fn capture_options_taking(
+    rules: &MorrisRules,
+    x: Point,
+    mover: PointSet,
+    opponent: PointSet,
+    targets: impl FnOnce() -> PointSet,
+) -> CaptureOptions {
+    let lines = point_lines(rules, x);
     let (m, o) = (mover.bits(), opponent.bits());
     let closed = |others: &u32| others & !m == 0;
     let lines_through = lines.mill_others[..lines.mills as usize].iter();
@@ -173,22 +212,11 @@ pub fn capture_options(
         SeveralCaptures::One => u32::from(lines_through.clone().any(closed)),
         SeveralCaptures::All => lines_through.filter(|o| closed(o)).count() as u32,
     };
-    let mut targets = 0;
-    if mills > 0 && o != 0 {
-        targets = match rules.mill_targets {
-            // Moves of the movement phase come here with the rules as they
-            // are (placements with `MorrisRules::in_phase`).
-            MillTargets::Any | MillTargets::NotInMillWhilePlacing => o,
-            MillTargets::NotInMillUnlessAll => {
-                let free = o & !in_mills(rules, opponent).bits();
-                if free == 0 {
-                    o
-                } else {
-                    free
-                }
-            }
-        };
-    }
+    let targets = if mills > 0 && o != 0 {
+        targets().bits()
+    } else {
+        0
+    };
     let gang = if rules.gang && lines.gang_middle & o != 0 && lines.gang_far & m != 0 {
         lines.gang_middle
     } else {
@@ -229,11 +257,7 @@ pub fn capture_options(
 /// [`capture_options`] answers with a non-empty set, without listing it.
 #[inline]
 pub fn can_capture(rules: &MorrisRules, x: Point, mover: PointSet, opponent: PointSet) -> bool {
-    let lines = if rules.diagonals {
-        &WITH_DIAGONALS[x.index()]
-    } else {
-        &WITHOUT_DIAGONALS[x.index()]
-    };
+    let lines = point_lines(rules, x);
     let (m, o) = (mover.bits(), opponent.bits());
     // A mill always finds a target: when every opponent piece stands in a
     // mill, any of them may be taken.

@@ -540,7 +540,7 @@ impl Added<'_> {
 }
 
 /// What [`TableIndex::index_in`] needs of a mover's set.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct MoverClass {
     base: u64,
     odd_mover: usize,

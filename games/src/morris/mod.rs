@@ -24,6 +24,7 @@ pub mod index;
 pub mod moves;
 #[cfg(any(test, feature = "oracle"))]
 pub mod oracle;
+pub mod placements;
 pub mod position;
 pub mod rules;
 pub mod slices;

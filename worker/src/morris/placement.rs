@@ -17,13 +17,13 @@ use rayon::prelude::*;
 
 use egdb_db_format::encoding::{pack_value_depth16, ValueCode, MAX_DEPTH16};
 use egdb_games::morris::index::{Added, Additions, MoverClass, TableIndex};
-use egdb_games::morris::moves::for_each_placement;
+use egdb_games::morris::placements::PlacementsAgainst;
 use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 
 use crate::table::{prefetch, zeroed_table};
 
 use super::layout::{self, split_by_rep};
-use super::{encode, Dependencies, Located, SolvedTable, Successors, Target};
+use super::{encode, Dependencies, Located, RunCaptures, SolvedTable, Successors, Target};
 
 /// Entries whose captures are located before any is read.
 const BATCH: usize = 16;
@@ -56,22 +56,23 @@ pub fn solve(
             // share its class in the next round's table (per parity).
             let other = engine.representative(id);
             let quiet = uncaptured.map(|target| Quiet::new(target, other));
+            let placements = PlacementsAgainst::new(rules, other);
+            placing.run_captures.start(other);
             engine.for_each_entry_of_rep(id, |i, swapped| {
                 if !swapped.canonical {
                     return;
                 }
                 let (mover, opponent) = (swapped.opponent, swapped.mover);
-                let added = quiet.each_ref().map(|q| q.added(mover));
+                // (Spelt out: `each_ref().map` was left a call per parity.)
+                let added = [quiet[0].added(mover), quiet[1].added(mover)];
                 // Pieces on odd points after a placement on an even point;
                 // one on an odd point changes the parity.
                 let parity = (mover.odd_count() + opponent.odd_count()) as usize % 2;
                 // Below every worth: a placement always has a move.
                 let mut best = 0;
                 let first = placing.located.len();
-                for_each_placement(
-                    rules,
+                placements.for_each(
                     mover,
-                    opponent,
                     // In the run that stays in the cache: read at once.
                     |to| {
                         let odd = parity ^ usize::from(to.is_odd());
@@ -93,10 +94,14 @@ pub fn solve(
                         best = best.max(worth(cell));
                     },
                     |s| {
-                        let removed = s.mv.removed.len();
-                        placing
-                            .located
-                            .push(successors.locate(removed, s.opponent, s.mover));
+                        let run_captures = &mut placing.run_captures;
+                        let at = successors.locate_capture(
+                            run_captures,
+                            s.mv.removed,
+                            s.opponent,
+                            s.mover,
+                        );
+                        placing.located.push(at);
                     },
                 );
                 let captures = first..placing.located.len();
@@ -193,6 +198,7 @@ struct Placing<'a> {
     /// captures.
     entries: Vec<(usize, u16, std::ops::Range<usize>)>,
     located: Vec<Located<'a>>,
+    run_captures: RunCaptures,
 }
 
 impl Placing<'_> {
