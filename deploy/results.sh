@@ -77,5 +77,17 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   echo "Per-slice counts as \`egdb stats --json\` prints them: [\`$name.stats.json\`]($name.stats.json)."
   echo
   sed '1{/^# /d}' "$work/results.md"
+  if [[ $game == morris:standard:* ]]; then
+    echo
+    echo "## Movement beside the published record"
+    echo
+    echo "Each pair of piece counts of the movement phase, both sides to move summed,"
+    echo "against the per-subspace table the ninemm re-solve published"
+    echo "([\`published/ninemm-movement.tsv\`](published/ninemm-movement.tsv), its source"
+    echo "named there); canonical positions, values for the side to move, the longest"
+    echo "win or loss in plies (\`bash deploy/compare-published.sh docs/results/$name.stats.json\`):"
+    echo
+    bash deploy/compare-published.sh "$out/$name.stats.json" || true
+  fi
 } >"$out/$name.md"
 echo "wrote $out/$name.md, $out/$name.crc and $out/$name.stats.json"

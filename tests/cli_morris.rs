@@ -386,3 +386,53 @@ fn a_build_takes_the_movement_slices_of_a_store_with_fewer_pieces() {
     assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(stderr(&out).contains("block 0"), "{}", stderr(&out));
 }
+
+/// The script that sets a store beside the published movement table,
+/// run on a fresh standard P = 5 build: every pair it holds (3 v 3 to
+/// 5 v 5) agrees with the ninemm re-solve's counts and longest lines;
+/// a table one win off is reported, with a failing status.
+#[test]
+fn a_fresh_standard_build_equals_the_published_movement_table() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s5");
+    build("morris:standard:5", &store, &[]);
+    let out = egdb(&["stats", "--store", store.to_str().unwrap(), "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stats = dir.path().join("stats.json");
+    std::fs::write(&stats, &out.stdout).unwrap();
+    let compare = |table: &std::path::Path| {
+        std::process::Command::new("bash")
+            .arg(root.join("deploy/compare-published.sh"))
+            .arg(&stats)
+            .arg(table)
+            .output()
+            .expect("bash runs")
+    };
+    let published = root.join("docs/results/published/ninemm-movement.tsv");
+    let agreed = compare(&published);
+    assert!(
+        agreed.status.success(),
+        "{}{}",
+        stdout(&agreed),
+        stderr(&agreed)
+    );
+    assert!(
+        stdout(&agreed).contains("6 pairs compared, 6 equal, 0 differ."),
+        "{}",
+        stdout(&agreed)
+    );
+    // 4 v 4 as published: 159 wins.
+    let text = std::fs::read_to_string(&published).unwrap();
+    let edited = text.replace("4\t4\t159\t", "4\t4\t160\t");
+    assert_ne!(edited, text, "the table lists 4 v 4 with 159 wins");
+    let off = dir.path().join("off.tsv");
+    std::fs::write(&off, edited).unwrap();
+    let differed = compare(&off);
+    assert!(!differed.status.success());
+    assert!(
+        stdout(&differed).contains("| 4 v 4 | 3,225,597 | **159 / 160** |"),
+        "{}",
+        stdout(&differed)
+    );
+}
