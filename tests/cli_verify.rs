@@ -144,6 +144,73 @@ fn a_class_without_a_value_and_a_duplicate_with_one_are_named() {
     );
 }
 
+/// Placement slices are checked in the engines' layout (each class from
+/// the side that moves next): a depth one off, a class emptied and a
+/// duplicate given a value are each named there too.
+#[test]
+fn faults_in_a_placement_slice_are_named() {
+    use egdb_db_format::encoding::{unpack_value_depth16, ValueCode};
+    let dir = tempfile::tempdir().unwrap();
+    let reference = dir.path().join("reference");
+    build("morris:taiwan:4", &reference, &[]);
+    let slice = stats_json(&reference)
+        .iter()
+        .filter(|s| s["phase"] == "placement")
+        .max_by_key(|s| s["positions"].as_u64().unwrap())
+        .map(|s| s["slice"].as_str().unwrap().to_string())
+        .unwrap();
+    let decided = |c: u16| matches!(unpack_value_depth16(c).0, ValueCode::Win | ValueCode::Loss);
+    type Fault = fn(&mut Vec<u16>, &dyn Fn(u16) -> bool);
+    let faults: [(&str, Fault, &str); 3] = [
+        (
+            "depth",
+            |cells, decided| {
+                let at = cells.len() / 2
+                    + cells[cells.len() / 2..]
+                        .iter()
+                        .position(|&c| decided(c))
+                        .unwrap();
+                cells[at] += 1;
+            },
+            "its moves say",
+        ),
+        (
+            "emptied",
+            |cells, decided| {
+                let at = cells.iter().position(|&c| decided(c)).unwrap();
+                cells[at] = 0;
+            },
+            "stored no value, its moves say",
+        ),
+        (
+            "duplicate",
+            |cells, _| {
+                let value = cells.iter().copied().find(|&c| c != 0).unwrap();
+                let at = cells.iter().position(|&c| c == 0).unwrap();
+                cells[at] = value;
+            },
+            "1 entries that only repeat a symmetry class hold a value",
+        ),
+    ];
+    for (name, fault, said_of_it) in faults {
+        let store = dir.path().join(name);
+        build("morris:taiwan:4", &store, &[]);
+        rewrite_slice(&store, &slice, |_, raw| {
+            let mut cells = morris_cells(raw);
+            fault(&mut cells, &decided);
+            put_cells(raw, &cells);
+        });
+        let out = verify(&store);
+        assert_eq!(out.status.code(), Some(1), "{name}: {}", stdout(&out));
+        let said = stdout(&out);
+        assert!(
+            said.contains(&format!("slice {slice}: FAILED")),
+            "{name}: {said}"
+        );
+        assert!(said.contains(said_of_it), "{name}: {said}");
+    }
+}
+
 #[test]
 fn a_verify_run_again_skips_the_slices_that_passed() {
     let dir = tempfile::tempdir().unwrap();

@@ -145,19 +145,38 @@ pub fn check_morris<'a>(
                 *target = locate(rules, own, &tables_of, next_ply, (left, mover_after), odd);
             }
         }
-        let found = (0..table.index.rep_count())
-            .into_par_iter()
-            // Given up half-way: the caller looks at `cancel`.
-            .filter(|_| !cancel.load(Ordering::Relaxed))
-            .map(|id| check_run(rules, &context, table, &targets, id))
-            .try_reduce(SliceCheck::<()>::default, |mut a, b| {
-                a.add(b);
-                Ok(a)
-            })
-            .map_err(|needed| MorrisCheckError::Missing {
-                slice: own.slice.to_string(),
-                needed: needed.to_string(),
-            })?;
+        let found = if context.placing {
+            let engine = TableIndex::new(key.swapped());
+            let classes = (0..engine.rep_count())
+                .into_par_iter()
+                .filter(|_| !cancel.load(Ordering::Relaxed))
+                .map(|id| check_placing_run(rules, &context, table, &engine, &targets, id));
+            let duplicates = (0..table.index.rep_count())
+                .into_par_iter()
+                .filter(|&id| !table.index.rep_is_asymmetric(id))
+                .filter(|_| !cancel.load(Ordering::Relaxed))
+                .map(|id| Ok(duplicates_with_values(table, id)));
+            classes
+                .chain(duplicates)
+                .try_reduce(SliceCheck::<()>::default, |mut a, b| {
+                    a.add(b);
+                    Ok(a)
+                })
+        } else {
+            (0..table.index.rep_count())
+                .into_par_iter()
+                // Given up half-way: the caller looks at `cancel`.
+                .filter(|_| !cancel.load(Ordering::Relaxed))
+                .map(|id| check_run(rules, &context, table, &targets, id))
+                .try_reduce(SliceCheck::<()>::default, |mut a, b| {
+                    a.add(b);
+                    Ok(a)
+                })
+        }
+        .map_err(|needed| MorrisCheckError::Missing {
+            slice: own.slice.to_string(),
+            needed: needed.to_string(),
+        })?;
         total.add(found);
     }
     Ok(total)
@@ -208,9 +227,8 @@ fn check_run(
     let index = &table.index;
     let full_board = !context.placing && index.key().mover + index.key().opponent == 24;
     index.for_each_entry_of_rep(id, |i, entry| {
-        let cell = table.cells[i as usize];
         if !entry.canonical {
-            batch.check.duplicates_with_values += u64::from(cell != 0);
+            batch.check.duplicates_with_values += u64::from(table.cells[i as usize] != 0);
             return;
         }
         let first = batch.reads.len();
@@ -231,20 +249,111 @@ fn check_run(
             }
         }
         batch.entries.push(Pending {
-            cell,
+            own: i as usize,
             sides: (entry.mover, entry.opponent),
             reads: first..batch.reads.len(),
             full_board,
         });
         if batch.entries.len() == BATCH {
-            batch.settle(rules, context);
+            batch.settle(rules, context, &table.cells);
         }
     });
-    batch.settle(rules, context);
+    batch.settle(rules, context, &table.cells);
     match missing {
         Some(slice) => Err(slice),
         None => Ok(batch.check),
     }
+}
+
+/// Checks the class entries of a placement table whose other side (the
+/// side that moves next) is in the class of `engine`'s representative
+/// `id`, walked as the placement engine walks them (`engine` is the
+/// table's index with the sides swapped). A placement that captures
+/// nothing keeps that side: every such successor lies in one run of the
+/// next round's table, which stays in the cache, and each is ranked from
+/// the entry's set with a small-table lookup. The entry's own cell is read
+/// at random instead, one per class rather than one per placement.
+fn check_placing_run(
+    rules: &MorrisRules,
+    context: &Context,
+    table: &CellTable,
+    engine: &TableIndex,
+    targets: &[[Target; 2]; MAX_REMOVED as usize + 1],
+    id: usize,
+) -> Result<SliceCheck<()>, MorrisSlice> {
+    let mut batch = Batch::default();
+    let mut missing = None;
+    // The representative is its own class's image under symmetry 0.
+    let other = engine.representative(id);
+    let classes = targets[0].map(|t| match t {
+        Target::Table(next) => Some(next.index.mover_class(other).at_representative()),
+        Target::Over(_) | Target::Missing(_) => None,
+    });
+    let additions = [0, 1].map(|odd| match (&classes[odd], targets[0][odd]) {
+        (Some(class), Target::Table(next)) => next.index.additions(class),
+        _ => None,
+    });
+    engine.for_each_entry_of_rep(id, |_, swapped| {
+        // Each class once: as the engine layout's own entry of it.
+        if !swapped.canonical {
+            return;
+        }
+        let (mover, opponent) = (swapped.opponent, swapped.mover);
+        let own = table.index.index(mover, opponent) as usize;
+        prefetch(&table.cells, own);
+        let added = [0, 1].map(|odd| additions[odd].as_ref().map(|a| a.of(mover)));
+        let first = batch.reads.len();
+        for_each_move(rules, true, mover, opponent, |s| {
+            let removed = s.mv.removed.len() as usize;
+            let odd = (s.mover.odd_count() + s.opponent.odd_count()) as usize % 2;
+            match targets[removed][odd] {
+                Target::Over(value) => batch.reads.push(Read::Over(value)),
+                Target::Missing(slice) => missing = Some(slice),
+                Target::Table(next) => {
+                    let i = if removed > 0 {
+                        next.index.index(s.opponent, s.mover)
+                    } else if let Some(added) = &added[odd] {
+                        added.with(s.mv.to)
+                    } else {
+                        let class = classes[odd].as_ref().expect("a table target has a class");
+                        next.index.index_in(class, s.mover)
+                    } as usize;
+                    prefetch(&next.cells, i);
+                    batch.reads.push(Read::Cell(&next.cells, i));
+                }
+            }
+        });
+        if missing.is_some() {
+            batch.reads.truncate(first);
+            return;
+        }
+        batch.entries.push(Pending {
+            own,
+            sides: (mover, opponent),
+            reads: first..batch.reads.len(),
+            full_board: false,
+        });
+        if batch.entries.len() == BATCH {
+            batch.settle(rules, context, &table.cells);
+        }
+    });
+    batch.settle(rules, context, &table.cells);
+    match missing {
+        Some(slice) => Err(slice),
+        None => Ok(batch.check),
+    }
+}
+
+/// The entries of representative `id`'s run that only repeat a class yet
+/// hold a value (the placement walk visits each class once, not these).
+fn duplicates_with_values(table: &CellTable, id: usize) -> SliceCheck<()> {
+    let mut check = SliceCheck::<()>::default();
+    table.index.for_each_entry_of_rep(id, |i, entry| {
+        if !entry.canonical {
+            check.duplicates_with_values += u64::from(table.cells[i as usize] != 0);
+        }
+    });
+    check
 }
 
 /// Entries whose successors' cells are being fetched: gathered (and
@@ -262,7 +371,8 @@ const BATCH: usize = 16;
 
 /// A class entry waiting for its successors' cells.
 struct Pending {
-    cell: u16,
+    /// Its cell in the slice's own table.
+    own: usize,
     sides: (PointSet, PointSet),
     reads: std::ops::Range<usize>,
     full_board: bool,
@@ -276,8 +386,9 @@ enum Read<'a> {
 }
 
 impl Batch<'_> {
-    /// Reads the gathered successors and checks each entry against them.
-    fn settle(&mut self, rules: &MorrisRules, context: &Context) {
+    /// Reads the gathered successors and checks each entry (its cell in
+    /// `own`) against them.
+    fn settle(&mut self, rules: &MorrisRules, context: &Context, own: &[u16]) {
         for pending in &self.entries {
             let (mover, opponent) = pending.sides;
             let position = || {
@@ -310,7 +421,8 @@ impl Batch<'_> {
                 // No move: the side to move has lost, or drawn.
                 expectation.probe(rules.blocked.value())
             };
-            self.check.record(position, decode(pending.cell), expected);
+            self.check
+                .record(position, decode(own[pending.own]), expected);
         }
         self.entries.clear();
         self.reads.clear();
