@@ -10,7 +10,7 @@
 
 use egdb_db_format::encoding::unpack_value_depth16;
 use egdb_games::morris::index::{MoverClass, Nearby, TableIndex};
-use egdb_games::morris::moves::{for_each_move, terminal_by_counts, Counts};
+use egdb_games::morris::moves::{for_each_move, terminal_by_counts, Counts, Successor};
 use egdb_games::morris::rules::MAX_REMOVED;
 use egdb_games::morris::slices::table_of;
 use egdb_games::morris::symmetry::BOARD_SYMMETRIES;
@@ -248,21 +248,15 @@ fn check_run(
                 return;
             }
         }
-        batch.entries.push(Pending {
+        let pending = Pending {
             own: i as usize,
             sides: (entry.mover, entry.opponent),
             reads: first..batch.reads.len(),
             full_board,
-        });
-        if batch.entries.len() == BATCH {
-            batch.settle(rules, context, &table.cells);
-        }
+        };
+        batch.push(pending, rules, context, &table.cells);
     });
-    batch.settle(rules, context, &table.cells);
-    match missing {
-        Some(slice) => Err(slice),
-        None => Ok(batch.check),
-    }
+    batch.finish(missing, rules, context, &table.cells)
 }
 
 /// Checks the class entries of a placement table whose other side (the
@@ -304,44 +298,31 @@ fn check_placing_run(
         let added = [0, 1].map(|odd| additions[odd].as_ref().map(|a| a.of(mover)));
         let first = batch.reads.len();
         for_each_move(rules, true, mover, opponent, |s| {
-            let removed = s.mv.removed.len() as usize;
-            let odd = (s.mover.odd_count() + s.opponent.odd_count()) as usize % 2;
-            match targets[removed][odd] {
-                Target::Over(value) => batch.reads.push(Read::Over(value)),
-                Target::Missing(slice) => missing = Some(slice),
-                Target::Table(next) => {
-                    let i = if removed > 0 {
-                        next.index.index(s.opponent, s.mover)
-                    } else if let Some(added) = &added[odd] {
-                        added.with(s.mv.to)
-                    } else {
-                        let class = classes[odd].as_ref().expect("a table target has a class");
-                        next.index.index_in(class, s.mover)
-                    } as usize;
-                    prefetch(&next.cells, i);
-                    batch.reads.push(Read::Cell(&next.cells, i));
+            let read = successor_read(targets, &s, |odd, index| match &added[odd] {
+                Some(added) => added.with(s.mv.to),
+                None => {
+                    let class = classes[odd].as_ref().expect("a table target has a class");
+                    index.index_in(class, s.mover)
                 }
+            });
+            match read {
+                Ok(read) => batch.reads.push(read),
+                Err(slice) => missing = Some(slice),
             }
         });
         if missing.is_some() {
             batch.reads.truncate(first);
             return;
         }
-        batch.entries.push(Pending {
+        let pending = Pending {
             own,
             sides: (mover, opponent),
             reads: first..batch.reads.len(),
             full_board: false,
-        });
-        if batch.entries.len() == BATCH {
-            batch.settle(rules, context, &table.cells);
-        }
+        };
+        batch.push(pending, rules, context, &table.cells);
     });
-    batch.settle(rules, context, &table.cells);
-    match missing {
-        Some(slice) => Err(slice),
-        None => Ok(batch.check),
-    }
+    batch.finish(missing, rules, context, &table.cells)
 }
 
 /// The entries of representative `id`'s run that only repeat a class yet
@@ -386,6 +367,31 @@ enum Read<'a> {
 }
 
 impl Batch<'_> {
+    /// Adds an entry whose successors are gathered; a full batch is
+    /// settled.
+    fn push(&mut self, pending: Pending, rules: &MorrisRules, context: &Context, own: &[u16]) {
+        self.entries.push(pending);
+        if self.entries.len() == BATCH {
+            self.settle(rules, context, own);
+        }
+    }
+
+    /// Settles what is left; `Err` names a slice a move led into that was
+    /// not given.
+    fn finish(
+        mut self,
+        missing: Option<MorrisSlice>,
+        rules: &MorrisRules,
+        context: &Context,
+        own: &[u16],
+    ) -> Result<SliceCheck<()>, MorrisSlice> {
+        self.settle(rules, context, own);
+        match missing {
+            Some(slice) => Err(slice),
+            None => Ok(self.check),
+        }
+    }
+
     /// Reads the gathered successors and checks each entry (its cell in
     /// `own`) against them.
     fn settle(&mut self, rules: &MorrisRules, context: &Context, own: &[u16]) {
@@ -460,31 +466,50 @@ fn gather<'a>(
     });
     let mut missing = None;
     for_each_move(rules, placing, mover, opponent, |s| {
-        let removed = s.mv.removed.len() as usize;
-        let odd = (s.mover.odd_count() + s.opponent.odd_count()) as usize % 2;
-        match targets[removed][odd] {
-            Target::Over(value) => reads.push(Read::Over(value)),
-            Target::Missing(slice) => missing = Some(slice),
-            Target::Table(table) => {
-                let i = if removed > 0 {
-                    table.index.index(s.opponent, s.mover)
-                } else if let Some(near) = &nearby[odd] {
-                    match s.mv.from {
-                        Some(from) => near.moved(from, s.mv.to),
-                        None => near.with(s.mv.to),
-                    }
-                } else {
-                    let class = classes[odd].as_ref().expect("a table target has a class");
-                    table.index.index_in(class, s.mover)
-                } as usize;
-                prefetch(&table.cells, i);
-                reads.push(Read::Cell(&table.cells, i));
+        let read = successor_read(targets, &s, |odd, index| match &nearby[odd] {
+            Some(near) => match s.mv.from {
+                Some(from) => near.moved(from, s.mv.to),
+                None => near.with(s.mv.to),
+            },
+            None => {
+                let class = classes[odd].as_ref().expect("a table target has a class");
+                index.index_in(class, s.mover)
             }
+        });
+        match read {
+            Ok(read) => reads.push(read),
+            Err(slice) => missing = Some(slice),
         }
     });
     match missing {
         Some(slice) => Err(slice),
         None => Ok(()),
+    }
+}
+
+/// Where successor `s` lies, its cell prefetched; `quiet(parity, index)`
+/// ranks a successor that captured nothing in its table's `index`. `Err`
+/// names a slice the move leads into that was not given.
+#[inline]
+fn successor_read<'a>(
+    targets: &[[Target<'a>; 2]; MAX_REMOVED as usize + 1],
+    s: &Successor,
+    quiet: impl FnOnce(usize, &TableIndex) -> u64,
+) -> Result<Read<'a>, MorrisSlice> {
+    let removed = s.mv.removed.len() as usize;
+    let odd = (s.mover.odd_count() + s.opponent.odd_count()) as usize % 2;
+    match targets[removed][odd] {
+        Target::Over(value) => Ok(Read::Over(value)),
+        Target::Missing(slice) => Err(slice),
+        Target::Table(table) => {
+            let i = if removed > 0 {
+                table.index.index(s.opponent, s.mover)
+            } else {
+                quiet(odd, &table.index)
+            } as usize;
+            prefetch(&table.cells, i);
+            Ok(Read::Cell(&table.cells, i))
+        }
     }
 }
 

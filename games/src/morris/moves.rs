@@ -105,13 +105,7 @@ pub fn for_each_move(
                 opponent,
             });
         }
-        for removed in options.removals() {
-            visit(Successor {
-                mv: Move { from, to, removed },
-                mover: mover_after,
-                opponent: opponent.minus(removed),
-            });
-        }
+        for_each_capture(options, from, to, mover_after, opponent, &mut visit);
     };
     if placing {
         for to in empty.iter() {
@@ -150,17 +144,8 @@ pub fn for_each_placement(
         if optional {
             quiet(to);
         }
-        for removed in capture_options(rules, to, after, opponent).removals() {
-            capture(Successor {
-                mv: Move {
-                    from: None,
-                    to,
-                    removed,
-                },
-                mover: after,
-                opponent: opponent.minus(removed),
-            });
-        }
+        let options = capture_options(rules, to, after, opponent);
+        for_each_capture(options, None, to, after, opponent, &mut capture);
     }
 }
 
@@ -187,20 +172,31 @@ pub fn count_quiet_steps(
             }
             // Declining the capture is a quiet step too.
             quiet += u32::from(optional);
-            for removed in capture_options(rules, to, after, opponent).removals() {
-                visit_capture(Successor {
-                    mv: Move {
-                        from: Some(from),
-                        to,
-                        removed,
-                    },
-                    mover: after,
-                    opponent: opponent.minus(removed),
-                });
-            }
+            let options = capture_options(rules, to, after, opponent);
+            for_each_capture(options, Some(from), to, after, opponent, &mut visit_capture);
         }
     }
     quiet
+}
+
+/// Each successor of a move (`from`, `to`) that opened `options`, one per
+/// set of pieces it may remove; `mover` already holds `to`.
+#[inline]
+pub(super) fn for_each_capture(
+    options: CaptureOptions,
+    from: Option<Point>,
+    to: Point,
+    mover: PointSet,
+    opponent: PointSet,
+    mut visit: impl FnMut(Successor),
+) {
+    for removed in options.removals() {
+        visit(Successor {
+            mv: Move { from, to, removed },
+            mover,
+            opponent: opponent.minus(removed),
+        });
+    }
 }
 
 /// A capture-free step taken back: the piece of the side that just moved

@@ -6,7 +6,7 @@
 
 use super::board::{lines, Point, PointSet, ALL_LINES, POINTS};
 use super::captures::{capture_options_taking, mill_targets, point_lines};
-use super::moves::{Move, Successor};
+use super::moves::{for_each_capture, Successor};
 use super::rules::{CaptureRule, MorrisRules};
 
 /// The most 槓 a board holds: every point ends at most one midline or
@@ -115,17 +115,7 @@ impl PlacementsAgainst {
             let after = mover.with(to);
             let options =
                 capture_options_taking(&self.rules, to, after, self.opponent, || self.targets);
-            for removed in options.removals() {
-                capture(Successor {
-                    mv: Move {
-                        from: None,
-                        to,
-                        removed,
-                    },
-                    mover: after,
-                    opponent: self.opponent.minus(removed),
-                });
-            }
+            for_each_capture(options, None, to, after, self.opponent, &mut capture);
         }
     }
 }
