@@ -393,7 +393,6 @@ fn a_build_takes_the_movement_slices_of_a_store_with_fewer_pieces() {
 /// a table one win off is reported, with a failing status.
 #[test]
 fn a_fresh_standard_build_equals_the_published_movement_table() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("s5");
     build("morris:standard:5", &store, &[]);
@@ -401,13 +400,13 @@ fn a_fresh_standard_build_equals_the_published_movement_table() {
     std::fs::write(&stats, serde_json::to_vec(&stats_json(&store)).unwrap()).unwrap();
     let compare = |table: &std::path::Path| {
         std::process::Command::new("bash")
-            .arg(root.join("deploy/compare-published.sh"))
+            .arg(repo_file("deploy/compare-published.sh"))
             .arg(&stats)
             .arg(table)
             .output()
             .expect("bash runs")
     };
-    let published = root.join("docs/results/published/ninemm-movement.tsv");
+    let published = repo_file("docs/results/published/ninemm-movement.tsv");
     let agreed = compare(&published);
     assert!(
         agreed.status.success(),

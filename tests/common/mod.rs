@@ -9,12 +9,18 @@ use std::path::Path;
 use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
-/// A file of `tests/data`. The directory is read when the test runs, not
-/// when it compiles: test binaries built from another clone that shares the
-/// build cache stay correct.
-pub fn test_data(name: &str) -> std::path::PathBuf {
+/// A file of the clone under test, by its path from the root. The root is
+/// read when the test runs, not when it compiles (`env!`): a test binary
+/// built from another clone that shares the build cache would otherwise
+/// look in that clone, which may be gone.
+pub fn repo_file(path: &str) -> std::path::PathBuf {
     let root = std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo test sets CARGO_MANIFEST_DIR");
-    Path::new(&root).join("tests/data").join(name)
+    Path::new(&root).join(path)
+}
+
+/// A file of `tests/data`.
+pub fn test_data(name: &str) -> std::path::PathBuf {
+    repo_file("tests/data").join(name)
 }
 
 pub fn egdb(args: &[&str]) -> Output {

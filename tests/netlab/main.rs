@@ -317,7 +317,7 @@ fn launch_sh_starts_a_tls_cluster_over_ssh_on_the_lab_hosts() {
     let token = dir.path().join("token");
     std::fs::write(&token, "lab-token\n").unwrap();
     let store = dir.path().join("cluster");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("deploy/cluster/launch.sh");
+    let script = repo_file("deploy/cluster/launch.sh");
     let ssh = format!(
         "ssh -F /dev/null -i {} -o BatchMode=yes -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR",
         client_key.display()
