@@ -6,7 +6,8 @@
 //! stored value and depth must be what the successors say; entries that
 //! only repeat a class must hold no value. Successors that keep the other
 //! side's set (it moves next) share one class lookup per entry, and are
-//! ranked from it ([`TableIndex::nearby`]).
+//! ranked from it ([`TableIndex::nearby`]). Placement tables are walked by
+//! the class of that side instead ([`placing`]).
 
 use egdb_db_format::encoding::unpack_value_depth16;
 use egdb_games::morris::index::{MoverClass, Nearby, TableIndex};
@@ -19,6 +20,10 @@ use egdb_games::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
+
+mod placing;
+
+use placing::{check_placing_run, duplicates_with_values};
 
 use super::{Expectation, Probe, SliceCheck};
 use crate::memory::prefetch;
@@ -252,89 +257,12 @@ fn check_run(
             own: i as usize,
             sides: (entry.mover, entry.opponent),
             reads: first..batch.reads.len(),
+            folded: Expectation::default(),
             full_board,
         };
         batch.push(pending, rules, context, &table.cells);
     });
     batch.finish(missing, rules, context, &table.cells)
-}
-
-/// Checks the class entries of a placement table whose other side (the
-/// side that moves next) is in the class of `engine`'s representative
-/// `id`, walked as the placement engine walks them (`engine` is the
-/// table's index with the sides swapped). A placement that captures
-/// nothing keeps that side: every such successor lies in one run of the
-/// next round's table, which stays in the cache, and each is ranked from
-/// the entry's set with a small-table lookup. The entry's own cell is read
-/// at random instead, one per class rather than one per placement.
-fn check_placing_run(
-    rules: &MorrisRules,
-    context: &Context,
-    table: &CellTable,
-    engine: &TableIndex,
-    targets: &[[Target; 2]; MAX_REMOVED as usize + 1],
-    id: usize,
-) -> Result<SliceCheck<()>, MorrisSlice> {
-    let mut batch = Batch::default();
-    let mut missing = None;
-    // The representative is its own class's image under symmetry 0.
-    let other = engine.representative(id);
-    let classes = targets[0].map(|t| match t {
-        Target::Table(next) => Some(next.index.mover_class(other).at_representative()),
-        Target::Over(_) | Target::Missing(_) => None,
-    });
-    let additions = [0, 1].map(|odd| match (&classes[odd], targets[0][odd]) {
-        (Some(class), Target::Table(next)) => next.index.additions(class),
-        _ => None,
-    });
-    engine.for_each_entry_of_rep(id, |_, swapped| {
-        // Each class once: as the engine layout's own entry of it.
-        if !swapped.canonical {
-            return;
-        }
-        let (mover, opponent) = (swapped.opponent, swapped.mover);
-        let own = table.index.index(mover, opponent) as usize;
-        prefetch(&table.cells, own);
-        let added = [0, 1].map(|odd| additions[odd].as_ref().map(|a| a.of(mover)));
-        let first = batch.reads.len();
-        for_each_move(rules, true, mover, opponent, |s| {
-            let read = successor_read(targets, &s, |odd, index| match &added[odd] {
-                Some(added) => added.with(s.mv.to),
-                None => {
-                    let class = classes[odd].as_ref().expect("a table target has a class");
-                    index.index_in(class, s.mover)
-                }
-            });
-            match read {
-                Ok(read) => batch.reads.push(read),
-                Err(slice) => missing = Some(slice),
-            }
-        });
-        if missing.is_some() {
-            batch.reads.truncate(first);
-            return;
-        }
-        let pending = Pending {
-            own,
-            sides: (mover, opponent),
-            reads: first..batch.reads.len(),
-            full_board: false,
-        };
-        batch.push(pending, rules, context, &table.cells);
-    });
-    batch.finish(missing, rules, context, &table.cells)
-}
-
-/// The entries of representative `id`'s run that only repeat a class yet
-/// hold a value (the placement walk visits each class once, not these).
-fn duplicates_with_values(table: &CellTable, id: usize) -> SliceCheck<()> {
-    let mut check = SliceCheck::<()>::default();
-    table.index.for_each_entry_of_rep(id, |i, entry| {
-        if !entry.canonical {
-            check.duplicates_with_values += u64::from(table.cells[i as usize] != 0);
-        }
-    });
-    check
 }
 
 /// Entries whose successors' cells are being fetched: gathered (and
@@ -356,6 +284,9 @@ struct Pending {
     own: usize,
     sides: (PointSet, PointSet),
     reads: std::ops::Range<usize>,
+    /// The successors already read (the placement walk folds those in
+    /// its cached run at once).
+    folded: Expectation,
     full_board: bool,
 }
 
@@ -411,18 +342,12 @@ impl Batch<'_> {
                     depth: None,
                 }
             } else {
-                let mut expectation = Expectation::default();
+                let mut expectation = pending.folded;
                 for read in &self.reads[pending.reads.clone()] {
-                    let (value, depth) = match *read {
-                        Read::Over(value) => (value, 0),
-                        Read::Cell(cells, i) => match decode(cells[i]) {
-                            Some(probe) => (probe.value, probe.depth.unwrap_or(0)),
-                            // A successor without a value is its own
-                            // slice's mismatch; here it counts as a draw.
-                            None => (Value::Draw, 0),
-                        },
-                    };
-                    expectation.add(value, depth);
+                    match *read {
+                        Read::Over(value) => expectation.add(value, 0),
+                        Read::Cell(cells, i) => add_cell(&mut expectation, cells[i]),
+                    }
                 }
                 // No move: the side to move has lost, or drawn.
                 expectation.probe(rules.blocked.value())
@@ -510,6 +435,17 @@ fn successor_read<'a>(
             prefetch(&table.cells, i);
             Ok(Read::Cell(&table.cells, i))
         }
+    }
+}
+
+/// Adds a successor's stored cell to `expectation`.
+#[inline]
+fn add_cell(expectation: &mut Expectation, cell: u16) {
+    match decode(cell) {
+        Some(probe) => expectation.add(probe.value, probe.depth.unwrap_or(0)),
+        // A successor without a value is its own slice's mismatch; here it
+        // counts as a draw.
+        None => expectation.add(Value::Draw, 0),
     }
 }
 
