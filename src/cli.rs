@@ -159,8 +159,9 @@ pub struct CoordinatorArgs {
     /// first that fails.
     #[arg(long, conflicts_with = "verify")]
     pub verify_as_built: bool,
-    /// A store of the same rules with another number of pieces: its
-    /// movement slices are taken, each checked, instead of solved.
+    /// A store of the same movement rules (another number of pieces, other
+    /// rules of placing): its movement slices are taken, each checked,
+    /// instead of solved.
     #[arg(long, conflicts_with = "verify")]
     pub reuse: Option<PathBuf>,
 }
@@ -235,8 +236,9 @@ pub struct BuildArgs {
     /// unfinished slice reads them), -7 (fastest) to 22 (smallest).
     #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-7..=22))]
     pub zstd_level: i32,
-    /// A store of the same rules with another number of pieces: its
-    /// movement slices are taken, each checked, instead of solved.
+    /// A store of the same movement rules (another number of pieces, other
+    /// rules of placing): its movement slices are taken, each checked,
+    /// instead of solved.
     #[arg(long)]
     pub reuse: Option<PathBuf>,
 }

@@ -380,6 +380,27 @@ fn a_build_takes_the_movement_slices_of_a_store_with_fewer_pieces() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("morris:taiwan:3"), "{}", stderr(&out));
 
+    // Rules that differ only while placing move alike: their movement
+    // slices are taken, and the store is what a build from nothing makes.
+    let protected = dir.path().join("p4");
+    build("morris:taiwan-protected:4", &protected, &[]);
+    let protected_reusing = dir.path().join("p4-reusing");
+    let out = build(
+        "morris:taiwan-protected:4",
+        &protected_reusing,
+        &["--reuse", three.to_str().unwrap()],
+    );
+    assert!(
+        stderr(&out).contains(&format!("took {} slices", taken.len())),
+        "{}",
+        stderr(&out)
+    );
+    let mut same = checksums(&protected_reusing);
+    let mut built = checksums(&protected);
+    same.sort();
+    built.sort();
+    assert_eq!(same, built, "the same tables as a build from nothing");
+
     // A damaged block is found, and nothing of that slice is taken.
     damage_first_blocks(&three);
     let out = reuse_into("morris:taiwan:4", "t4-damaged");

@@ -110,16 +110,18 @@ impl Game {
         with_game!(self, g => Family::slices(g))
     }
 
-    /// Whether `other` plays by the same rules but for the number of
-    /// pieces: the Morris games whose movement slices are the same tables.
-    pub fn same_rules_but_pieces(&self, other: &Game) -> bool {
+    /// Whether `other`'s movement phase plays by the same rules, whatever
+    /// the pieces and the rules of placing: the Morris games whose
+    /// movement slices are the same tables (Taiwan P = 9 and P = 12;
+    /// Taiwan and its reading that protects mills while placing).
+    pub fn same_movement_rules(&self, other: &Game) -> bool {
         match (self, other) {
             (Game::Morris(a), Game::Morris(b)) => {
-                let (a, b) = (a.rules(), b.rules());
-                MorrisRules {
-                    pieces: a.pieces,
-                    ..*b
-                } == *a
+                let moving = |rules: &MorrisRules| MorrisRules {
+                    pieces: 0,
+                    ..rules.in_phase(false)
+                };
+                moving(a.rules()) == moving(b.rules())
             }
             _ => false,
         }
@@ -135,20 +137,26 @@ mod tests {
     }
 
     #[test]
-    fn only_the_pieces_may_differ_between_games_that_share_slices() {
+    fn only_the_movement_rules_decide_which_games_share_slices() {
         let taiwan = game("morris:taiwan:9");
-        assert!(taiwan.same_rules_but_pieces(&game("morris:taiwan:12")));
-        assert!(taiwan.same_rules_but_pieces(&game("morris:taiwan:3")));
+        for same in [
+            "morris:taiwan:12",
+            "morris:taiwan:3",
+            // Mills protected while placing only.
+            "morris:taiwan-protected:9",
+            "morris:taiwan-protected:12",
+        ] {
+            assert!(taiwan.same_movement_rules(&game(same)), "{same}");
+        }
         for other in [
             "morris:standard:9",
-            "morris:taiwan-protected:9",
             "morris:morabaraba:12",
             "nim:triangle:5:normal",
         ] {
-            assert!(!taiwan.same_rules_but_pieces(&game(other)), "{other}");
+            assert!(!taiwan.same_movement_rules(&game(other)), "{other}");
         }
         let nim = game("nim:triangle:5:normal");
-        assert!(!nim.same_rules_but_pieces(&nim));
+        assert!(!nim.same_movement_rules(&nim));
     }
 
     #[test]

@@ -1,7 +1,9 @@
 //! Slices taken from another store instead of solved: a Morris game's
 //! movement slices do not depend on the pieces a side starts with, so a
 //! build of P pieces can take those that a store of the same rules with
-//! other P holds (Taiwan P = 12 starts from P = 9's). A slice is taken
+//! other P holds (Taiwan P = 12 starts from P = 9's), and so can a build
+//! of rules that differ only while placing (Taiwan's reading that protects
+//! mills while placing, from Taiwan's store). A slice is taken
 //! only when both plans give it the same id, size and dependencies, and
 //! only once every block passed its checksum and the slice's bytes its
 //! recorded CRC; the records are copied as they are.
@@ -28,8 +30,8 @@ pub struct Reused {
 
 impl Build {
     /// Takes every movement slice not yet built that the store at `path`
-    /// holds of the same rules (another number of pieces), checked, and
-    /// marks it done.
+    /// holds of the same movement rules (another number of pieces, other
+    /// rules of placing), checked, and marks it done.
     ///
     /// # Errors
     /// [`CoordinatorError::Unreusable`] for a store of other rules or cell
@@ -47,9 +49,9 @@ impl Build {
         let other = Store::open_read_only(path)?;
         let theirs = from_identity(other.identity())?;
         let ours = from_identity(self.store.identity())?;
-        if !ours.same_rules_but_pieces(&theirs) {
+        if !ours.same_movement_rules(&theirs) {
             return Err(unreusable(format!(
-                "it holds {}, not {} with another number of pieces",
+                "it holds {}, whose movement phase is not {}'s",
                 theirs.spec(),
                 ours.spec()
             )));
