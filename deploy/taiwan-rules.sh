@@ -6,6 +6,9 @@
 # each reading's start value, first placements, and White's replies at
 # the positions of the 2011 thesis's table 3.
 # Usage: bash deploy/taiwan-rules.sh DIR   (stores go in DIR; kept, reused)
+# With P9_STORES="taiwan=STORE taiwan-protected=STORE" (finished P = 9
+# stores) the page also sets table 4, the thesis's P = 9 line, ply by ply
+# beside each store's values (`egdb book --along`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -eq 1 ] || { echo "usage: $0 DIR" >&2; exit 2; }
@@ -227,10 +230,66 @@ squares (a4, d1, ...) win for the first player. Read as b2 (one digit
 off), B1 makes three of the four orbits agree; read as d1 (one letter
 off), two. Either way the thesis and RULES.md §2 as written part at the
 outer and inner midpoints: the thesis has no first placement that wins;
-in our store, after 1. d1 the second player loses in 48 plies. Table 4's
-moves beside our stores' values, ply by ply, come with the P = 9 stores
-rebuilt (`egdb book --along`).
+in our store, after 1. d1 the second player loses in 48 plies.
 """, end="")
+
+# Table 4 of the thesis: its P = 9 line, and at each ply the moves it
+# says draw for the mover (None: "many", not listed).
+table4 = [
+    ("a1", None), ("c3", {"c3"}), ("a4", {"a4", "d7", "g7", "c4", "c5", "d5", "b6", "f6"}),
+    ("a7", {"a7"}), ("e4", {"g7", "g5", "c5", "e4"}),
+    ("d5", {"d7", "g4", "c4", "d5", "e5", "d3", "b6", "d6", "f6", "f2"}),
+    ("d7", {"d7", "g7", "f4"}), ("e5", {"g7", "g4", "c4", "e5", "d3", "b6", "d6"}),
+    ("d1", {"d1"}), ("g1", None), ("c5", {"c5"}), ("d3", None), ("e3", {"e3"}),
+    ("g4", {"g4", "b6", "d6", "f6"}),
+]
+p9 = dict(item.split("=", 1) for item in os.environ.get("P9_STORES", "").split())
+
+
+def along(store):
+    line = " ".join(move for move, _ in table4)
+    out = subprocess.run([egdb, "book", "--store", store, "--along", line],
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        return None, out.stderr.strip().splitlines()[-1]
+    return [json.loads(entry) for entry in out.stdout.splitlines()], None
+
+
+if not p9:
+    print("Table 4's moves beside our stores' values, ply by ply, come with the P = 9")
+    print("stores rebuilt (`egdb book --along`).")
+for name, store in p9.items():
+    entries, refused = along(store)
+    print(f"\n### Table 4 under `{name}` (`morris:{name}:9`)\n")
+    if entries is None:
+        print(f"The line is not legal under this reading: `{refused}`.")
+        continue
+    print("Each ply: the thesis's move, the moves it says draw for the mover, and ours:")
+    print("the mover's value before the move and the moves that win and draw there.\n")
+    print("| ply | mover | move | thesis: draws | ours: value | ours: win | ours: draw | as the thesis |")
+    print("|---:|---|---|---|---|---|---|---|")
+    parted = None
+    for ply, ((move, claimed), entry) in enumerate(zip(table4, entries), start=1):
+        ours = replies(entry)
+        mover = "Black" if ply % 2 == 1 else "White"
+        if claimed is None:
+            agrees = move in ours["draw"] and not ours["win"]
+            claimed_text = "many (not listed)"
+        else:
+            agrees = set(ours["draw"]) == claimed and not ours["win"]
+            claimed_text = " ".join(sorted(claimed))
+        if not agrees and parted is None:
+            parted = ply
+        print(f"| {ply} | {mover} | {move} | {claimed_text} | {said(entry)} | "
+              f"{' '.join(ours['win']) or '—'} | {' '.join(ours['draw']) or '—'} | "
+              f"{'yes' if agrees else '**no**'} |")
+    last = entries[len(table4)]
+    print(f"\nAfter ply {len(table4)} (`{last['position']}`), {'Black' if len(table4) % 2 == 0 else 'White'} "
+          f"to move has a {said(last)}.", end=" ")
+    if parted is None:
+        print("Every ply is as the thesis says.")
+    else:
+        print(f"The first ply where ours is not the thesis's is {parted}.")
 PY
 cp "$dir/taiwan-rules.md" docs/results/taiwan-rules.md
 echo "wrote docs/results/taiwan-rules.md"
