@@ -10,7 +10,8 @@
 #   bash deploy/netns-cluster.sh down          (removes the namespaces)
 #
 # Environment: THREADS (engine threads per worker, default 1), MEMORY
-# (per worker, default 8GiB), NICE (default 19). Every minute the
+# (per worker, default 8GiB), NICE (default 19), EGDB_BIN (a fixed copy of
+# the binary for a build across sessions; default the build cache's). Every minute the
 # coordinator's status (bytes to and from each worker) is appended to
 # STORE.cluster/status.jsonl. Needs root.
 set -euo pipefail
