@@ -11,7 +11,10 @@
 #
 # Environment: THREADS (engine threads per worker, default 1), MEMORY
 # (per worker, default 8GiB), NICE (default 19), EGDB_BIN (a fixed copy of
-# the binary for a build across sessions; default the build cache's). Every minute the
+# the binary for a build across sessions; default the build cache's),
+# CACHE (default 1; 0 runs the workers without shard caches: on one
+# machine they would hold much of the store twice more, and a worker
+# started again fetches what it reads over the network instead). Every minute the
 # coordinator's status (bytes to and from each worker) is appended to
 # STORE.cluster/status.jsonl. Needs root.
 set -euo pipefail
@@ -85,10 +88,12 @@ coordinator_pid=$!
 pids=()
 for i in $(seq 1 "$workers"); do
   me=$(address "$i")
+  cache=()
+  [ "${CACHE:-1}" = 0 ] || cache=(--cache "$home/cache-ws$i")
   # shellcheck disable=SC2046
   ip netns exec "$(host "$i")" nice -n "${NICE:-19}" "$EGDB_BIN" worker --coordinator "$url" \
     $(tls_of "$me") --name "ws$i" --game "$game" --threads "${THREADS:-1}" \
-    --memory "${MEMORY:-8GiB}" --cache "$home/cache-ws$i" \
+    --memory "${MEMORY:-8GiB}" "${cache[@]}" \
     >>"$home/worker-$i.out" 2>>"$home/worker-$i.log" &
   pids+=($!)
 done
