@@ -14,7 +14,8 @@
 # the binary for a build across sessions; default the build cache's),
 # CACHE (default 1; 0 runs the workers without shard caches: on one
 # machine they would hold much of the store twice more, and a worker
-# started again fetches what it reads over the network instead). Every minute the
+# started again fetches what it reads over the network instead),
+# CACHE_LIMIT (each cache's most bytes, e.g. 8GiB; default no limit). Every minute the
 # coordinator's status (bytes to and from each worker) is appended to
 # STORE.cluster/status.jsonl. Needs root.
 set -euo pipefail
@@ -90,6 +91,7 @@ for i in $(seq 1 "$workers"); do
   me=$(address "$i")
   cache=()
   [ "${CACHE:-1}" = 0 ] || cache=(--cache "$home/cache-ws$i")
+  [ "${CACHE:-1}" = 0 ] || [ -z "${CACHE_LIMIT:-}" ] || cache+=(--cache-limit "$CACHE_LIMIT")
   # shellcheck disable=SC2046
   ip netns exec "$(host "$i")" nice -n "${NICE:-19}" "$EGDB_BIN" worker --coordinator "$url" \
     $(tls_of "$me") --name "ws$i" --game "$game" --threads "${THREADS:-1}" \

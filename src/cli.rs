@@ -199,6 +199,10 @@ pub struct WorkerArgs {
     /// so that after a restart it reads them from disk (one per worker).
     #[arg(long)]
     pub cache: Option<PathBuf>,
+    /// The most disk the cache keeps of a build's shards, e.g. 20GiB; past
+    /// it the least recently used go (default: no limit).
+    #[arg(long, value_parser = parse_bytes)]
+    pub cache_limit: Option<u64>,
 }
 
 #[derive(Debug, Args)]

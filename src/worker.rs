@@ -21,6 +21,7 @@ struct WorkerSetup {
     config: WorkerConfig,
     threads: Option<usize>,
     cache: Option<std::path::PathBuf>,
+    cache_limit: Option<u64>,
     tls: bool,
 }
 
@@ -28,6 +29,11 @@ impl TryFrom<WorkerArgs> for WorkerSetup {
     type Error = Failure;
 
     fn try_from(args: WorkerArgs) -> Result<WorkerSetup, Failure> {
+        if args.cache_limit.is_some() && args.cache.is_none() {
+            return Err(Failure::bad_input(
+                "--cache-limit bounds a cache: give --cache DIR too".to_string(),
+            ));
+        }
         let token = read_token(args.token_file.as_deref())?;
         let tls = args.tls.files();
         let memory = args.memory.unwrap_or_else(default_memory);
@@ -49,6 +55,7 @@ impl TryFrom<WorkerArgs> for WorkerSetup {
             },
             threads: args.threads,
             cache: args.cache,
+            cache_limit: args.cache_limit,
             tls: tls.is_some(),
         })
     }
@@ -60,6 +67,7 @@ pub fn run(args: WorkerArgs) -> Exit {
         config,
         threads,
         cache,
+        cache_limit,
         tls,
     } = WorkerSetup::try_from(args)?;
     use_engine_threads(threads);
@@ -76,8 +84,8 @@ pub fn run(args: WorkerArgs) -> Exit {
     let link = link.with_stop(cancel.clone());
     let mut worker = Worker::new(config, &link);
     if let Some(dir) = &cache {
-        worker = worker
-            .with_cache(ShardCache::open(dir).map_err(|e| Failure::bad_input(e.to_string()))?);
+        let cache = ShardCache::open(dir).map_err(|e| Failure::bad_input(e.to_string()))?;
+        worker = worker.with_cache(cache.with_limit(cache_limit.unwrap_or(u64::MAX)));
     }
     let outcome = worker.run(&cancel);
     match outcome {

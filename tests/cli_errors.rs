@@ -127,6 +127,14 @@ fn durations_names_and_endless_game_files_are_refused() {
         ],
         "a worker name is",
     );
+    let worker = ["worker", "--coordinator", "http://127.0.0.1:9"];
+    assert_refused(
+        &[&worker[..], &["--cache-limit", "1GiB"]].concat(),
+        "--cache",
+    );
+    let out = egdb(&[&worker[..], &["--cache", "c", "--cache-limit", "lots"]].concat());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("not a size"), "{}", stderr(&out));
     for (arg, needle) in [
         ("--zstd-level=23", "-7..=22"),
         ("--zstd-level=-8", "-7..=22"),

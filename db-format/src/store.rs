@@ -454,6 +454,31 @@ impl Store {
         Ok(())
     }
 
+    /// Takes a slice out: its record first, synced (from then on the slice
+    /// is not in the store), then its blocks, whose disk is given back at
+    /// once. For caches; a build's store never loses a slice.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn remove_slice(&self, slice: &str) -> Result<(), FormatError> {
+        self.db
+            .delete_cf_opt(self.cf(MANIFEST)?, slice.as_bytes(), &synced())?;
+        // Every key "slice/…": '0' follows '/'.
+        let (from, to) = (
+            [slice.as_bytes(), b"/"].concat(),
+            [slice.as_bytes(), b"0"].concat(),
+        );
+        let blocks = self.cf(BLOCKS)?;
+        self.db.delete_range_cf(blocks, &from, &to)?;
+        // Every column family into table files, so that no write-ahead log
+        // keeps the blocks, then the blocks' files rewritten without them.
+        for name in [META, MANIFEST, BLOCKS] {
+            self.db.flush_cf(self.cf(name)?)?;
+        }
+        self.db.compact_range_cf(blocks, Some(&from), Some(&to));
+        Ok(())
+    }
+
     /// The stored record bytes of one block, unchecked (for transfer).
     ///
     /// # Errors
@@ -666,6 +691,44 @@ mod tests {
                 .contains("holds nim:hexagram, not nim:triangle:3:normal"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_removed_slice_takes_its_blocks_and_nothing_of_its_neighbours() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::create_or_open(&dir.path().join("s"), &identity("g")).unwrap();
+        let raw = vec![5u8; 100];
+        // The keys of "m-p0" sort before "m/…" and those of "m0" after.
+        for slice in ["m", "m-p0", "m0"] {
+            let blocks: Vec<Vec<u8>> = (0..3)
+                .map(|i| encode_block(i, CellEncoding::WinBits, &raw, crate::Packing::Small(3)))
+                .collect::<Result<_, _>>()
+                .unwrap();
+            let record = SliceRecord {
+                slice: slice.into(),
+                encoding: CellEncoding::WinBits,
+                raw_len: 300,
+                raw_crc32: 0,
+                block_bytes: 100,
+                blocks: 3,
+                stored_bytes: blocks.iter().map(|b| b.len() as u64).sum(),
+                counts: SliceCounts::default(),
+                stones: None,
+                seconds: 0.0,
+                rank_pending: false,
+                rank_seconds: 0.0,
+            };
+            store.put_slice(&record, &blocks).unwrap();
+        }
+        store.remove_slice("m").unwrap();
+        assert!(store.slice("m").unwrap().is_none());
+        assert!(store.block_record("m", 0).is_err());
+        for slice in ["m-p0", "m0"] {
+            assert!(store.slice(slice).unwrap().is_some());
+            for i in 0..3 {
+                assert!(store.block_record(slice, i).is_ok(), "{slice} block {i}");
+            }
+        }
     }
 
     #[test]

@@ -7,7 +7,13 @@
 //! build of the same tables and never another's. Slices never change once
 //! done, so cached shards never go stale; the worker checks each one again
 //! before use. The directory is locked while a worker uses it.
+//!
+//! A limit ([`ShardCache::with_limit`]) bounds the bytes kept of the build
+//! in use: past it, the shards used least recently go, so that a long build
+//! does not fill the disk with shards it no longer reads. Shards kept from
+//! an earlier run count as used before any of this run's.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -25,11 +31,73 @@ pub struct ShardCache {
     /// Held open for its lock.
     _lock: File,
     /// The store of the build last asked about.
-    open: Mutex<Option<(String, Store)>>,
+    open: Mutex<Option<OpenBuild>>,
     /// The most raw bytes a cached shard may announce: anyone who can
     /// write the directory could otherwise make the worker inflate more
     /// than its memory.
     max_shard_bytes: u64,
+    /// The most stored bytes kept of one build's shards.
+    limit: u64,
+}
+
+/// One build's cached shards.
+struct OpenBuild {
+    name: String,
+    store: Store,
+    /// Each cached slice's last use (a tick of this cache) and stored
+    /// bytes.
+    used: HashMap<String, (u64, u64)>,
+    tick: u64,
+    bytes: u64,
+}
+
+impl OpenBuild {
+    fn open(dir: &Path, name: String, identity: &StoreIdentity) -> Result<OpenBuild, WorkerError> {
+        let store = Store::create_or_open(&dir.join(&name), identity)?;
+        // Kept from an earlier run: used before anything of this one.
+        let used: HashMap<String, (u64, u64)> = store
+            .slices()?
+            .into_iter()
+            .map(|r| (r.slice, (0, r.stored_bytes)))
+            .collect();
+        let bytes = used.values().map(|&(_, b)| b).sum();
+        Ok(OpenBuild {
+            name,
+            store,
+            used,
+            tick: 0,
+            bytes,
+        })
+    }
+
+    fn touch(&mut self, slice: &str, bytes: u64) {
+        self.tick += 1;
+        if let Some((_, old)) = self.used.insert(slice.to_string(), (self.tick, bytes)) {
+            self.bytes -= old;
+        }
+        self.bytes += bytes;
+    }
+
+    /// Removes the least recently used shards but `keep` until at most
+    /// `limit` bytes are left.
+    fn shrink_to(&mut self, limit: u64, keep: &str) -> Result<(), WorkerError> {
+        while self.bytes > limit {
+            let oldest = self
+                .used
+                .iter()
+                .filter(|(slice, _)| slice.as_str() != keep)
+                .min_by_key(|(_, &(tick, _))| tick)
+                .map(|(slice, _)| slice.clone());
+            let Some(slice) = oldest else {
+                return Ok(());
+            };
+            self.store.remove_slice(&slice)?;
+            if let Some((_, bytes)) = self.used.remove(&slice) {
+                self.bytes -= bytes;
+            }
+        }
+        Ok(())
+    }
 }
 
 impl std::fmt::Debug for ShardCache {
@@ -63,7 +131,23 @@ impl ShardCache {
             _lock: lock,
             open: Mutex::new(None),
             max_shard_bytes: u64::MAX,
+            limit: u64::MAX,
         })
+    }
+
+    /// Keeps at most `bytes` stored bytes of a build's shards (the shard
+    /// just put stays, whatever its size).
+    pub fn with_limit(self, bytes: u64) -> ShardCache {
+        ShardCache {
+            limit: bytes,
+            ..self
+        }
+    }
+
+    /// Stored bytes of the build in use's shards (0 before any use).
+    pub fn bytes(&self) -> u64 {
+        let open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        open.as_ref().map_or(0, |build| build.bytes)
     }
 
     /// Refuses cached shards of more than `bytes` raw bytes, as the link
@@ -82,7 +166,13 @@ impl ShardCache {
     /// # Errors
     /// Store errors, corrupt blocks, [`WorkerError::BadShard`].
     pub fn get(&self, task: &Task, slice_id: &SliceId) -> Result<Option<Shard>, WorkerError> {
-        let shard = self.with_store(task, |store| Ok(read_shard(store, slice_id)?))?;
+        let shard = self.with_build(task, |build| {
+            let shard = read_shard(&build.store, slice_id)?;
+            if let Some(shard) = &shard {
+                build.touch(slice_id.as_str(), shard.stored_bytes());
+            }
+            Ok(shard)
+        })?;
         match shard {
             Some(shard) if shard.raw_len > self.max_shard_bytes => Err(WorkerError::BadShard {
                 slice: slice_id.to_string(),
@@ -95,31 +185,35 @@ impl ShardCache {
         }
     }
 
-    /// Keeps a checked shard of `task`'s build (again, if it was there).
+    /// Keeps a checked shard of `task`'s build (again, if it was there),
+    /// then removes the least recently used others past the limit.
     ///
     /// # Errors
     /// Store errors.
     pub fn put(&self, task: &Task, shard: &Shard) -> Result<(), WorkerError> {
-        self.with_store(task, |store| {
-            Ok(write_shard(store, shard, SliceCounts::default())?)
+        let limit = self.limit;
+        self.with_build(task, |build| {
+            write_shard(&build.store, shard, SliceCounts::default())?;
+            let slice = shard.slice_id.as_str();
+            build.touch(slice, shard.stored_bytes());
+            build.shrink_to(limit, slice)
         })
     }
 
-    fn with_store<T>(
+    fn with_build<T>(
         &self,
         task: &Task,
-        f: impl FnOnce(&Store) -> Result<T, WorkerError>,
+        f: impl FnOnce(&mut OpenBuild) -> Result<T, WorkerError>,
     ) -> Result<T, WorkerError> {
         let (name, identity) = namespace(task);
         let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
-        if open.as_ref().is_none_or(|(current, _)| *current != name) {
+        if open.as_ref().is_none_or(|build| build.name != name) {
             // Close the last build's store before opening the next.
             *open = None;
-            let store = Store::create_or_open(&self.dir.join(&name), &identity)?;
-            *open = Some((name, store));
+            *open = Some(OpenBuild::open(&self.dir, name, &identity)?);
         }
-        match open.as_ref() {
-            Some((_, store)) => f(store),
+        match open.as_mut() {
+            Some(build) => f(build),
             None => unreachable!("opened above"),
         }
     }

@@ -131,3 +131,68 @@ fn a_cached_shard_larger_than_the_workers_memory_is_refused_before_it_is_inflate
         .unwrap();
     assert_eq!(decode_shard(&back).unwrap().1, raw);
 }
+
+/// Shards of incompressible bytes, so that each stores about as many.
+fn noise_shard(name: &str, seed: u64) -> egdb_proto::Shard {
+    let mut x = seed | 1;
+    let raw: Vec<u8> = (0..50_000)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    encode_shard(
+        &SliceId::new(name),
+        CellEncoding::WinBits,
+        &raw,
+        4096,
+        Packing::Small(1),
+    )
+    .unwrap()
+}
+
+#[test]
+fn past_its_limit_the_cache_drops_the_shards_used_least_recently() {
+    let dir = tempfile::tempdir().unwrap();
+    let nim = task("nim:triangle:7:normal", false);
+    let shards: Vec<_> = ["a", "b", "c", "d", "e"]
+        .iter()
+        .zip(1u64..)
+        .map(|(name, seed)| noise_shard(name, seed))
+        .collect();
+    let one = shards[0].stored_bytes();
+    let limit = 3 * one + one / 2;
+    let held = |cache: &ShardCache| -> Vec<String> {
+        ["a", "b", "c", "d", "e"]
+            .iter()
+            .filter(|name| cache.get(&nim, &SliceId::new(**name)).unwrap().is_some())
+            .map(|name| name.to_string())
+            .collect()
+    };
+    {
+        let cache = ShardCache::open(dir.path()).unwrap().with_limit(limit);
+        for shard in &shards[..3] {
+            cache.put(&nim, shard).unwrap();
+        }
+        // a is read again: b is now the least recently used.
+        assert!(cache.get(&nim, &SliceId::new("a")).unwrap().is_some());
+        cache.put(&nim, &shards[3]).unwrap();
+        assert!(cache.bytes() <= limit, "{} > {limit}", cache.bytes());
+        assert!(cache.get(&nim, &SliceId::new("b")).unwrap().is_none());
+        assert_eq!(held(&cache), ["a", "c", "d"]);
+    }
+    // Started again: what an earlier run kept goes before this run's.
+    let cache = ShardCache::open(dir.path()).unwrap().with_limit(limit);
+    cache.put(&nim, &shards[4]).unwrap();
+    let kept = held(&cache);
+    assert_eq!(kept.len(), 3, "{kept:?}");
+    assert!(kept.contains(&"e".to_string()), "{kept:?}");
+    // A shard larger than the limit is kept alone.
+    let other = tempfile::tempdir().unwrap();
+    let tiny = ShardCache::open(other.path()).unwrap().with_limit(1);
+    tiny.put(&nim, &shards[0]).unwrap();
+    tiny.put(&nim, &shards[1]).unwrap();
+    assert_eq!(tiny.bytes(), shards[1].stored_bytes());
+}
