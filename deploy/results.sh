@@ -11,6 +11,10 @@
 # `--verify-as-built`, and FILE holds that build's output; its last
 # "built …" line must say every slice was verified as it was stored, and
 # stands for the verify (a fresh one takes as long as the build).
+# EQUAL_TO=FILE.crc: instead, every slice of the store must have the
+# checksum this published list gives it (`egdb compare`, every block read),
+# the list of a store that `egdb verify` checked in full: the tables are
+# those tables. FILE may be docs/results/NAME.crc itself (read first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 3 ] || { echo "usage: $0 GAME NAME STORE [build options…]" >&2; exit 2; }
@@ -31,7 +35,13 @@ timed() {
 }
 
 timed build "$EGDB_BIN" build "$game" --store "$store" "$@" >"$work/build.out"
-if [ -n "${BUILD_LOG:-}" ]; then
+if [ -n "${EQUAL_TO:-}" ]; then
+  "$EGDB_BIN" compare --store "$store" --crc "$EQUAL_TO" >"$work/compare.out" ||
+    { cat "$work/compare.out" >&2; echo "$store: not every slice equals $EQUAL_TO" >&2; exit 1; }
+  grep -v '^$' "$work/compare.out" | tail -n 1 >"$work/verify.out"
+  verify_how="every slice's checksum equal to $EQUAL_TO, the list of a store \`egdb verify\` checked in full (\`egdb compare --crc\`, every block read)"
+  echo "- -" >"$work/verify.time"
+elif [ -n "${BUILD_LOG:-}" ]; then
   grep '^built ' "$BUILD_LOG" | tail -n 1 >"$work/verify.out"
   grep -q 'every slice verified as it was stored' "$work/verify.out" ||
     { echo "$BUILD_LOG: its last build did not verify every slice as built" >&2; exit 1; }
@@ -57,14 +67,14 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   echo
   echo "| | |"
   echo "|---|---|"
-  if [ -z "${BUILD_LOG:-}" ]; then
+  if [ -z "${BUILD_LOG:-}${EQUAL_TO:-}" ]; then
     echo "| build (\`egdb build\`, wall) | $build_s s |"
   else
     echo "| build (\`egdb build\` on the built store, wall; the solve times are below) | $build_s s |"
   fi
   echo "| build peak memory (RSS) | $((build_kb / 1024)) MiB |"
   echo "| store on disk | $store_bytes bytes |"
-  if [ -z "${BUILD_LOG:-}" ]; then
+  if [ -z "${BUILD_LOG:-}${EQUAL_TO:-}" ]; then
     echo "| verify ($verify_how) | $verify_s s |"
     echo "| verify peak memory (RSS) | $((verify_kb / 1024)) MiB |"
   else
