@@ -8,8 +8,9 @@
 # A store already complete is not built again (its build time then comes
 # from its manifest); verify's journal makes a second verify quick.
 # BUILD_LOG=FILE: the store was built (over however many runs) with
-# `--verify-as-built`, and FILE holds that build's output; its last
-# "built …" line must say every slice was verified as it was stored, and
+# `--verify-as-built`, and FILE holds that build's output (`egdb build`'s,
+# or a coordinator's); its last "built …" line must say every slice was
+# verified as it was stored, and
 # stands for the verify (a fresh one takes as long as the build).
 # EQUAL_TO=FILE.crc: instead, every slice of the store must have the
 # checksum this published list gives it (`egdb compare`, every block read),

@@ -174,7 +174,7 @@ pub fn run(args: CoordinatorArgs) -> Exit {
     if build.verifies_as_built() {
         build.finish_verify();
         println!(
-            "built {spec} in {}: {total} slices, each verified as it was stored",
+            "built {spec} in {}: {total} slices; every slice verified as it was stored",
             store.display()
         );
         return Ok(0);

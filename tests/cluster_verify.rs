@@ -171,7 +171,7 @@ fn a_cluster_build_checks_each_slice_before_anything_is_built_on_it() {
     let out = finish(coordinator, "coordinator", limit);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
-        stdout(&out).contains("each verified as it was stored"),
+        stdout(&out).contains("every slice verified as it was stored"),
         "{}",
         stdout(&out)
     );
