@@ -35,6 +35,17 @@ pub struct StoreIdentity {
     pub depth: bool,
 }
 
+impl StoreIdentity {
+    /// Whether `other` names the same game: the same spec, or, for a game
+    /// defined by a file, the same definition whatever path named the
+    /// file (a store keeps its rules, so it outlives where the file was).
+    pub fn same_game(&self, other: &StoreIdentity) -> bool {
+        self.fingerprint == other.fingerprint
+            && (self.game == other.game
+                || (self.definition.is_some() && self.definition == other.definition))
+    }
+}
+
 /// A finished slice: where its blocks are and what they hold.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SliceRecord {
@@ -199,9 +210,7 @@ impl Store {
                 }
                 opened => opened?,
             };
-            if store.identity.fingerprint != identity.fingerprint
-                || store.identity.game != identity.game
-            {
+            if !store.identity.same_game(identity) {
                 return Err(FormatError::OtherGame {
                     path: shown(path),
                     found: store.identity.game.clone(),
@@ -691,6 +700,36 @@ mod tests {
                 .contains("holds nim:hexagram, not nim:triangle:3:normal"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_game_file_named_by_another_path_opens_its_store() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s");
+        let file = |game: &str, definition: &str| StoreIdentity {
+            game: game.to_string(),
+            fingerprint: 7,
+            definition: Some(definition.to_string()),
+            depth: false,
+        };
+        let rules = "pieces = 6";
+        drop(Store::create_or_open(&path, &file("morris:file:/abs/r.toml", rules)).unwrap());
+        let store = Store::create_or_open(&path, &file("morris:file:r.toml", rules)).unwrap();
+        // The store keeps the name it was built under.
+        assert_eq!(store.identity().game, "morris:file:/abs/r.toml");
+        drop(store);
+        // Other rules under the same name are another game.
+        let err =
+            Store::create_or_open(&path, &file("morris:file:r.toml", "pieces = 7")).unwrap_err();
+        assert!(matches!(err, FormatError::OtherGame { .. }), "{err}");
+        // A spec without a definition must match by name.
+        let named = |game: &str| StoreIdentity {
+            definition: None,
+            ..file(game, "")
+        };
+        let preset = dir.path().join("p");
+        drop(Store::create_or_open(&preset, &named("morris:taiwan:6")).unwrap());
+        assert!(Store::create_or_open(&preset, &named("morris:taiwan:7")).is_err());
     }
 
     #[test]
