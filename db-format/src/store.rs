@@ -743,21 +743,9 @@ mod tests {
                 .map(|i| encode_block(i, CellEncoding::WinBits, &raw, crate::Packing::Small(3)))
                 .collect::<Result<_, _>>()
                 .unwrap();
-            let record = SliceRecord {
-                slice: slice.into(),
-                encoding: CellEncoding::WinBits,
-                raw_len: 300,
-                raw_crc32: 0,
-                block_bytes: 100,
-                blocks: 3,
-                stored_bytes: blocks.iter().map(|b| b.len() as u64).sum(),
-                counts: SliceCounts::default(),
-                stones: None,
-                seconds: 0.0,
-                rank_pending: false,
-                rank_seconds: 0.0,
-            };
-            store.put_slice(&record, &blocks).unwrap();
+            store
+                .put_slice(&record_of(slice, &raw, &blocks), &blocks)
+                .unwrap();
         }
         store.remove_slice("m").unwrap();
         assert!(store.slice("m").unwrap().is_none());

@@ -13,8 +13,7 @@
 //! proptest; checking with it too was 15 % faster on taiwan:6, but a
 //! fault the two shared would then pass unseen.)
 
-use egdb_games::morris::board::POINTS;
-use egdb_games::morris::index::{Additions, MoverClass, TableIndex};
+use egdb_games::morris::index::{Additions, MoverClass, TableIndex, TakenClasses};
 use egdb_games::morris::moves::{for_each_move, Successor};
 use egdb_games::morris::rules::MAX_REMOVED;
 use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
@@ -42,6 +41,7 @@ pub(super) fn check_placing_run(
     let other = engine.representative(id);
     let quiet = targets[0].map(|target| Quiet::new(target, other));
     let mut taken = TakenClasses::default();
+    taken.start(other);
     engine.for_each_entry_of_rep(id, |_, swapped| {
         if !swapped.canonical {
             return;
@@ -63,7 +63,7 @@ pub(super) fn check_placing_run(
         let first = batch.reads.len();
         for_each_move(rules, true, mover, opponent, |s| {
             if !s.mv.removed.is_empty() {
-                match taken.read(targets, &s) {
+                match capture_read(&mut taken, targets, &s) {
                     Ok(read) => batch.reads.push(read),
                     Err(slice) => missing = Some(slice),
                 }
@@ -150,47 +150,23 @@ impl<'a> Quiet<'a> {
     }
 }
 
-/// The classes of a run's capture successors' side to move (the run's
-/// other side less the one piece taken), by point taken and parity, as far
-/// as they were looked up.
-struct TakenClasses {
-    /// Bit 2p + parity: `classes[p][parity]` holds a class.
-    known: u64,
-    classes: [[MoverClass; 2]; POINTS],
-}
-
-impl Default for TakenClasses {
-    fn default() -> TakenClasses {
-        TakenClasses {
-            known: 0,
-            classes: [[MoverClass::default(); 2]; POINTS],
+/// Where capture `s` of the run whose classes `taken` holds leads, its
+/// cell prefetched.
+fn capture_read<'a>(
+    taken: &mut TakenClasses,
+    targets: &[[Target<'a>; 2]; MAX_REMOVED as usize + 1],
+    s: &Successor,
+) -> Result<Read<'a>, MorrisSlice> {
+    let removed = s.mv.removed;
+    let odd = (s.mover.odd_count() + s.opponent.odd_count()) as usize % 2;
+    match (targets[removed.len() as usize][odd], removed.first()) {
+        (Target::Table(table), Some(point)) if removed.len() == 1 => {
+            let class = taken.class(&table.index, point, odd);
+            let i = table.index.index_in(class, s.mover) as usize;
+            prefetch(&table.cells, i);
+            Ok(Read::Cell(&table.cells, i))
         }
-    }
-}
-
-impl TakenClasses {
-    /// Where capture `s` of the run leads, its cell prefetched.
-    fn read<'a>(
-        &mut self,
-        targets: &[[Target<'a>; 2]; MAX_REMOVED as usize + 1],
-        s: &Successor,
-    ) -> Result<Read<'a>, MorrisSlice> {
-        let removed = s.mv.removed;
-        let odd = (s.mover.odd_count() + s.opponent.odd_count()) as usize % 2;
-        match (targets[removed.len() as usize][odd], removed.first()) {
-            (Target::Table(table), Some(point)) if removed.len() == 1 => {
-                let bit = 1u64 << (2 * point.index() + odd);
-                let class = &mut self.classes[point.index()][odd];
-                if self.known & bit == 0 {
-                    *class = table.index.mover_class(s.opponent);
-                    self.known |= bit;
-                }
-                let i = table.index.index_in(class, s.mover) as usize;
-                prefetch(&table.cells, i);
-                Ok(Read::Cell(&table.cells, i))
-            }
-            // Several pieces taken (rare): ranked in full.
-            _ => successor_read(targets, s, |_, index| index.index(s.opponent, s.mover)),
-        }
+        // Several pieces taken (rare), or no table: as any successor.
+        _ => successor_read(targets, s, |_, index| index.index(s.opponent, s.mover)),
     }
 }

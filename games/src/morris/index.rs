@@ -574,6 +574,47 @@ impl MoverClass {
     }
 }
 
+/// The classes of a placement run's capture successors' side to move: the
+/// run's other side less the one piece taken, by the point taken and the
+/// successor's parity, each looked up once per run (the placement engine
+/// and the checker walk placements by runs of that side);
+/// [`TakenClasses::start`] at each run.
+#[derive(Debug, Clone, Default)]
+pub struct TakenClasses {
+    /// The run's other side, before a capture.
+    side: PointSet,
+    /// Bit 2p + parity: `classes[p][parity]` holds a class.
+    known: u64,
+    classes: [[MoverClass; 2]; POINTS],
+}
+
+impl TakenClasses {
+    /// Forgets the classes of the last run: the next run's other side is
+    /// `side`.
+    pub fn start(&mut self, side: PointSet) {
+        self.side = side;
+        self.known = 0;
+    }
+
+    /// The run's other side, before a capture.
+    pub fn side(&self) -> PointSet {
+        self.side
+    }
+
+    /// The class of the run's other side less `taken` in `index`, a table
+    /// of parity `odd`.
+    #[inline]
+    pub fn class(&mut self, index: &TableIndex, taken: Point, odd: usize) -> &MoverClass {
+        let bit = 1u64 << (2 * taken.index() + odd);
+        let class = &mut self.classes[taken.index()][odd];
+        if self.known & bit == 0 {
+            *class = index.mover_class(self.side.without(taken));
+            self.known |= bit;
+        }
+        class
+    }
+}
+
 /// Free odd and even points when the mover has `m` pieces, `odd_mover` of
 /// them on odd points.
 fn free_counts(m: usize, odd_mover: usize) -> (usize, usize) {

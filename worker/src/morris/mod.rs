@@ -16,8 +16,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use egdb_db_format::encoding::{pack_value_depth16, unpack_value_depth16, ValueCode};
-use egdb_games::morris::board::POINTS;
-use egdb_games::morris::index::{MoverClass, TableIndex};
+use egdb_games::morris::index::{TableIndex, TakenClasses};
 use egdb_games::morris::moves::{terminal_by_counts, terminal_value, Counts};
 use egdb_games::morris::rules::MAX_REMOVED;
 use egdb_games::morris::slices::table_of;
@@ -249,7 +248,7 @@ impl<'a> Successors<'a> {
     #[inline]
     pub fn locate_capture(
         &self,
-        run: &mut RunCaptures,
+        run: &mut TakenClasses,
         removed: PointSet,
         mover: PointSet,
         opponent: PointSet,
@@ -259,13 +258,8 @@ impl<'a> Successors<'a> {
             self.by_removed[removed.len() as usize].expect("the slice's moves remove this many");
         match (targets[odd], removed.first()) {
             (Target::Table(table), Some(taken)) if removed.len() == 1 => {
-                debug_assert_eq!(mover, run.side.minus(removed), "a move of another run");
-                let known = 1u64 << (2 * taken.index() + odd);
-                let class = &mut run.classes[taken.index()][odd];
-                if run.known & known == 0 {
-                    *class = table.index.mover_class(mover);
-                    run.known |= known;
-                }
+                debug_assert_eq!(mover, run.side().minus(removed), "a move of another run");
+                let class = run.class(&table.index, taken, odd);
                 let i = table.index.index_in(class, opponent) as usize;
                 prefetch(&table.cells, i);
                 Located::Cell(&table.cells, i)
@@ -277,27 +271,6 @@ impl<'a> Successors<'a> {
     /// The targets of placements that capture nothing, by parity.
     pub fn uncaptured(&self) -> [Target<'a>; 2] {
         self.by_removed[0].expect("placements that capture nothing")
-    }
-}
-
-/// The classes of a run's capture successors' side to move (the run's
-/// other side less the one piece taken), by the point taken and parity,
-/// as far as they were looked up; [`RunCaptures::start`] at each run.
-#[derive(Debug, Default)]
-pub(super) struct RunCaptures {
-    /// The run's other side, before a capture.
-    side: PointSet,
-    /// Bit 2p + parity: `classes[p][parity]` holds a class.
-    known: u64,
-    classes: [[MoverClass; 2]; POINTS],
-}
-
-impl RunCaptures {
-    /// Forgets the classes of the last run: the next run's other side is
-    /// `side`.
-    pub fn start(&mut self, side: PointSet) {
-        self.side = side;
-        self.known = 0;
     }
 }
 

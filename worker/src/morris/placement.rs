@@ -16,14 +16,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rayon::prelude::*;
 
 use egdb_db_format::encoding::{pack_value_depth16, ValueCode, MAX_DEPTH16};
-use egdb_games::morris::index::{Added, Additions, MoverClass, TableIndex};
+use egdb_games::morris::index::{Added, Additions, MoverClass, TableIndex, TakenClasses};
 use egdb_games::morris::placements::PlacementsAgainst;
 use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 
 use crate::table::{prefetch, zeroed_table};
 
 use super::layout::{self, split_by_rep};
-use super::{encode, Dependencies, Located, RunCaptures, SolvedTable, Successors, Target};
+use super::{encode, Dependencies, Located, SolvedTable, Successors, Target};
 
 /// Entries whose captures are located before any is read.
 const BATCH: usize = 16;
@@ -198,7 +198,7 @@ struct Placing<'a> {
     /// captures.
     entries: Vec<(usize, u16, std::ops::Range<usize>)>,
     located: Vec<Located<'a>>,
-    run_captures: RunCaptures,
+    run_captures: TakenClasses,
 }
 
 impl Placing<'_> {
