@@ -15,18 +15,24 @@
 # CACHE (default 1; 0 runs the workers without shard caches: on one
 # machine they would hold much of the store twice more, and a worker
 # started again fetches what it reads over the network instead),
-# CACHE_LIMIT (each cache's most bytes, e.g. 8GiB; default no limit). Every minute the
+# CACHE_LIMIT (each cache's most bytes, e.g. 8GiB; default no limit),
+# NETNS (below). Every STATUS_EVERY seconds (default 60) the
 # coordinator's status (bytes to and from each worker) is appended to
-# STORE.cluster/status.jsonl. Needs root.
+# STORE.cluster/status.jsonl, and each process's peak memory so far to
+# STORE.cluster/memory.jsonl. Needs root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . deploy/env.sh
-net=egdb-net
+# NETNS names the hosts (NETNS-net holds the bridge, NETNS-ws0 the
+# coordinator, NETNS-ws1.. the workers): clusters of other names never
+# meet (a test runs one beside a build).
+names=${NETNS:-egdb}
+net=$names-net
 bridge=egdbbr0
 prefix=10.78.0
 
 down() {
-  for ns in $(ip netns list | awk '/^egdb-ws[0-9]+|^egdb-net/ {print $1}'); do
+  for ns in $(ip netns list | awk -v n="$names" '$1 == n "-net" || $1 ~ "^" n "-ws[0-9]+$" {print $1}'); do
     ip netns delete "$ns"
   done
 }
@@ -50,8 +56,9 @@ store=$(realpath -m "$store")
 home="$store.cluster"
 mkdir -p "$home"
 
-# The hosts, made once (kept across runs; `down` removes them).
-host() { echo "egdb-ws$1"; }
+# The hosts, made once (kept across runs; `down` removes them). Each end
+# of a link is made in its namespace, so no name is taken on this host.
+host() { echo "$names-ws$1"; }
 address() { echo "$prefix.$(($1 + 1))"; }
 if ! ip netns list | grep -q "^$net\b"; then
   ip netns add "$net"
@@ -63,12 +70,10 @@ for i in $(seq 0 "$workers"); do
   ns=$(host "$i")
   ip netns list | grep -q "^$ns\b" && continue
   ip netns add "$ns"
-  ip link add "veth$i-h" type veth peer name "veth$i-b"
-  ip link set "veth$i-h" netns "$ns"
-  ip link set "veth$i-b" netns "$net"
-  ip -n "$net" link set "veth$i-b" master "$bridge" up
-  ip -n "$ns" addr add "$(address "$i")/24" dev "veth$i-h"
-  ip -n "$ns" link set "veth$i-h" up
+  ip link add veth netns "$ns" type veth peer name "ws$i" netns "$net"
+  ip -n "$net" link set "ws$i" master "$bridge" up
+  ip -n "$ns" addr add "$(address "$i")/24" dev veth
+  ip -n "$ns" link set veth up
   ip -n "$ns" link set lo up
 done
 
@@ -100,13 +105,26 @@ for i in $(seq 1 "$workers"); do
   pids+=($!)
 done
 trap 'kill "${pids[@]}" "$coordinator_pid" 2>/dev/null' INT TERM
-# The status, from host 1, as the workers see the coordinator.
+# Peak resident memory (VmHWM) of each process of this run, in KiB
+# (`ip netns exec` and `nice` exec the process itself: the pids are egdb's).
+peaks() {
+  local name_pid name pid kib line=""
+  for name_pid in "coordinator=$coordinator_pid" $(for i in "${!pids[@]}"; do echo "ws$((i + 1))=${pids[$i]}"; done); do
+    name=${name_pid%%=*} pid=${name_pid#*=}
+    kib=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
+    if [ -n "$kib" ]; then line="$line${line:+, }\"$name\": $kib"; fi
+  done
+  echo "{\"time\": \"$(date -u +%FT%TZ)\", \"peak_rss_kib\": {$line}}"
+}
+# The status, from host 1, as the workers see the coordinator, and the
+# processes' peak memory, every minute.
 (
   while kill -0 "$coordinator_pid" 2>/dev/null; do
-    sleep 60
+    sleep "${STATUS_EVERY:-60}"
     # shellcheck disable=SC2046
     ip netns exec "$(host 1)" "$EGDB_BIN" status --coordinator "$url" --json \
       $(tls_of "$(address 1)") >>"$home/status.jsonl" 2>/dev/null || true
+    peaks >>"$home/memory.jsonl"
   done
 ) &
 status=0

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use egdb_db_format::encoding::unpack_value_depth16;
-use egdb_db_format::{SliceRecord, ValueCode};
+use egdb_db_format::{SliceRecord, SolvedBy, ValueCode};
 use egdb_games::morris::index::TableIndex;
 use egdb_games::morris::symmetry::{BOARD_SYMMETRIES, SYMMETRIES};
 use egdb_games::morris::{Color, MorrisGame, MorrisSlice, Move, Position};
@@ -69,6 +69,7 @@ fn markdown(
     out += &counts(records);
     out += &longest_line(tablebase, game, records)?;
     out += &solve_times(records);
+    out += &solve_paths(records);
     Ok(out)
 }
 
@@ -279,4 +280,56 @@ fn solve_times(records: &[&SliceRecord]) -> String {
         (movement + placement) / 3600.0,
         stored as f64 / (1 << 20) as f64
     )
+}
+
+/// Slices, entries and solve seconds by the path that put each slice in
+/// the store, as its record says; nothing for a store whose records
+/// predate the path.
+fn solve_paths(records: &[&SliceRecord]) -> String {
+    #[derive(Default)]
+    struct Path {
+        slices: u64,
+        entries: u64,
+        movement: f64,
+        placement: f64,
+    }
+    if records.iter().all(|r| r.solved_by.is_none()) {
+        return String::new();
+    }
+    let mut paths: BTreeMap<String, Path> = BTreeMap::new();
+    let mut total = 0u64;
+    for r in records {
+        let name = match &r.solved_by {
+            Some(SolvedBy::Process { worker }) => format!("in the building process, {worker}"),
+            Some(SolvedBy::Network { worker }) => format!("over the network, worker {worker}"),
+            Some(SolvedBy::Reused { from }) => format!("reused from `{from}`"),
+            None => "not recorded".to_string(),
+        };
+        let entries = r.encoding.entries_in(r.raw_len);
+        total = total.saturating_add(entries);
+        let path = paths.entry(name).or_default();
+        path.slices += 1;
+        path.entries = path.entries.saturating_add(entries);
+        match MorrisSlice::parse(&r.slice) {
+            Some(MorrisSlice::Movement { .. }) => path.movement += r.seconds,
+            Some(MorrisSlice::Placement { .. }) => path.placement += r.seconds,
+            None => {}
+        }
+    }
+    let mut out = String::from(
+        "## Solve paths\n\nThe path each slice took into the store, as its record says (a reused slice's seconds are its first solve's).\n\n| path | slices | entries | share of entries | movement solve | placement solve |\n|---|---:|---:|---:|---:|---:|\n",
+    );
+    for (name, p) in &paths {
+        let _ = writeln!(
+            out,
+            "| {name} | {} | {} | {:.1} % | {:.0} s | {:.0} s |",
+            p.slices,
+            p.entries,
+            100.0 * p.entries as f64 / total.max(1) as f64,
+            p.movement,
+            p.placement
+        );
+    }
+    out.push('\n');
+    out
 }

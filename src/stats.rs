@@ -118,6 +118,7 @@ fn slice_json(r: &SliceRecord) -> Json {
         "stored_bytes": r.stored_bytes,
         "blocks": r.blocks,
         "seconds": r.seconds,
+        "solved_by": r.solved_by,
     })
 }
 

@@ -352,6 +352,18 @@ fn a_build_takes_the_movement_slices_of_a_store_with_fewer_pieces() {
     same.sort();
     built.sort();
     assert_eq!(same, built, "the same tables as a build from nothing");
+    // The records say which slices were taken, and from where.
+    let from = serde_json::json!({"path": "reused", "from": three.to_str().unwrap()});
+    for slice in stats_json(&reusing) {
+        let id = slice["slice"].as_str().unwrap();
+        let reused = taken.iter().any(|(s, _)| s == id);
+        assert_eq!(
+            slice["solved_by"] == from,
+            reused,
+            "{id}: {}",
+            slice["solved_by"]
+        );
+    }
     let again = build(
         "morris:taiwan:4",
         &reusing,

@@ -454,4 +454,27 @@ fn egdb_build_and_the_coordinator_resume_each_others_store() {
     build(game, &fresh, &[]);
     assert_eq!(checksums(&store), checksums(&fresh));
     assert_ranked(&store);
+    // Each record names the path its slice took, and `egdb results`
+    // sums them: the coordinator's slices came over the network from w0.
+    // (One stored as the coordinator was killed, before its log line,
+    // may be either.)
+    let network = serde_json::json!({"path": "network", "worker": "w0"});
+    let process = serde_json::json!({"path": "process", "worker": "local-0"});
+    let mut over_network = 0;
+    for slice in stats_json(&store) {
+        let (id, path) = (slice["slice"].as_str().unwrap(), &slice["solved_by"]);
+        over_network += usize::from(*path == network);
+        if by_coordinator.iter().any(|s| s == id) {
+            assert_eq!(path, &network, "{id}");
+        } else if by_build.iter().any(|(s, _)| s == id) {
+            assert_eq!(path, &process, "{id}");
+        } else {
+            assert!(*path == network || *path == process, "{id}: {path}");
+        }
+    }
+    assert!(over_network >= by_coordinator.len());
+    let results = egdb(&["results", "--store", store.to_str().unwrap()]);
+    assert!(results.status.success(), "{}", stderr(&results));
+    let row = format!("| over the network, worker w0 | {over_network} |");
+    assert!(stdout(&results).contains(&row), "{}", stdout(&results));
 }

@@ -72,6 +72,24 @@ pub struct SliceRecord {
     /// not ranked).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub rank_seconds: f64,
+    /// The path that put the slice here (absent from records written
+    /// before egdb recorded it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub solved_by: Option<SolvedBy>,
+}
+
+/// The path a slice took into its store: how much of a build went through
+/// the network is the store's own record, not a log's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "path", rename_all = "snake_case")]
+pub enum SolvedBy {
+    /// Solved by a worker of the building process (`egdb build`).
+    Process { worker: String },
+    /// Solved by a worker that sent its shard over the network (`egdb
+    /// coordinator`).
+    Network { worker: String },
+    /// Taken from another store (`--reuse`), every block checked.
+    Reused { from: String },
 }
 
 fn is_zero(seconds: &f64) -> bool {
@@ -681,8 +699,12 @@ mod tests {
                 seconds: 0.0,
                 rank_pending: false,
                 rank_seconds: 0.0,
+                solved_by: Some(SolvedBy::Network {
+                    worker: "ws1".into(),
+                }),
             };
             store.put_slice(&record, &[block]).unwrap();
+            assert_eq!(store.slice("outer-00").unwrap(), Some(record));
             assert!(!store.is_complete().unwrap());
             store.set_complete().unwrap();
         }
@@ -759,6 +781,20 @@ mod tests {
     }
 
     #[test]
+    fn a_record_written_before_the_path_was_recorded_reads_without_one() {
+        let mut json = serde_json::to_value(record_of("move-03-03", &[0; 4], &[])).unwrap();
+        json.as_object_mut().unwrap().remove("solved_by");
+        let read: SliceRecord = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(read.solved_by, None);
+        json["solved_by"] = serde_json::json!({"path": "reused", "from": "/s/tw9"});
+        let read: SliceRecord = serde_json::from_value(json.clone()).unwrap();
+        let from = "/s/tw9".to_string();
+        assert_eq!(read.solved_by, Some(SolvedBy::Reused { from }));
+        json["solved_by"] = serde_json::json!({"path": "carrier pigeon"});
+        assert!(serde_json::from_value::<SliceRecord>(json).is_err());
+    }
+
+    #[test]
     fn a_directory_that_is_not_a_store_is_refused() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("notes.txt"), "mine").unwrap();
@@ -800,6 +836,7 @@ mod tests {
             seconds: 0.0,
             rank_pending: false,
             rank_seconds: 0.0,
+            solved_by: None,
         }
     }
 

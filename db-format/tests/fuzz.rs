@@ -388,6 +388,7 @@ fn record() -> impl Strategy<Value = SliceRecord> {
                     seconds,
                     rank_pending,
                     rank_seconds: if rank_pending { 0.0 } else { seconds },
+                    solved_by: None,
                 }
             },
         )
@@ -659,6 +660,7 @@ mod stored {
             seconds: 0.25,
             rank_pending: false,
             rank_seconds: 0.0,
+            solved_by: None,
         };
         for d in &w.damage {
             let n = blocks.len();

@@ -379,3 +379,83 @@ fn launch_sh_starts_a_tls_cluster_over_ssh_on_the_lab_hosts() {
     }
     cluster.assert_same_as_single(&store, dir.path());
 }
+
+/// `deploy/netns-cluster.sh`'s hosts, removed when dropped (however the
+/// test ends).
+struct ScriptHosts {
+    names: String,
+}
+
+impl ScriptHosts {
+    fn run(&self, args: &[&std::ffi::OsStr]) -> std::process::Output {
+        std::process::Command::new("bash")
+            .arg(repo_file("deploy/netns-cluster.sh"))
+            .args(args)
+            .env("NETNS", &self.names)
+            .env("EGDB_BIN", env!("CARGO_BIN_EXE_egdb"))
+            .env("STATUS_EVERY", "1")
+            .env("NICE", "0")
+            .env("MEMORY", "1GiB")
+            .output()
+            .unwrap()
+    }
+}
+
+impl Drop for ScriptHosts {
+    fn drop(&mut self) {
+        self.run(&["down".as_ref()]);
+    }
+}
+
+#[test]
+fn netns_cluster_sh_builds_on_hosts_of_its_own_and_records_what_crossed() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        skip("network namespaces need root");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("tw4");
+    // Named apart from the hosts of a build this machine may be running.
+    let hosts = ScriptHosts {
+        names: format!("egdbt{}", std::process::id()),
+    };
+    let out = hosts.run(&["morris:taiwan:4".as_ref(), store.as_os_str(), "2".as_ref()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let single = dir.path().join("single");
+    build("morris:taiwan:4", &single, &[]);
+    assert_eq!(checksums(&store), checksums(&single));
+
+    // Every slice came over the network, from one of the two workers.
+    for slice in stats_json(&store) {
+        let by = &slice["solved_by"];
+        assert_eq!(by["path"], "network", "{slice}");
+        assert!(by["worker"] == "ws1" || by["worker"] == "ws2", "{slice}");
+    }
+    // What crossed the wire and each process's peak memory, sampled.
+    let home = dir.path().join("tw4.cluster");
+    let status = std::fs::read_to_string(home.join("status.jsonl")).unwrap_or_default();
+    let memory = std::fs::read_to_string(home.join("memory.jsonl")).unwrap();
+    let sampled: serde_json::Value =
+        serde_json::from_str(memory.lines().next().expect("a sample")).unwrap();
+    for process in ["coordinator", "ws1", "ws2"] {
+        assert!(
+            sampled["peak_rss_kib"][process].as_u64().unwrap() > 1000,
+            "{memory}"
+        );
+    }
+    assert!(
+        status.lines().count() + 1 >= memory.lines().count(),
+        "{status}"
+    );
+    drop(hosts);
+    let left = std::process::Command::new("ip")
+        .args(["netns", "list"])
+        .output()
+        .unwrap();
+    assert!(
+        !stdout(&left).contains(&format!("egdbt{}-", std::process::id())),
+        "{}",
+        stdout(&left)
+    );
+}

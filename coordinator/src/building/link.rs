@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use egdb_db_format::SliceRecord;
+use egdb_db_format::{SliceRecord, SolvedBy};
 use egdb_proto::stored::read_shard;
 use egdb_proto::{
     BuildStatus, CheckReport, Coordinator, Lease, LinkError, LinkKind, Registration, Shard,
@@ -160,8 +160,18 @@ impl Coordinator for Build {
                 return Err(not_leased(slice, worker));
             }
         }
+        let worker_name = worker.to_string();
         let record = SliceRecord {
             rank_pending: self.ranking.is_some(),
+            solved_by: Some(if self.options.deep_verify {
+                SolvedBy::Network {
+                    worker: worker_name,
+                }
+            } else {
+                SolvedBy::Process {
+                    worker: worker_name,
+                }
+            }),
             ..record
         };
         let blocks: Vec<&[u8]> = result.shard.blocks.iter().map(Vec::as_slice).collect();

@@ -41,7 +41,8 @@ pub struct BuildOptions {
     /// Stop after this many slices are newly solved (the rest on a re-run).
     pub max_slices: Option<u64>,
     /// Decompress every block of an incoming shard and check the slice
-    /// checksum too (for shards that crossed a network).
+    /// checksum too: set when the workers are across a network (the
+    /// slices' records then say so, `SolvedBy::Network`).
     pub deep_verify: bool,
     /// A lease not renewed by a heartbeat for this long is given to another
     /// worker.

@@ -6,12 +6,13 @@
 //! mills while placing, from Taiwan's store). A slice is taken
 //! only when both plans give it the same id, size and dependencies, and
 //! only once every block passed its checksum and the slice's bytes its
-//! recorded CRC; the records are copied as they are.
+//! recorded CRC; the records are copied as they are but for the path,
+//! which names the store they came from.
 
 use std::collections::HashMap;
 use std::path::Path;
 
-use egdb_db_format::{decode_block, Store};
+use egdb_db_format::{decode_block, SliceRecord, SolvedBy, Store};
 use egdb_games::morris::MorrisSlice;
 use egdb_games::{SliceId, SliceInfo};
 
@@ -102,6 +103,12 @@ impl Build {
                 }
                 .into());
             }
+            let record = SliceRecord {
+                solved_by: Some(SolvedBy::Reused {
+                    from: path.display().to_string(),
+                }),
+                ..record
+            };
             self.store.put_slice(&record, &blocks)?;
             self.stored_crc(&slice.id, record.raw_crc32);
             // Done; in a build that verifies as it goes, its check is

@@ -371,6 +371,7 @@ mod tests {
             seconds: 0.0,
             rank_pending: false,
             rank_seconds: 0.0,
+            solved_by: None,
         };
         assert_eq!(place(&record, 0).unwrap(), (0, 0));
         assert_eq!(place(&record, 2499).unwrap(), (2, 499));
