@@ -16,10 +16,12 @@
 # machine they would hold much of the store twice more, and a worker
 # started again fetches what it reads over the network instead),
 # CACHE_LIMIT (each cache's most bytes, e.g. 8GiB; default no limit),
-# NETNS (below). Every STATUS_EVERY seconds (default 60) the
-# coordinator's status (bytes to and from each worker) is appended to
-# STORE.cluster/status.jsonl, and each process's peak memory so far to
-# STORE.cluster/memory.jsonl. Needs root.
+# NETNS (below). Every STATUS_EVERY seconds (default 60) a line goes to
+# STORE.cluster/status.jsonl: the time, the coordinator's status (bytes to
+# and from each worker) and each process's peak memory so far;
+# STORE.cluster/runs.log has each run's start and end, with the bytes the
+# coordinator says crossed in it. `cluster-report.sh STORE` sums them up.
+# Needs root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . deploy/env.sh
@@ -85,6 +87,8 @@ tls_of() { echo --tls-cert "$tls/$1.pem" --tls-key "$tls/$1.key" --tls-ca "$tls/
 
 coordinator=$(address 0)
 url="https://$coordinator:7070"
+logged=0
+if [ -f "$home/coordinator.log" ]; then logged=$(wc -l <"$home/coordinator.log"); fi
 echo "$(date -u +%FT%TZ) start: $game, $workers workers, $(readlink -f "$EGDB_BIN")" >>"$home/runs.log"
 # shellcheck disable=SC2046
 ip netns exec "$(host 0)" nice -n "${NICE:-19}" "$EGDB_BIN" -v coordinator "$game" --store "$store" \
@@ -114,17 +118,18 @@ peaks() {
     kib=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
     if [ -n "$kib" ]; then line="$line${line:+, }\"$name\": $kib"; fi
   done
-  echo "{\"time\": \"$(date -u +%FT%TZ)\", \"peak_rss_kib\": {$line}}"
+  echo "{$line}"
 }
-# The status, from host 1, as the workers see the coordinator, and the
-# processes' peak memory, every minute.
+# The status, from host 1 as the workers see the coordinator, and the
+# processes' peak memory: one line a sample.
 (
   while kill -0 "$coordinator_pid" 2>/dev/null; do
     sleep "${STATUS_EVERY:-60}"
     # shellcheck disable=SC2046
-    ip netns exec "$(host 1)" "$EGDB_BIN" status --coordinator "$url" --json \
-      $(tls_of "$(address 1)") >>"$home/status.jsonl" 2>/dev/null || true
-    peaks >>"$home/memory.jsonl"
+    now=$(ip netns exec "$(host 1)" "$EGDB_BIN" status --coordinator "$url" --json \
+      $(tls_of "$(address 1)") 2>/dev/null | tr -d '\n') || true
+    echo "{\"time\": \"$(date -u +%FT%TZ)\", \"status\": ${now:-null}, \"peak_rss_kib\": $(peaks)}" \
+      >>"$home/status.jsonl"
   done
 ) &
 status=0
@@ -134,5 +139,7 @@ wait "$coordinator_pid" || status=$?
 sleep 10
 kill "${pids[@]}" 2>/dev/null || true
 wait "${pids[@]}" 2>/dev/null || true
-echo "$(date -u +%FT%TZ) end: coordinator exit $status" >>"$home/runs.log"
+# The coordinator's own count of this run's bytes over the network.
+wire=$(tail -n +"$((logged + 1))" "$home/coordinator.log" | grep '^this run: ' | tail -n 1 || true)
+echo "$(date -u +%FT%TZ) end: coordinator exit $status${wire:+; $wire}" >>"$home/runs.log"
 exit "$status"

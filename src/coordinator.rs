@@ -151,6 +151,13 @@ pub fn run(args: CoordinatorArgs) -> Exit {
     if let Some(line) = ranked_line(&ranked) {
         eprintln!("{line}");
     }
+    // What crossed the network in this run, however it ended: a build
+    // across sessions adds up these lines.
+    let status = build.status_now();
+    eprintln!(
+        "this run: {} bytes of shards sent to workers, {} received from them",
+        status.bytes_sent, status.bytes_received
+    );
     let done = build.done();
     let total = build.plan().len();
     if interrupted {

@@ -57,7 +57,34 @@ fn three_workers_build_what_egdb_build_builds() {
         assert_eq!(solved, expected.len(), "{game}: every slice solved once");
         assert_verified(&cluster);
         assert_ranked(&cluster);
+        // What crossed: every shard came back once (what went out depends
+        // on which worker holds what). Nim's are stored as they came;
+        // Morris's are ranked smaller after.
+        let (_, received) = wire_bytes(&stderr(&out));
+        let stored: u64 = stats_json(&cluster)
+            .iter()
+            .map(|s| s["stored_bytes"].as_u64().unwrap())
+            .sum();
+        if game.starts_with("nim") {
+            assert_eq!(received, stored, "{game}");
+        } else {
+            assert!(received > stored, "{game}: {received} {stored}");
+        }
     }
+}
+
+/// The bytes a coordinator's line at its end says went to and came from
+/// workers.
+fn wire_bytes(log: &str) -> (u64, u64) {
+    let line = log
+        .lines()
+        .find_map(|l| l.strip_prefix("this run: "))
+        .unwrap_or_else(|| panic!("no 'this run' line: {log}"));
+    let numbers: Vec<u64> = line
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    (numbers[0], numbers[1])
 }
 
 #[test]

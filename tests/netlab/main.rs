@@ -432,21 +432,37 @@ fn netns_cluster_sh_builds_on_hosts_of_its_own_and_records_what_crossed() {
         assert_eq!(by["path"], "network", "{slice}");
         assert!(by["worker"] == "ws1" || by["worker"] == "ws2", "{slice}");
     }
-    // What crossed the wire and each process's peak memory, sampled.
+    // Sampled: each process's peak memory. Said at the end: what crossed,
+    // the coordinator's own count, which the run's end line keeps.
     let home = dir.path().join("tw4.cluster");
-    let status = std::fs::read_to_string(home.join("status.jsonl")).unwrap_or_default();
-    let memory = std::fs::read_to_string(home.join("memory.jsonl")).unwrap();
+    let samples = std::fs::read_to_string(home.join("status.jsonl")).unwrap();
     let sampled: serde_json::Value =
-        serde_json::from_str(memory.lines().next().expect("a sample")).unwrap();
+        serde_json::from_str(samples.lines().next().expect("a sample")).unwrap();
     for process in ["coordinator", "ws1", "ws2"] {
         assert!(
             sampled["peak_rss_kib"][process].as_u64().unwrap() > 1000,
-            "{memory}"
+            "{samples}"
         );
     }
+    let runs = std::fs::read_to_string(home.join("runs.log")).unwrap();
+    let end = runs.lines().last().unwrap();
     assert!(
-        status.lines().count() + 1 >= memory.lines().count(),
-        "{status}"
+        end.contains("end: coordinator exit 0; this run: "),
+        "{runs}"
+    );
+    // The report the published page is made from reads the same files.
+    let report = std::process::Command::new("bash")
+        .arg(repo_file("deploy/cluster-report.sh"))
+        .arg(&store)
+        .output()
+        .unwrap();
+    assert!(report.status.success(), "{}", stderr(&report));
+    let report = stdout(&report);
+    assert!(report.contains("| coordinator exit 0 |"), "{report}");
+    assert!(report.contains("| at the end |"), "{report}");
+    assert!(
+        report.contains("| run | coordinator | ws1 | ws2 |"),
+        "{report}"
     );
     drop(hosts);
     let left = std::process::Command::new("ip")

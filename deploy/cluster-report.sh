@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# What a build through `netns-cluster.sh` did, run by run, as Markdown: when
+# each run started and how it ended, the bytes of shards that crossed the
+# network (the coordinator's own count at the end of a run; for a run
+# killed without an end, its last status sample) and each process's peak
+# memory (sampled). Everything is read from STORE.cluster/.
+#   bash deploy/cluster-report.sh STORE
+set -euo pipefail
+store=${1:?usage: cluster-report.sh STORE}
+home="$(realpath -m "$store").cluster"
+[ -d "$home" ] || { echo "cluster-report: no $home (not built by netns-cluster.sh)" >&2; exit 2; }
+exec python3 - "$home" <<'PY'
+import json, os, re, sys
+
+home = sys.argv[1]
+
+def lines(name):
+    path = os.path.join(home, name)
+    if not os.path.exists(path):
+        return []
+    return open(path, encoding="utf-8", errors="replace").read().splitlines()
+
+# Runs: a start line each; an end line for those the script saw end, with
+# the coordinator's count of the bytes that crossed.
+runs = []
+for line in lines("runs.log"):
+    stamp, _, what = line.partition(" ")
+    if what.startswith("start"):
+        runs.append({"start": stamp, "end": None, "how": "killed: no end line",
+                     "exact": None, "sample": None, "samples": 0, "peaks": {}})
+    elif what.startswith("end") and runs:
+        run = runs[-1]
+        how, _, wire = what.removeprefix("end: ").partition("; this run: ")
+        run["end"], run["how"] = stamp, how
+        numbers = [int(n) for n in re.findall(r"\d+", wire)]
+        if len(numbers) >= 2:
+            run["exact"] = numbers[:2]
+
+def run_at(stamp):
+    """The run a sample taken at `stamp` belongs to (runs.log is in order)."""
+    found = None
+    for run in runs:
+        if run["start"] <= stamp:
+            found = run
+    return found
+
+for line in lines("status.jsonl"):
+    try:
+        sample = json.loads(line)
+    except json.JSONDecodeError:
+        continue  # a line cut off by a kill
+    run = run_at(sample["time"])
+    if run is None:
+        continue
+    run["samples"] += 1
+    status = sample.get("status")
+    if status:
+        run["sample"] = (status["bytes_sent"], status["bytes_received"])
+    for process, kib in sample["peak_rss_kib"].items():
+        run["peaks"][process] = max(run["peaks"].get(process, 0), kib)
+
+gib = lambda n: f"{n / 2**30:.2f} GiB"
+print("## The cluster's runs\n")
+print("Bytes of shards sent to workers (the dependencies they read) and received")
+print("from them (the slices they solved): the coordinator's own count at the end")
+print("of a run, or, for a run killed without an end, its last status sample")
+print("(what it moved after that sample is not counted).\n")
+print("| run | started | ended | how | samples | sent to workers | received from workers | counted |")
+print("|---:|---|---|---|---:|---:|---:|---|")
+sent = received = 0
+for i, run in enumerate(runs, 1):
+    wire, counted = run["exact"], "at the end"
+    if wire is None:
+        wire, counted = run["sample"], "last sample"
+    if wire is None:
+        wire, counted = (0, 0), "nothing sampled"
+    sent, received = sent + wire[0], received + wire[1]
+    print(f"| {i} | {run['start']} | {run['end'] or '–'} | {run['how']} | {run['samples']} "
+          f"| {wire[0]} ({gib(wire[0])}) | {wire[1]} ({gib(wire[1])}) | {counted} |")
+print(f"| all | | | | | {sent} ({gib(sent)}) | {received} ({gib(received)}) | |")
+print("\n## Peak memory per process\n")
+print("The largest resident size (VmHWM) sampled of each process in each run.\n")
+processes = sorted({p for run in runs for p in run["peaks"]}, key=lambda p: (p != "coordinator", p))
+print("| run | " + " | ".join(processes) + " |")
+print("|---:|" + "---:|" * len(processes))
+for i, run in enumerate(runs, 1):
+    if run["peaks"]:
+        cells = [gib(run["peaks"][p] * 1024) if p in run["peaks"] else "–" for p in processes]
+        print(f"| {i} | " + " | ".join(cells) + " |")
+PY
