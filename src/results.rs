@@ -264,16 +264,27 @@ fn longest_line(
 /// Solve seconds by phase (the engines' time per slice, as recorded).
 fn solve_times(records: &[&SliceRecord]) -> String {
     let (mut movement, mut placement, mut stored) = (0.0, 0.0, 0u64);
+    let mut reused = 0;
     for r in records {
+        stored += r.stored_bytes;
+        // Solved for another store: its seconds are in the paths below.
+        if matches!(r.solved_by, Some(SolvedBy::Reused { .. })) {
+            reused += 1;
+            continue;
+        }
         match MorrisSlice::parse(&r.slice) {
             Some(MorrisSlice::Movement { .. }) => movement += r.seconds,
             Some(MorrisSlice::Placement { .. }) => placement += r.seconds,
             None => {}
         }
-        stored += r.stored_bytes;
     }
+    let others = if reused > 0 {
+        format!(", not counting the {reused} slices reused from another store")
+    } else {
+        String::new()
+    };
     format!(
-        "## Solve time and size\n\nSolve time recorded per slice (the engines, counts and compression; no queueing): movement {:.0} s, placement {:.0} s, total {:.0} s ({:.2} h). Stored blocks: {:.1} MiB.\n\n",
+        "## Solve time and size\n\nSolve time recorded per slice (the engines, counts and compression; no queueing){others}: movement {:.0} s, placement {:.0} s, total {:.0} s ({:.2} h). Stored blocks: {:.1} MiB.\n\n",
         movement,
         placement,
         movement + placement,
@@ -299,10 +310,16 @@ fn solve_paths(records: &[&SliceRecord]) -> String {
     let mut paths: BTreeMap<String, Path> = BTreeMap::new();
     let mut total = 0u64;
     for r in records {
+        // Names from a store: kept from breaking the table.
+        let cell = |text: &str| text.replace(['|', '`', '\n'], " ");
         let name = match &r.solved_by {
-            Some(SolvedBy::Process { worker }) => format!("in the building process, {worker}"),
-            Some(SolvedBy::Network { worker }) => format!("over the network, worker {worker}"),
-            Some(SolvedBy::Reused { from }) => format!("reused from `{from}`"),
+            Some(SolvedBy::Process { worker }) => {
+                format!("in the building process, {}", cell(worker))
+            }
+            Some(SolvedBy::Network { worker }) => {
+                format!("over the network, worker {}", cell(worker))
+            }
+            Some(SolvedBy::Reused { from }) => format!("reused from `{}`", cell(from)),
             None => "not recorded".to_string(),
         };
         let entries = r.encoding.entries_in(r.raw_len);

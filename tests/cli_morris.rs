@@ -364,6 +364,16 @@ fn a_build_takes_the_movement_slices_of_a_store_with_fewer_pieces() {
             slice["solved_by"]
         );
     }
+    let results = egdb(&["results", "--store", reusing.to_str().unwrap()]);
+    assert!(results.status.success(), "{}", stderr(&results));
+    let page = stdout(&results);
+    let n = taken.len();
+    assert!(
+        page.contains(&format!("not counting the {n} slices reused")),
+        "{page}"
+    );
+    let row = format!("| reused from `{}` | {n} |", three.display());
+    assert!(page.contains(&row), "{page}");
     let again = build(
         "morris:taiwan:4",
         &reusing,
