@@ -78,10 +78,10 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   if [ -z "${BUILD_LOG:-}${EQUAL_TO:-}" ]; then
     echo "| verify ($verify_how) | $verify_s s |"
     echo "| verify peak memory (RSS) | $((verify_kb / 1024)) MiB |"
+    echo "| verify | $(tail -n 1 "$work/verify.out" | sed "s|$store|STORE|") |"
   else
-    echo "| verify | $verify_how |"
+    echo "| verify | $verify_how: $(tail -n 1 "$work/verify.out" | sed "s|$store|STORE|") |"
   fi
-  echo "| verify | $(tail -n 1 "$work/verify.out" | sed "s|$store|STORE|") |"
   echo
   echo "Slice checksums: [\`$name.crc\`]($name.crc) (slice, positions, CRC-32 of"
   echo "its raw bytes); a rebuild that agrees on every line holds the same tables."
