@@ -261,10 +261,26 @@ fn longest_line(
     Ok(String::new())
 }
 
+/// Solve seconds by phase, summed over records.
+#[derive(Default)]
+struct PhaseSeconds {
+    movement: f64,
+    placement: f64,
+}
+
+impl PhaseSeconds {
+    fn add(&mut self, r: &SliceRecord) {
+        match MorrisSlice::parse(&r.slice) {
+            Some(MorrisSlice::Movement { .. }) => self.movement += r.seconds,
+            Some(MorrisSlice::Placement { .. }) => self.placement += r.seconds,
+            None => {}
+        }
+    }
+}
+
 /// Solve seconds by phase (the engines' time per slice, as recorded).
 fn solve_times(records: &[&SliceRecord]) -> String {
-    let (mut movement, mut placement, mut stored) = (0.0, 0.0, 0u64);
-    let mut reused = 0;
+    let (mut seconds, mut stored, mut reused) = (PhaseSeconds::default(), 0u64, 0);
     for r in records {
         stored += r.stored_bytes;
         // Solved for another store: its seconds are in the paths below.
@@ -272,12 +288,12 @@ fn solve_times(records: &[&SliceRecord]) -> String {
             reused += 1;
             continue;
         }
-        match MorrisSlice::parse(&r.slice) {
-            Some(MorrisSlice::Movement { .. }) => movement += r.seconds,
-            Some(MorrisSlice::Placement { .. }) => placement += r.seconds,
-            None => {}
-        }
+        seconds.add(r);
     }
+    let PhaseSeconds {
+        movement,
+        placement,
+    } = seconds;
     let others = if reused > 0 {
         format!(", not counting the {reused} slices reused from another store")
     } else {
@@ -301,17 +317,16 @@ fn solve_paths(records: &[&SliceRecord]) -> String {
     struct Path {
         slices: u64,
         entries: u64,
-        movement: f64,
-        placement: f64,
+        seconds: PhaseSeconds,
     }
     if records.iter().all(|r| r.solved_by.is_none()) {
         return String::new();
     }
     let mut paths: BTreeMap<String, Path> = BTreeMap::new();
     let mut total = 0u64;
+    // Names from a store: kept from breaking the table.
+    let cell = |text: &str| text.replace(['|', '`', '\n'], " ");
     for r in records {
-        // Names from a store: kept from breaking the table.
-        let cell = |text: &str| text.replace(['|', '`', '\n'], " ");
         let name = match &r.solved_by {
             Some(SolvedBy::Process { worker }) => {
                 format!("in the building process, {}", cell(worker))
@@ -327,11 +342,7 @@ fn solve_paths(records: &[&SliceRecord]) -> String {
         let path = paths.entry(name).or_default();
         path.slices += 1;
         path.entries = path.entries.saturating_add(entries);
-        match MorrisSlice::parse(&r.slice) {
-            Some(MorrisSlice::Movement { .. }) => path.movement += r.seconds,
-            Some(MorrisSlice::Placement { .. }) => path.placement += r.seconds,
-            None => {}
-        }
+        path.seconds.add(r);
     }
     let mut out = String::from(
         "## Solve paths\n\nThe path each slice took into the store, as its record says (a reused slice's seconds are its first solve's).\n\n| path | slices | entries | share of entries | movement solve | placement solve |\n|---|---:|---:|---:|---:|---:|\n",
@@ -343,8 +354,8 @@ fn solve_paths(records: &[&SliceRecord]) -> String {
             p.slices,
             p.entries,
             100.0 * p.entries as f64 / total.max(1) as f64,
-            p.movement,
-            p.placement
+            p.seconds.movement,
+            p.seconds.placement
         );
     }
     out.push('\n');
