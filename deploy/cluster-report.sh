@@ -3,7 +3,9 @@
 # each run started and how it ended, the bytes of shards that crossed the
 # network (the coordinator's own count at the end of a run; for a run
 # killed without an end, its last status sample) and each process's peak
-# memory (sampled). Everything is read from STORE.cluster/.
+# memory (sampled), and each worker that exited while the coordinator ran
+# (killed, out of memory), started again or not. Everything is read from
+# STORE.cluster/.
 #   bash deploy/cluster-report.sh STORE
 set -euo pipefail
 store=${1:?usage: cluster-report.sh STORE}
@@ -27,7 +29,11 @@ for line in lines("runs.log"):
     stamp, _, what = line.partition(" ")
     if what.startswith("start"):
         runs.append({"start": stamp, "end": None, "how": "killed: no end line",
-                     "exact": None, "sample": None, "samples": 0, "peaks": {}})
+                     "exact": None, "sample": None, "samples": 0, "peaks": {},
+                     "restarts": []})
+    elif re.match(r"ws\d+: worker exit", what) and runs:
+        again = "" if "started again" in what else " (not started again)"
+        runs[-1]["restarts"].append(f"{what.split(':')[0]} at {stamp[11:19]}{again}")
     elif what.startswith("end") and runs:
         run = runs[-1]
         how, _, wire = what.removeprefix("end: ").partition("; this run: ")
@@ -65,8 +71,8 @@ print("Bytes of shards sent to workers (the dependencies they read) and received
 print("from them (the slices they solved): the coordinator's own count at the end")
 print("of a run, or, for a run killed without an end, its last status sample")
 print("(what it moved after that sample is not counted).\n")
-print("| run | started | ended | how | samples | sent to workers | received from workers | counted |")
-print("|---:|---|---|---|---:|---:|---:|---|")
+print("| run | started | ended | how | workers that exited | samples | sent to workers | received from workers | counted |")
+print("|---:|---|---|---|---|---:|---:|---:|---|")
 sent = received = 0
 for i, run in enumerate(runs, 1):
     wire, counted = run["exact"], "at the end"
@@ -75,9 +81,10 @@ for i, run in enumerate(runs, 1):
     if wire is None:
         wire, counted = (0, 0), "nothing sampled"
     sent, received = sent + wire[0], received + wire[1]
-    print(f"| {i} | {run['start']} | {run['end'] or '–'} | {run['how']} | {run['samples']} "
+    restarts = ", ".join(run["restarts"]) or "none"
+    print(f"| {i} | {run['start']} | {run['end'] or '–'} | {run['how']} | {restarts} | {run['samples']} "
           f"| {wire[0]} ({gib(wire[0])}) | {wire[1]} ({gib(wire[1])}) | {counted} |")
-print(f"| all | | | | | {sent} ({gib(sent)}) | {received} ({gib(received)}) | |")
+print(f"| all | | | | | | {sent} ({gib(sent)}) | {received} ({gib(received)}) | |")
 print("\n## Peak memory per process\n")
 print("The largest resident size (VmHWM) sampled of each process in each run.\n")
 processes = sorted({p for run in runs for p in run["peaks"]}, key=lambda p: (p != "coordinator", p))

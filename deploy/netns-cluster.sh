@@ -16,7 +16,8 @@
 # machine they would hold much of the store twice more, and a worker
 # started again fetches what it reads over the network instead),
 # CACHE_LIMIT (each cache's most bytes, e.g. 8GiB; default no limit),
-# NETNS (below). Every STATUS_EVERY seconds (default 60) a line goes to
+# NETNS (below), RESTARTS and RESTART_AFTER (a worker that dies is started
+# again: below). Every STATUS_EVERY seconds (default 60) a line goes to
 # STORE.cluster/status.jsonl: the time, the coordinator's status (bytes to
 # and from each worker) and each process's peak memory so far;
 # STORE.cluster/runs.log has each run's start and end, with the bytes the
@@ -95,25 +96,57 @@ ip netns exec "$(host 0)" nice -n "${NICE:-19}" "$EGDB_BIN" -v coordinator "$gam
   --listen "$coordinator:7070" $(tls_of "$coordinator") "$@" \
   >>"$home/coordinator.out" 2>>"$home/coordinator.log" &
 coordinator_pid=$!
-pids=()
-for i in $(seq 1 "$workers"); do
+# Each worker runs under a loop of its own: one that exits while the
+# coordinator still runs (killed, out of memory) is started again after
+# RESTART_AFTER seconds (default 5), at most RESTARTS times (default 20), and
+# runs.log says so. Its lease, if it held one, expires and the slice goes
+# to whoever asks next: only the slice in flight is lost. An exit 0 is the
+# coordinator's stop. Each worker's pid is in STORE.cluster/wsN.pid.
+run_worker() {
+  local i=$1 me cache=() pid code restarts=0
   me=$(address "$i")
-  cache=()
   [ "${CACHE:-1}" = 0 ] || cache=(--cache "$home/cache-ws$i")
   [ "${CACHE:-1}" = 0 ] || [ -z "${CACHE_LIMIT:-}" ] || cache+=(--cache-limit "$CACHE_LIMIT")
-  # shellcheck disable=SC2046
-  ip netns exec "$(host "$i")" nice -n "${NICE:-19}" "$EGDB_BIN" worker --coordinator "$url" \
-    $(tls_of "$me") --name "ws$i" --game "$game" --threads "${THREADS:-1}" \
-    --memory "${MEMORY:-8GiB}" "${cache[@]}" \
-    >>"$home/worker-$i.out" 2>>"$home/worker-$i.log" &
-  pids+=($!)
+  while :; do
+    # shellcheck disable=SC2046
+    ip netns exec "$(host "$i")" nice -n "${NICE:-19}" "$EGDB_BIN" worker --coordinator "$url" \
+      $(tls_of "$me") --name "ws$i" --game "$game" --threads "${THREADS:-1}" \
+      --memory "${MEMORY:-8GiB}" "${cache[@]}" \
+      >>"$home/worker-$i.out" 2>>"$home/worker-$i.log" &
+    pid=$!
+    echo "$pid" >"$home/ws$i.pid"
+    code=0
+    wait "$pid" || code=$?
+    [ "$code" = 0 ] && return 0
+    kill -0 "$coordinator_pid" 2>/dev/null || return 0
+    if [ "$restarts" -ge "${RESTARTS:-20}" ]; then
+      echo "$(date -u +%FT%TZ) ws$i: worker exit $code; not started again (RESTARTS=${RESTARTS:-20} used)" >>"$home/runs.log"
+      return 0
+    fi
+    restarts=$((restarts + 1))
+    echo "$(date -u +%FT%TZ) ws$i: worker exit $code; started again" >>"$home/runs.log"
+    sleep "${RESTART_AFTER:-5}"
+  done
+}
+rm -f "$home"/ws*.pid
+loops=()
+for i in $(seq 1 "$workers"); do
+  run_worker "$i" &
+  loops+=($!)
 done
-trap 'kill "${pids[@]}" "$coordinator_pid" 2>/dev/null' INT TERM
+# The workers' own pids, as they are now.
+worker_pids() { cat "$home"/ws*.pid 2>/dev/null || true; }
+stop_workers() {
+  kill "${loops[@]}" 2>/dev/null || true
+  # shellcheck disable=SC2046
+  kill $(worker_pids) 2>/dev/null || true
+}
+trap 'stop_workers; kill "$coordinator_pid" 2>/dev/null' INT TERM
 # Peak resident memory (VmHWM) of each process of this run, in KiB
 # (`ip netns exec` and `nice` exec the process itself: the pids are egdb's).
 peaks() {
   local name_pid name pid kib line=""
-  for name_pid in "coordinator=$coordinator_pid" $(for i in "${!pids[@]}"; do echo "ws$((i + 1))=${pids[$i]}"; done); do
+  for name_pid in "coordinator=$coordinator_pid" $(for i in $(seq 1 "$workers"); do echo "ws$i=$(cat "$home/ws$i.pid" 2>/dev/null)"; done); do
     name=${name_pid%%=*} pid=${name_pid#*=}
     kib=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
     if [ -n "$kib" ]; then line="$line${line:+, }\"$name\": $kib"; fi
@@ -137,8 +170,8 @@ wait "$coordinator_pid" || status=$?
 # Workers told to stop have stopped; one that never reached the coordinator
 # (a store already complete) stops on the signal, without waiting it out.
 sleep 10
-kill "${pids[@]}" 2>/dev/null || true
-wait "${pids[@]}" 2>/dev/null || true
+stop_workers
+wait "${loops[@]}" 2>/dev/null || true
 # The coordinator's own count of this run's bytes over the network.
 wire=$(tail -n +"$((logged + 1))" "$home/coordinator.log" | grep '^this run: ' | tail -n 1 || true)
 echo "$(date -u +%FT%TZ) end: coordinator exit $status${wire:+; $wire}" >>"$home/runs.log"

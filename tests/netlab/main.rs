@@ -387,17 +387,22 @@ struct ScriptHosts {
 }
 
 impl ScriptHosts {
-    fn run(&self, args: &[&std::ffi::OsStr]) -> std::process::Output {
-        std::process::Command::new("bash")
+    fn command(&self, args: &[&std::ffi::OsStr]) -> std::process::Command {
+        let mut command = std::process::Command::new("bash");
+        command
             .arg(repo_file("deploy/netns-cluster.sh"))
             .args(args)
             .env("NETNS", &self.names)
             .env("EGDB_BIN", env!("CARGO_BIN_EXE_egdb"))
             .env("STATUS_EVERY", "1")
+            .env("RESTART_AFTER", "1")
             .env("NICE", "0")
-            .env("MEMORY", "1GiB")
-            .output()
-            .unwrap()
+            .env("MEMORY", "1GiB");
+        command
+    }
+
+    fn run(&self, args: &[&std::ffi::OsStr]) -> std::process::Output {
+        self.command(args).output().unwrap()
     }
 }
 
@@ -408,7 +413,7 @@ impl Drop for ScriptHosts {
 }
 
 #[test]
-fn netns_cluster_sh_builds_on_hosts_of_its_own_and_records_what_crossed() {
+fn netns_cluster_sh_builds_on_hosts_of_its_own_starts_a_killed_worker_again_and_records_what_crossed() {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
         skip("network namespaces need root");
@@ -420,7 +425,38 @@ fn netns_cluster_sh_builds_on_hosts_of_its_own_and_records_what_crossed() {
     let hosts = ScriptHosts {
         names: format!("egdbt{}", std::process::id()),
     };
-    let out = hosts.run(&["morris:taiwan:4".as_ref(), store.as_os_str(), "2".as_ref()]);
+    let script = hosts
+        .command(&[
+            "morris:taiwan:4".as_ref(),
+            store.as_os_str(),
+            "2".as_ref(),
+            "--".as_ref(),
+            "--lease-seconds".as_ref(),
+            "3".as_ref(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once ws2 has handed back a slice, it is killed as a machine's
+    // out-of-memory killer would; the script starts it again, and the
+    // slice it held comes back when its lease expires.
+    let home = dir.path().join("tw4.cluster");
+    let log = home.join("coordinator.log");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let solved_by_ws2 = |line: &str| line.contains("slice done") && line.contains("ws2");
+    while !std::fs::read_to_string(&log).is_ok_and(|log| log.lines().any(solved_by_ws2)) {
+        assert!(Instant::now() < deadline, "ws2 solved nothing in 2 minutes");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let ws2: libc::pid_t = std::fs::read_to_string(home.join("ws2.pid"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    // SAFETY: kill has no memory preconditions; the pid is the script's worker.
+    assert_eq!(unsafe { libc::kill(ws2, libc::SIGKILL) }, 0);
+    let out = script.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     let single = dir.path().join("single");
     build("morris:taiwan:4", &single, &[]);
@@ -432,19 +468,27 @@ fn netns_cluster_sh_builds_on_hosts_of_its_own_and_records_what_crossed() {
         assert_eq!(by["path"], "network", "{slice}");
         assert!(by["worker"] == "ws1" || by["worker"] == "ws2", "{slice}");
     }
-    // Sampled: each process's peak memory. Said at the end: what crossed,
-    // the coordinator's own count, which the run's end line keeps.
-    let home = dir.path().join("tw4.cluster");
+    // Sampled: each process's peak memory (ws2's when it was alive). Said
+    // at the end: what crossed, the coordinator's own count, which the
+    // run's end line keeps.
     let samples = std::fs::read_to_string(home.join("status.jsonl")).unwrap();
-    let sampled: serde_json::Value =
-        serde_json::from_str(samples.lines().next().expect("a sample")).unwrap();
+    let sampled: Vec<serde_json::Value> = samples
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
     for process in ["coordinator", "ws1", "ws2"] {
         assert!(
-            sampled["peak_rss_kib"][process].as_u64().unwrap() > 1000,
+            sampled
+                .iter()
+                .any(|sample| sample["peak_rss_kib"][process].as_u64() > Some(1000)),
             "{samples}"
         );
     }
     let runs = std::fs::read_to_string(home.join("runs.log")).unwrap();
+    assert!(
+        runs.contains("ws2: worker exit 137; started again"),
+        "{runs}"
+    );
     let end = runs.lines().last().unwrap();
     assert!(
         end.contains("end: coordinator exit 0; this run: "),
@@ -458,7 +502,7 @@ fn netns_cluster_sh_builds_on_hosts_of_its_own_and_records_what_crossed() {
         .unwrap();
     assert!(report.status.success(), "{}", stderr(&report));
     let report = stdout(&report);
-    assert!(report.contains("| coordinator exit 0 |"), "{report}");
+    assert!(report.contains("| coordinator exit 0 | ws2 at "), "{report}");
     assert!(report.contains("| at the end |"), "{report}");
     assert!(
         report.contains("| run | coordinator | ws1 | ws2 |"),
