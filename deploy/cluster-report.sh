@@ -3,9 +3,9 @@
 # each run started and how it ended, the bytes of shards that crossed the
 # network (the coordinator's own count at the end of a run; for a run
 # killed without an end, its last status sample) and each process's peak
-# memory (sampled), and each worker that exited while the coordinator ran
-# (killed, out of memory), started again or not. Everything is read from
-# STORE.cluster/.
+# memory (sampled), each worker that exited while the coordinator ran
+# (killed, out of memory), started again or not, and the checks of a build
+# that verifies as it goes. Everything is read from STORE.cluster/.
 #   bash deploy/cluster-report.sh STORE
 set -euo pipefail
 store=${1:?usage: cluster-report.sh STORE}
@@ -94,4 +94,33 @@ for i, run in enumerate(runs, 1):
     if run["peaks"]:
         cells = [gib(run["peaks"][p] * 1024) if p in run["peaks"] else "–" for p in processes]
         print(f"| {i} | " + " | ".join(cells) + " |")
+
+# The checks of a build with --verify-as-built (or of a leased verify), as
+# the coordinator logged them: each slice's pass with the checking worker's
+# seconds; a check repeated after a lost lease counts its seconds again.
+passed, failed, per_worker = {}, [], {}
+for line in lines("coordinator.log"):
+    try:
+        fields = json.loads(line)["fields"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        continue
+    message = fields.get("message")
+    if message == "slice verified":
+        worker = per_worker.setdefault(fields.get("worker", "?"), [0, 0, 0.0])
+        worker[0] += 1
+        worker[1] += int(fields.get("positions", 0))
+        worker[2] += float(fields.get("seconds", 0.0))
+        passed[fields.get("slice")] = True
+    elif message == "slice FAILED its check":
+        failed.append(fields.get("slice"))
+if passed or failed:
+    print("\n## Checks\n")
+    print(f"{len(passed)} slices passed their check against their moves, "
+          f"{len(failed)} failed{': ' + ', '.join(map(str, failed)) if failed else ''}.\n")
+    print("| worker | checks | positions | seconds |")
+    print("|---|---:|---:|---:|")
+    for name, (checks, positions, seconds) in sorted(per_worker.items()):
+        print(f"| {name} | {checks} | {positions} | {seconds:.0f} |")
+    total = [sum(w[k] for w in per_worker.values()) for k in range(3)]
+    print(f"| all | {total[0]} | {total[1]} | {total[2]:.0f} |")
 PY

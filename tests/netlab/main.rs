@@ -433,6 +433,7 @@ fn netns_cluster_sh_builds_on_hosts_of_its_own_starts_a_killed_worker_again_and_
             "--".as_ref(),
             "--lease-seconds".as_ref(),
             "3".as_ref(),
+            "--verify-as-built".as_ref(),
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -503,6 +504,17 @@ fn netns_cluster_sh_builds_on_hosts_of_its_own_starts_a_killed_worker_again_and_
     assert!(report.status.success(), "{}", stderr(&report));
     let report = stdout(&report);
     assert!(report.contains("| coordinator exit 0 | ws2 at "), "{report}");
+    let plan = egdb(&["plan", "morris:taiwan:4", "--json"]);
+    let slices = serde_json::from_slice::<serde_json::Value>(&plan.stdout).unwrap()["slices"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(
+        report.contains(&format!(
+            "{slices} slices passed their check against their moves, 0 failed"
+        )),
+        "{report}"
+    );
     assert!(report.contains("| at the end |"), "{report}");
     assert!(
         report.contains("| run | coordinator | ws1 | ws2 |"),
