@@ -17,7 +17,7 @@ use crate::cli::BuildArgs;
 use crate::failure::Failure;
 use crate::host::{
     default_memory, positions_bar, rank_the_rest, ranked_line, reused_line, say_ranking_left,
-    use_engine_threads,
+    use_engine_threads, verified_list, vouched_line,
 };
 use crate::signals::INTERRUPTED;
 use crate::Exit;
@@ -58,6 +58,7 @@ impl TryFrom<BuildArgs> for BuildConfig {
                 deep_verify: false,
                 lease_seconds: LOCAL_LEASE_SECONDS,
                 verify_as_built: args.verify_as_built,
+                verified_list: verified_list(args.verified_crc.as_deref())?,
             },
             workers: args.workers,
             zstd_level: args.zstd_level,
@@ -182,9 +183,12 @@ pub fn run(args: BuildArgs) -> Exit {
     let stored: u64 = build.store().slices()?.iter().map(|r| r.stored_bytes).sum();
     let verified = if build.verifies_as_built() {
         build.finish_verify();
-        "; every slice verified as it was stored"
+        format!(
+            "; every slice verified as it was stored{}",
+            vouched_line(&build)?
+        )
     } else {
-        ""
+        String::new()
     };
     drop(build);
     let seconds = started.elapsed().as_secs_f64();

@@ -159,6 +159,13 @@ pub struct CoordinatorArgs {
     /// first that fails.
     #[arg(long, conflicts_with = "verify")]
     pub verify_as_built: bool,
+    /// With `--verify-as-built`: the checksum list (as `egdb results --crc`
+    /// writes it) of a store of the same movement rules that `egdb verify`
+    /// checked in full; a movement slice taken with `--reuse` (in this run
+    /// or an earlier one) with the positions and CRC it lists counts as
+    /// passed, its check done once already on those very bytes.
+    #[arg(long, requires = "verify_as_built")]
+    pub verified_crc: Option<PathBuf>,
     /// A store of the same movement rules (another number of pieces, other
     /// rules of placing): its movement slices are taken, each checked,
     /// instead of solved.
@@ -236,6 +243,13 @@ pub struct BuildArgs {
     /// first that fails.
     #[arg(long)]
     pub verify_as_built: bool,
+    /// With `--verify-as-built`: the checksum list (as `egdb results --crc`
+    /// writes it) of a store of the same movement rules that `egdb verify`
+    /// checked in full; a movement slice taken with `--reuse` (in this run
+    /// or an earlier one) with the positions and CRC it lists counts as
+    /// passed, its check done once already on those very bytes.
+    #[arg(long, requires = "verify_as_built")]
+    pub verified_crc: Option<PathBuf>,
     /// zstd level of the blocks written (Morris blocks are ranked once no
     /// unfinished slice reads them), -7 (fastest) to 22 (smallest).
     #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-7..=22))]

@@ -20,9 +20,9 @@ const MAX_LIST_BYTES: u64 = 4 << 20;
 
 /// One line of a checksum list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Listed {
-    positions: u64,
-    crc: u32,
+pub(crate) struct Listed {
+    pub(crate) positions: u64,
+    pub(crate) crc: u32,
 }
 
 /// How the store's plan and the list compare, slice by slice.
@@ -221,7 +221,7 @@ fn as_json(c: &Comparison, game: &str) -> serde_json::Value {
 
 /// Reads a checksum list, refusing one too long to be one before reading
 /// it whole.
-fn read_list(path: &Path) -> Result<Vec<(String, Listed)>, Failure> {
+pub(crate) fn read_list(path: &Path) -> Result<Vec<(String, Listed)>, Failure> {
     let shown = path.display();
     let file = std::fs::File::open(path)
         .map_err(|e| Failure::bad_input(format!("cannot read {shown}: {e}")))?;

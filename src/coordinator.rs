@@ -14,7 +14,9 @@ use egdb_proto::tls::ServerTls;
 use crate::checked::report;
 use crate::cli::CoordinatorArgs;
 use crate::failure::Failure;
-use crate::host::{rank_the_rest, ranked_line, reused_line, say_ranking_left};
+use crate::host::{
+    rank_the_rest, ranked_line, reused_line, say_ranking_left, verified_list, vouched_line,
+};
 use crate::signals::{StopSignal, INTERRUPTED};
 use crate::Exit;
 
@@ -54,6 +56,7 @@ impl TryFrom<CoordinatorArgs> for CoordinatorSetup {
             deep_verify: true,
             lease_seconds: args.lease_seconds.as_secs_f64(),
             verify_as_built: args.verify_as_built,
+            verified_list: verified_list(args.verified_crc.as_deref())?,
         };
         let build = if args.verify {
             Build::open_verify(&args.store, &game, options)?
@@ -181,8 +184,9 @@ pub fn run(args: CoordinatorArgs) -> Exit {
     if build.verifies_as_built() {
         build.finish_verify();
         println!(
-            "built {spec} in {}: {total} slices; every slice verified as it was stored",
-            store.display()
+            "built {spec} in {}: {total} slices; every slice verified as it was stored{}",
+            store.display(),
+            vouched_line(&build)?
         );
         return Ok(0);
     }

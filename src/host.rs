@@ -97,3 +97,36 @@ pub fn reused_line(reused: &egdb_coordinator::Reused, from: &std::path::Path) ->
         from.display()
     )
 }
+
+/// The list of a verified store given with `--verified-crc`, read.
+///
+/// # Errors
+/// A list that cannot be read or is not one.
+pub fn verified_list(
+    path: Option<&std::path::Path>,
+) -> Result<Option<std::sync::Arc<egdb_coordinator::VerifiedList>>, crate::failure::Failure> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let list = crate::compare::read_list(path)?
+        .into_iter()
+        .map(|(slice, listed)| (slice, listed.positions, listed.crc));
+    Ok(Some(std::sync::Arc::new(
+        egdb_coordinator::VerifiedList::new(path.display().to_string(), list),
+    )))
+}
+
+/// What follows "every slice verified as it was stored": how many slices a
+/// verified store's list stood for, if one was given.
+///
+/// # Errors
+/// Store I/O.
+pub fn vouched_line(build: &egdb_coordinator::Build) -> Result<String, crate::failure::Failure> {
+    Ok(match build.vouched_slices()? {
+        Some((list, slices)) => format!(
+            " ({slices} of them by their checksums in {}, the list of a store verified in full)",
+            list.source()
+        ),
+        None => String::new(),
+    })
+}

@@ -430,6 +430,140 @@ fn a_build_takes_the_movement_slices_of_a_store_with_fewer_pieces() {
     assert!(stderr(&out).contains("block 0"), "{}", stderr(&out));
 }
 
+/// A verified store's checksum list stands for the checks of the movement
+/// slices a build takes from a store of the same rules with those bytes
+/// (P = 12 takes P = 9's, already verified): they are not checked again;
+/// every slice solved here is, even where its bytes equal a listed slice
+/// of another game's (taiwan:3 and taiwan:4 agree on some placement
+/// slices), and so is a taken slice listed with other bytes. The build
+/// says how many the list stood for, over a stop and a resume.
+#[test]
+fn a_verified_stores_checksums_stand_for_the_checks_of_the_slices_taken_from_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let three = dir.path().join("t3");
+    build("morris:taiwan:3", &three, &[]);
+    assert_verified(&three);
+    let list = dir.path().join("t3.crc");
+    write_crc_list(&three, &list);
+    let taken: Vec<String> = checksums(&three)
+        .into_iter()
+        .map(|(slice, _)| slice)
+        .filter(|slice| slice.starts_with("move-"))
+        .collect();
+    let fresh = dir.path().join("t4-fresh");
+    build("morris:taiwan:4", &fresh, &[]);
+    let listed = std::fs::read_to_string(&list).unwrap();
+    let same_bytes_solved_here = checksums(&fresh)
+        .iter()
+        .filter(|(slice, crc)| {
+            !taken.contains(slice)
+                && listed.lines().any(|l| {
+                    l.starts_with(&format!("{slice} ")) && l.ends_with(&format!(" {crc:08x}"))
+                })
+        })
+        .count();
+    assert!(same_bytes_solved_here > 0, "the case this test is about");
+
+    // Built in two runs (a stop after two slices, then the rest); the
+    // slices checked are read from the build's log.
+    let build_with = |store: &std::path::Path, list: &std::path::Path| {
+        let (s, l, from) = (
+            store.to_str().unwrap(),
+            list.to_str().unwrap(),
+            three.to_str().unwrap(),
+        );
+        let run = |max: &[&str]| {
+            let mut args = vec![
+                "-v",
+                "build",
+                "morris:taiwan:4",
+                "--store",
+                s,
+                "--reuse",
+                from,
+                "--verify-as-built",
+                "--verified-crc",
+                l,
+            ];
+            args.extend_from_slice(max);
+            let out = egdb(&args);
+            assert!(out.status.success(), "{}", stderr(&out));
+            out
+        };
+        let (first, second) = (run(&["--max-slices", "2"]), run(&[]));
+        let checked: std::collections::BTreeSet<String> = [&first, &second]
+            .iter()
+            .flat_map(|out| stderr(out).lines().map(str::to_string).collect::<Vec<_>>())
+            .filter(|line| line.contains("slice verified"))
+            .map(|line| {
+                let at = line.find("\"slice\":\"").unwrap() + 9;
+                line[at..].split('"').next().unwrap().to_string()
+            })
+            .collect();
+        assert_eq!(checksums(store), checksums(&fresh));
+        (stdout(&second), checked)
+    };
+    let every_slice = checksums(&fresh);
+    let (said, checked) = build_with(&dir.path().join("t4"), &list);
+    let line = format!(
+        "every slice verified as it was stored ({} of them by their checksums in {}",
+        taken.len(),
+        list.display()
+    );
+    assert!(said.contains(&line), "{said}");
+    for (slice, _) in &every_slice {
+        assert_eq!(checked.contains(slice), !taken.contains(slice), "{slice}");
+    }
+
+    // Listed with other bytes: checked after all.
+    let altered: String = listed
+        .lines()
+        .map(
+            |line| match line.split_whitespace().collect::<Vec<_>>()[..] {
+                [slice, positions, crc] if taken.iter().any(|t| t == slice) => {
+                    let crc = u32::from_str_radix(crc, 16).unwrap() ^ 1;
+                    format!("{slice} {positions} {crc:08x}\n")
+                }
+                _ => format!("{line}\n"),
+            },
+        )
+        .collect();
+    let wrong = dir.path().join("wrong.crc");
+    std::fs::write(&wrong, altered).unwrap();
+    let (said, checked) = build_with(&dir.path().join("t4-wrong"), &wrong);
+    assert!(said.contains("(0 of them by their checksums"), "{said}");
+    assert_eq!(checked.len(), every_slice.len());
+
+    // A file that is not a list is refused, the line named, before any build.
+    let garbage = dir.path().join("garbage.crc");
+    std::fs::write(&garbage, "move-03-03 many bfffbae5\n").unwrap();
+    let store = dir.path().join("t4-garbage");
+    let out = egdb(&[
+        "build",
+        "morris:taiwan:4",
+        "--store",
+        store.to_str().unwrap(),
+        "--verify-as-built",
+        "--verified-crc",
+        garbage.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("line 1"), "{}", stderr(&out));
+    assert!(!store.exists());
+
+    // The list only means something to a build that verifies as it goes.
+    let store = dir.path().join("t4-unchecked");
+    let out = egdb(&[
+        "build",
+        "morris:taiwan:4",
+        "--store",
+        store.to_str().unwrap(),
+        "--verified-crc",
+        list.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+}
+
 /// The script that sets a store beside the published movement table,
 /// run on a fresh standard P = 5 build: every pair it holds (3 v 3 to
 /// 5 v 5) agrees with the ninemm re-solve's counts and longest lines;

@@ -12,5 +12,5 @@ pub mod building;
 pub mod error;
 pub mod schedule;
 
-pub use building::{Build, BuildOptions, BuildProgress, Ranked, Reused};
+pub use building::{Build, BuildOptions, BuildProgress, Ranked, Reused, VerifiedList};
 pub use error::CoordinatorError;

@@ -65,6 +65,7 @@ pub fn options(deep_verify: bool) -> BuildOptions {
         deep_verify,
         lease_seconds: 3600.0,
         verify_as_built: false,
+        verified_list: None,
     }
 }
 

@@ -413,7 +413,8 @@ impl Drop for ScriptHosts {
 }
 
 #[test]
-fn netns_cluster_sh_builds_on_hosts_of_its_own_starts_a_killed_worker_again_and_records_what_crossed() {
+fn netns_cluster_sh_builds_on_hosts_of_its_own_starts_a_killed_worker_again_and_records_what_crossed(
+) {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
         skip("network namespaces need root");
@@ -503,7 +504,10 @@ fn netns_cluster_sh_builds_on_hosts_of_its_own_starts_a_killed_worker_again_and_
         .unwrap();
     assert!(report.status.success(), "{}", stderr(&report));
     let report = stdout(&report);
-    assert!(report.contains("| coordinator exit 0 | ws2 at "), "{report}");
+    assert!(
+        report.contains("| coordinator exit 0 | ws2 at "),
+        "{report}"
+    );
     let plan = egdb(&["plan", "morris:taiwan:4", "--json"]);
     let slices = serde_json::from_slice::<serde_json::Value>(&plan.stdout).unwrap()["slices"]
         .as_array()

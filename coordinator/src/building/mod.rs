@@ -27,9 +27,11 @@ mod ranking;
 mod reuse;
 mod status;
 mod verifying;
+mod vouched;
 
 pub use ranking::Ranked;
 pub use reuse::Reused;
+pub use vouched::VerifiedList;
 
 /// How a build runs.
 #[derive(Debug, Clone)]
@@ -50,6 +52,9 @@ pub struct BuildOptions {
     /// Check every slice against its moves once it is stored, solve none
     /// from a slice that has not passed, and stop at the first that fails.
     pub verify_as_built: bool,
+    /// With `verify_as_built`: the checksum list of a store verified in
+    /// full; a slice stored with the bytes it lists counts as passed.
+    pub verified_list: Option<std::sync::Arc<VerifiedList>>,
 }
 
 /// Told of a build's progress.
@@ -176,11 +181,18 @@ impl Build {
         let mut done: Vec<JobId> = records.iter().map(|r| slice_job(&stored(r))).collect();
         let (checks, verifying) = if options.verify_as_built {
             let checking = verifying::Verifying::of_build(path, game, &records);
-            // Slices that passed before, with the bytes the store holds.
+            // Slices that passed before, with the bytes the store holds, or
+            // whose bytes a verified store's list gives.
+            let vouched = |r: &SliceRecord| {
+                options
+                    .verified_list
+                    .as_ref()
+                    .is_some_and(|list| list.vouches_for(r))
+            };
             done.extend(
                 records
                     .iter()
-                    .filter(|r| checking.passed(&stored(r), r.raw_crc32))
+                    .filter(|r| checking.passed(&stored(r), r.raw_crc32) || vouched(r))
                     .map(|r| check_id(&stored(r))),
             );
             (

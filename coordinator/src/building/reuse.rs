@@ -16,7 +16,7 @@ use egdb_db_format::{decode_block, SliceRecord, SolvedBy, Store};
 use egdb_games::morris::MorrisSlice;
 use egdb_games::{SliceId, SliceInfo};
 
-use super::{slice_job, Build};
+use super::{check_id, slice_job, Build};
 use crate::CoordinatorError;
 use egdb_check::identity::{cell_encoding, from_identity};
 
@@ -112,12 +112,19 @@ impl Build {
             self.store.put_slice(&record, &blocks)?;
             self.stored_crc(&slice.id, record.raw_crc32);
             // Done; in a build that verifies as it goes, its check is
-            // still to come, as for every slice stored.
+            // still to come, as for every slice stored, unless the list of
+            // a verified store gives it these bytes.
             {
                 let mut state = self.lock();
                 let job = slice_job(&slice.id);
                 state.schedule.finish(&job);
                 self.ranking_after(&state.schedule, &job, record.rank_pending);
+                if self.vouched(&record) {
+                    let check = check_id(&slice.id);
+                    if state.schedule.finish(&check) {
+                        self.ranking_after(&state.schedule, &check, false);
+                    }
+                }
             }
             reused.slices += 1;
             reused.entries += slice.entries;
