@@ -52,8 +52,9 @@ pub struct BuildOptions {
     /// Check every slice against its moves once it is stored, solve none
     /// from a slice that has not passed, and stop at the first that fails.
     pub verify_as_built: bool,
-    /// With `verify_as_built`: the checksum list of a store verified in
-    /// full; a slice stored with the bytes it lists counts as passed.
+    /// With `verify_as_built`: the checksum list of a store of the same
+    /// movement rules verified in full; a movement slice taken from
+    /// another store with the bytes it lists counts as passed.
     pub verified_list: Option<std::sync::Arc<VerifiedList>>,
 }
 
