@@ -88,14 +88,22 @@ tls_of() { echo --tls-cert "$tls/$1.pem" --tls-key "$tls/$1.key" --tls-ca "$tls/
 
 coordinator=$(address 0)
 url="https://$coordinator:7070"
-logged=0
+logged=0 said=0
 if [ -f "$home/coordinator.log" ]; then logged=$(wc -l <"$home/coordinator.log"); fi
+if [ -f "$home/coordinator.out" ]; then said=$(wc -l <"$home/coordinator.out"); fi
 echo "$(date -u +%FT%TZ) start: $game, $workers workers, $(readlink -f "$EGDB_BIN")" >>"$home/runs.log"
 # shellcheck disable=SC2046
 ip netns exec "$(host 0)" nice -n "${NICE:-19}" "$EGDB_BIN" -v coordinator "$game" --store "$store" \
   --listen "$coordinator:7070" $(tls_of "$coordinator") "$@" \
   >>"$home/coordinator.out" 2>>"$home/coordinator.log" &
 coordinator_pid=$!
+# Workers start once the coordinator listens: before that it may spend
+# minutes taking slices from another store (--reuse), longer than a
+# worker waits for its first connection.
+until tail -n +"$((said + 1))" "$home/coordinator.out" 2>/dev/null | grep -q '^listening on '; do
+  kill -0 "$coordinator_pid" 2>/dev/null || break
+  sleep 1
+done
 # Each worker runs under a loop of its own: one that exits while the
 # coordinator still runs (killed, out of memory) is started again after
 # RESTART_AFTER seconds (default 5), at most RESTARTS times (default 20), and
