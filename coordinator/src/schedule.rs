@@ -163,7 +163,7 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
     /// or a coordinator restart), keeps its tallies. Another process under
     /// a name still heard from within a lease length is refused; after
     /// that silence it takes the name over, and the slices the earlier
-    /// process held are ready again at once.
+    /// process held are ready again at once: those are returned.
     ///
     /// # Errors
     /// [`Refusal::Duplicate`].
@@ -174,7 +174,8 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
         threads: u32,
         memory: u64,
         now: Instant,
-    ) -> Result<(), Refusal> {
+    ) -> Result<Vec<Id>, Refusal> {
+        let mut released = Vec::new();
         let record = self
             .workers
             .entry(name.to_string())
@@ -195,11 +196,12 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
                 return Err(Refusal::Duplicate { silent });
             }
             record.instance = instance;
-            let ready = &mut self.ready;
+            let (ready, jobs) = (&mut self.ready, &self.jobs);
             self.leases.retain(|&i, lease| {
                 let earlier = lease.worker == name;
                 if earlier {
                     ready.insert(i);
+                    released.push(jobs[i].id.clone());
                 }
                 !earlier
             });
@@ -208,7 +210,7 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
         record.memory = memory;
         record.told_stop = false;
         record.last_seen = now;
-        Ok(())
+        Ok(released)
     }
 
     /// The worker's record, marked as seen now.

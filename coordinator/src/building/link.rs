@@ -46,6 +46,11 @@ impl Coordinator for Build {
                 ),
             ));
         }
+        if let Ok(released) = &registered {
+            for job in released {
+                tracing::warn!(worker = %worker.name, slice = %job, "a new process under this name: the slice its earlier one held is ready again");
+            }
+        }
         tracing::info!(worker = %worker.name, threads = worker.threads, memory = worker.memory, "worker registered");
         Ok(Registration {
             game: game.clone(),

@@ -127,7 +127,10 @@ fn a_second_process_under_a_name_waits_for_the_first_to_fall_silent() {
     assert_eq!(refused, Err(Refusal::Duplicate { silent: LEASE / 2 }));
     // Silent for a lease length: the newcomer takes the name over, and
     // the slice the first held is ready again at once.
-    s.register("w", 2, 1, 1000, t + LEASE).unwrap();
+    assert_eq!(
+        s.register("w", 2, 1, 1000, t + LEASE),
+        Ok(vec!["a".to_string()])
+    );
     assert!(!s.holds("w", "a"));
     assert_eq!(leased(&mut s, "w", t + LEASE).as_deref(), Some("a"));
 }
