@@ -28,7 +28,7 @@ runs = []
 for line in lines("runs.log"):
     stamp, _, what = line.partition(" ")
     if what.startswith("start"):
-        runs.append({"start": stamp, "end": None, "how": "killed: no end line",
+        runs.append({"start": stamp, "end": None, "how": "no end line (still running, or killed)",
                      "exact": None, "sample": None, "samples": 0, "peaks": {},
                      "restarts": []})
     elif re.match(r"ws\d+: worker exit", what) and runs:
