@@ -297,6 +297,9 @@ impl Worker<'_> {
     /// [`WorkerError::Cancelled`]; coordinator errors.
     pub fn verify(&mut self, task: &Task, cancel: &AtomicBool) -> Result<CheckReport, WorkerError> {
         let started = Instant::now();
+        // The engine's kept tables would sit beside the check's slices,
+        // past the worker's memory (P = 12: 12.5 GiB under a 9 GiB budget).
+        self.solver = None;
         if self
             .checker
             .as_ref()
