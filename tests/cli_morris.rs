@@ -534,34 +534,28 @@ fn a_verified_stores_checksums_stand_for_the_checks_of_the_slices_taken_from_it(
     assert!(said.contains("(0 of them by their checksums"), "{said}");
     assert_eq!(checked.len(), every_slice.len());
 
-    // A file that is not a list is refused, the line named, before any build.
+    // Refused before any build, exit 2: a file that is not a list (the
+    // line named), and a list without --verify-as-built.
+    let refused = |store: &str, list: &std::path::Path, verify: &[&str]| {
+        let store = dir.path().join(store);
+        let mut args = vec![
+            "build",
+            "morris:taiwan:4",
+            "--store",
+            store.to_str().unwrap(),
+        ];
+        args.extend_from_slice(verify);
+        args.extend_from_slice(&["--verified-crc", list.to_str().unwrap()]);
+        let out = egdb(&args);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        (stderr(&out), store.exists())
+    };
     let garbage = dir.path().join("garbage.crc");
     std::fs::write(&garbage, "move-03-03 many bfffbae5\n").unwrap();
-    let store = dir.path().join("t4-garbage");
-    let out = egdb(&[
-        "build",
-        "morris:taiwan:4",
-        "--store",
-        store.to_str().unwrap(),
-        "--verify-as-built",
-        "--verified-crc",
-        garbage.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("line 1"), "{}", stderr(&out));
-    assert!(!store.exists());
-
-    // The list only means something to a build that verifies as it goes.
-    let store = dir.path().join("t4-unchecked");
-    let out = egdb(&[
-        "build",
-        "morris:taiwan:4",
-        "--store",
-        store.to_str().unwrap(),
-        "--verified-crc",
-        list.to_str().unwrap(),
-    ]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let (said, made) = refused("t4-garbage", &garbage, &["--verify-as-built"]);
+    assert!(said.contains("line 1"), "{said}");
+    assert!(!made);
+    refused("t4-unchecked", &list, &[]);
 }
 
 /// The script that sets a store beside the published movement table,

@@ -184,16 +184,10 @@ impl Build {
             let checking = verifying::Verifying::of_build(path, game, &records);
             // Slices that passed before, with the bytes the store holds, or
             // whose bytes a verified store's list gives.
-            let vouched = |r: &SliceRecord| {
-                options
-                    .verified_list
-                    .as_ref()
-                    .is_some_and(|list| list.vouches_for(r))
-            };
             done.extend(
                 records
                     .iter()
-                    .filter(|r| checking.passed(&stored(r), r.raw_crc32) || vouched(r))
+                    .filter(|r| checking.passed(&stored(r), r.raw_crc32) || options.vouch_for(r))
                     .map(|r| check_id(&stored(r))),
             );
             (

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use egdb_db_format::{SliceRecord, SolvedBy};
 use egdb_games::morris::MorrisSlice;
 
-use super::Build;
+use super::{Build, BuildOptions};
 
 /// The slices of a fully verified store of the same movement rules, each
 /// with its positions and the CRC-32 of its raw bytes.
@@ -57,16 +57,21 @@ impl VerifiedList {
     }
 }
 
+impl BuildOptions {
+    /// Whether the list of a verified store these options carry vouches
+    /// for `record` (none: no list).
+    pub(super) fn vouch_for(&self, record: &SliceRecord) -> bool {
+        self.verified_list
+            .as_ref()
+            .is_some_and(|list| list.vouches_for(record))
+    }
+}
+
 impl Build {
     /// Whether this build's list of a verified store stands for the check
     /// of `record`'s slice (a build that verifies as it goes).
     pub(super) fn vouched(&self, record: &SliceRecord) -> bool {
-        self.verifies_as_built()
-            && self
-                .options
-                .verified_list
-                .as_ref()
-                .is_some_and(|list| list.vouches_for(record))
+        self.verifies_as_built() && self.options.vouch_for(record)
     }
 
     /// The list of a verified store this build was given, and how many of
