@@ -223,6 +223,7 @@ fn a_slurm_build_survives_a_dead_node_whose_worker_job_is_requeued() {
     let out = egdb(&["tls", "init", &path("tls"), "--hosts", host.trim()]);
     assert!(out.status.success(), "{}", stderr(&out));
 
+    std::fs::create_dir(dir.path().join("tmp")).unwrap();
     let export = [
         "ALL".to_string(),
         format!("GAME={GAME}"),
@@ -231,6 +232,7 @@ fn a_slurm_build_survives_a_dead_node_whose_worker_job_is_requeued() {
         format!("TLS_DIR={}", path("tls")),
         format!("EGDB={}", env!("CARGO_BIN_EXE_egdb")),
         format!("LOGS={}", dir.path().display()),
+        format!("TMPDIR={}", path("tmp")),
         format!("PORT={}", free_port()),
         "WORKERS=2".into(),
         "COORDINATOR_ARGS=--lease-seconds 5".into(),
@@ -352,6 +354,19 @@ fn a_slurm_build_survives_a_dead_node_whose_worker_job_is_requeued() {
         }
     );
     drop(jobs);
+    // Each worker's shard cache goes with it, cancelled or not; the dead
+    // node's was its requeued task's, on this same machine.
+    let caches = || {
+        std::fs::read_dir(dir.path().join("tmp"))
+            .unwrap()
+            .flatten()
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with("egdb-shards-"))
+            .collect::<Vec<_>>()
+    };
+    wait_until("the workers' shard caches removed", minute, &watch, || {
+        caches().is_empty()
+    });
 
     let single = dir.path().join("single");
     build(GAME, &single, &[]);
