@@ -39,6 +39,15 @@ pub struct Checker {
     cells: Loaded<u32, CellTable>,
 }
 
+/// What a decoded slice is kept under: a Morris slice, a Nim slice's
+/// number, another family's place in the plan.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Morris(MorrisSlice),
+    Nim(u32),
+    Cells(u32),
+}
+
 /// A slice decoded for a check.
 enum Decoded {
     Morris(Arc<MorrisTables>),
@@ -108,6 +117,7 @@ impl Checker {
         let Some(deps) = self.plan.get(slice).map(|(_, s)| s.dependencies.clone()) else {
             return Ok(Some(failed("not a slice of the store's game".to_string())));
         };
+        self.make_room(slice, &deps);
         let own = match self.load(slice, &mut fetch)? {
             Ok(own) => own,
             Err(reason) => return Ok(Some(failed(reason))),
@@ -153,6 +163,47 @@ impl Checker {
         Ok(Some(found.unwrap_or_else(failed)))
     }
 
+    /// Drops kept slices that a check of `slice` does not read, oldest
+    /// first, until those it still has to fetch fit in the budget beside
+    /// the rest, with the largest one's fetched bytes held while it is
+    /// decoded. Dropping only as each slice came in let the slices kept
+    /// from earlier checks and this check's own pass the budget together
+    /// (P = 12: 11.8 GiB under 9 GiB).
+    fn make_room(&mut self, slice: &SliceId, deps: &[SliceId]) {
+        let read: Vec<&SliceId> = std::iter::once(slice).chain(deps).collect();
+        // Cells of at most 16 bits: a bound for every family's tables.
+        let fetched: Vec<u64> = read
+            .iter()
+            .filter(|s| self.kept(s).is_none())
+            .filter_map(|s| self.plan.get(*s).map(|(_, info)| 2 * info.entries))
+            .collect();
+        let room = fetched.iter().sum::<u64>() + fetched.iter().max().unwrap_or(&0);
+        let keys: Vec<Key> = read.iter().filter_map(|s| self.key(s)).collect();
+        self.morris
+            .make_room(room, |k| keys.contains(&Key::Morris(*k)));
+        self.nim.make_room(room, |k| keys.contains(&Key::Nim(*k)));
+        self.cells
+            .make_room(room, |k| keys.contains(&Key::Cells(*k)));
+    }
+
+    /// What `slice` is kept under, in its family's [`Loaded`].
+    fn key(&self, slice: &SliceId) -> Option<Key> {
+        match &self.game {
+            Game::Morris(_) => MorrisSlice::parse(slice.as_str()).map(Key::Morris),
+            Game::Nim(game) => game.slice_number(slice).map(Key::Nim),
+            _ => self.plan.get(slice).map(|(place, _)| Key::Cells(*place)),
+        }
+    }
+
+    /// The decoded slice, if it is kept.
+    fn kept(&self, slice: &SliceId) -> Option<Decoded> {
+        match self.key(slice)? {
+            Key::Morris(s) => self.morris.get(s).map(Decoded::Morris),
+            Key::Nim(h) => self.nim.get(h).map(Decoded::Nim),
+            Key::Cells(place) => self.cells.get(place).map(Decoded::Cells),
+        }
+    }
+
     /// The decoded slice, loaded before or fetched now; `Ok(Err(reason))` when it is
     /// corrupt or missing.
     fn load<E>(
@@ -160,22 +211,8 @@ impl Checker {
         slice: &SliceId,
         fetch: &mut impl FnMut(&SliceId) -> Result<Fetched, E>,
     ) -> Result<Result<Decoded, String>, E> {
-        let loaded = match &self.game {
-            Game::Morris(_) => MorrisSlice::parse(slice.as_str())
-                .and_then(|s| self.morris.get(s))
-                .map(Decoded::Morris),
-            Game::Nim(game) => game
-                .slice_number(slice)
-                .and_then(|h| self.nim.get(h))
-                .map(Decoded::Nim),
-            _ => self
-                .plan
-                .get(slice)
-                .and_then(|(place, _)| self.cells.get(*place))
-                .map(Decoded::Cells),
-        };
-        if let Some(loaded) = loaded {
-            return Ok(Ok(loaded));
+        if let Some(kept) = self.kept(slice) {
+            return Ok(Ok(kept));
         }
         let (encoding, raw) = match fetch(slice)? {
             Fetched::Slice(encoding, raw) => (encoding, raw),

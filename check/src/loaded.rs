@@ -27,6 +27,22 @@ impl<K: Hash + Eq + Copy, V> Loaded<K, V> {
         self.slices.get(&key).map(|(v, _)| Arc::clone(v))
     }
 
+    /// Drops the oldest slices that `keep` does not name until `bytes` more
+    /// fit in the budget beside the rest (or only kept ones are left).
+    pub fn make_room(&mut self, bytes: u64, keep: impl Fn(&K) -> bool) {
+        while self.bytes + bytes > self.budget {
+            let Some(at) = self.order.iter().position(|k| !keep(k)) else {
+                break;
+            };
+            let Some(gone) = self.order.remove(at) else {
+                break;
+            };
+            if let Some((_, gone)) = self.slices.remove(&gone) {
+                self.bytes -= gone;
+            }
+        }
+    }
+
     /// Keeps `value` (taking `bytes`), dropping the oldest slices while the
     /// budget is exceeded (never the one just kept).
     pub fn insert(&mut self, key: K, value: V, bytes: u64) -> Arc<V> {
@@ -65,5 +81,21 @@ mod tests {
         loaded.insert(4, "big", 100);
         assert!(loaded.get(4).is_some(), "the newest stays even over budget");
         assert!(loaded.get(3).is_none());
+    }
+
+    #[test]
+    fn room_is_made_from_the_oldest_slices_not_kept() {
+        let mut loaded = Loaded::new(12);
+        for key in 1..=3 {
+            loaded.insert(key, "x", 4);
+        }
+        loaded.make_room(4, |&k| k == 1);
+        assert!(loaded.get(1).is_some(), "named to keep, though oldest");
+        assert!(loaded.get(2).is_none(), "the oldest of the others");
+        assert!(loaded.get(3).is_some(), "4 + 4 + 4 fit in 12");
+        loaded.make_room(100, |&k| k == 1);
+        assert!(loaded.get(1).is_some() && loaded.get(3).is_none());
+        loaded.make_room(100, |_| true);
+        assert!(loaded.get(1).is_some(), "only kept ones left: they stay");
     }
 }
