@@ -170,15 +170,19 @@ impl Checker {
     /// from earlier checks and this check's own pass the budget together
     /// (P = 12: 11.8 GiB under 9 GiB).
     fn make_room(&mut self, slice: &SliceId, deps: &[SliceId]) {
-        let read: Vec<&SliceId> = std::iter::once(slice).chain(deps).collect();
-        // Cells of at most 16 bits: a bound for every family's tables.
-        let fetched: Vec<u64> = read
-            .iter()
-            .filter(|s| self.kept(s).is_none())
-            .filter_map(|s| self.plan.get(*s).map(|(_, info)| 2 * info.entries))
-            .collect();
+        let mut keys = Vec::with_capacity(deps.len() + 1);
+        let mut fetched = Vec::new();
+        for read in std::iter::once(slice).chain(deps) {
+            let Some(key) = self.key(read) else {
+                continue;
+            };
+            if self.kept_under(key).is_none() {
+                // Cells of at most 16 bits: a bound for every family's tables.
+                fetched.extend(self.plan.get(read).map(|(_, info)| 2 * info.entries));
+            }
+            keys.push(key);
+        }
         let room = fetched.iter().sum::<u64>() + fetched.iter().max().unwrap_or(&0);
-        let keys: Vec<Key> = read.iter().filter_map(|s| self.key(s)).collect();
         self.morris
             .make_room(room, |k| keys.contains(&Key::Morris(*k)));
         self.nim.make_room(room, |k| keys.contains(&Key::Nim(*k)));
@@ -197,7 +201,12 @@ impl Checker {
 
     /// The decoded slice, if it is kept.
     fn kept(&self, slice: &SliceId) -> Option<Decoded> {
-        match self.key(slice)? {
+        self.key(slice).and_then(|key| self.kept_under(key))
+    }
+
+    /// The decoded slice kept under `key`, if any.
+    fn kept_under(&self, key: Key) -> Option<Decoded> {
+        match key {
             Key::Morris(s) => self.morris.get(s).map(Decoded::Morris),
             Key::Nim(h) => self.nim.get(h).map(Decoded::Nim),
             Key::Cells(place) => self.cells.get(place).map(Decoded::Cells),
