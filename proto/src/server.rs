@@ -342,12 +342,62 @@ pub fn incoming(
     })
 }
 
+/// Connections the kernel holds for a listener before it takes them
+/// (tokio's default is 1024): under a flood of connections a full queue
+/// drops an honest client's handshake, which then waits a second or more
+/// to try again. The kernel caps it at `net.core.somaxconn`.
+const LISTEN_BACKLOG: u32 = 8192;
+
 /// Binds `address` (port 0: any free port) and says where it listens.
 ///
 /// # Errors
-/// When the address cannot be bound.
+/// When the address cannot be resolved or bound.
 pub async fn bind(address: &str) -> std::io::Result<(tokio::net::TcpListener, SocketAddr)> {
-    let listener = tokio::net::TcpListener::bind(address).await?;
-    let local = listener.local_addr()?;
-    Ok((listener, local))
+    let mut failed = None;
+    for candidate in tokio::net::lookup_host(address).await? {
+        match listen_on(candidate) {
+            Ok(listener) => {
+                let local = listener.local_addr()?;
+                return Ok((listener, local));
+            }
+            Err(e) => failed = Some(e),
+        }
+    }
+    Err(failed.unwrap_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{address} names no address"),
+        )
+    }))
+}
+
+fn listen_on(address: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = if address.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()?
+    } else {
+        tokio::net::TcpSocket::new_v6()?
+    };
+    // As std's and tokio's own bind: a restarted server takes its port back
+    // while old connections linger in TIME_WAIT.
+    socket.set_reuseaddr(true)?;
+    socket.bind(address)?;
+    socket.listen(LISTEN_BACKLOG)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bind;
+
+    #[tokio::test]
+    async fn bind_takes_a_name_or_an_address_and_refuses_a_port_in_use() {
+        let (listener, local) = bind("localhost:0").await.unwrap();
+        assert!(local.ip().is_loopback() && local.port() != 0);
+        let client = tokio::net::TcpStream::connect(local);
+        let (accepted, _) = tokio::join!(listener.accept(), client);
+        assert!(accepted.is_ok());
+
+        let in_use = bind(&local.to_string()).await.unwrap_err();
+        assert_eq!(in_use.kind(), std::io::ErrorKind::AddrInUse, "{in_use}");
+        assert!(bind("127.0.0.1").await.is_err(), "an address without a port");
+    }
 }

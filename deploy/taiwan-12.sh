@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Taiwan Morris P = 12 (issue 32), built across sessions on the namespace
+# cluster (netns-cluster.sh): a coordinator and two workers on hosts of
+# their own, with mutual TLS, every slice checked against its moves as it
+# is stored. The same command resumes the build.
+#
+#   bash deploy/taiwan-12.sh [DIR]     (default $HOME/p12; store DIR/tw12.egdb)
+#
+# Run it in the background, e.g.
+#   setsid nohup bash deploy/taiwan-12.sh >>~/p12/run.out 2>&1 </dev/null &
+# At its first start on a machine it pins the binary of the build cache in
+# DIR/bin/, and it runs copies of the cluster scripts taken in DIR/deploy/
+# at each start: the checkout and its build cache may change under a build
+# that runs for days. Settings (THREADS, MEMORY, CACHE_LIMIT, NICE) are
+# netns-cluster.sh's, with defaults for two cores and 24 GiB: two workers of
+# two engine threads and 9 GiB each beside a coordinator of about 2.5 GiB.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=$(realpath -m "${1:-$HOME/p12}")
+mkdir -p "$dir/bin" "$dir/deploy"
+. deploy/env.sh
+if [ ! -x "$dir/bin/egdb" ]; then
+  [ -x "$EGDB_BIN" ] || cargo build --release --bin egdb
+  pinned="egdb-$(git rev-parse --short HEAD 2>/dev/null || echo local)"
+  cp "$EGDB_BIN" "$dir/bin/$pinned"
+  ln -sfn "$pinned" "$dir/bin/egdb"
+fi
+# Renamed into place: a copy a running build reads is never rewritten.
+for script in netns-cluster.sh env.sh; do
+  cp "deploy/$script" "$dir/deploy/$script.new"
+  mv "$dir/deploy/$script.new" "$dir/deploy/$script"
+done
+echo "$(date -u +%FT%TZ) taiwan-12.sh: start, binary $(readlink -f "$dir/bin/egdb")" >>"$dir/pauses.log"
+export EGDB_BIN="$dir/bin/egdb"
+export THREADS="${THREADS:-2}" MEMORY="${MEMORY:-9GiB}" CACHE_LIMIT="${CACHE_LIMIT:-1GiB}"
+export NICE="${NICE:-19}"
+exec bash "$dir/deploy/netns-cluster.sh" morris:taiwan:12 "$dir/tw12.egdb" 2 -- --verify-as-built
