@@ -172,5 +172,8 @@ fn honest_probes_are_answered_under_slow_clients_and_line_floods() {
     );
     assert!(lines["lines_answered"].as_u64().unwrap() > 0, "{lines}");
     assert!(lines["busy_answers"].as_u64().unwrap() > 0, "{lines}");
-    assert_held(&lines, 2_000.0);
+    // Under a second: a handshake the listener's full queue dropped is
+    // tried again only after one (with tokio's default queue of 1024 the
+    // slowest probe took 1.01-1.03 s here; with 8192, 15-50 ms).
+    assert_held(&lines, 800.0);
 }

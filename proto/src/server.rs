@@ -398,6 +398,9 @@ mod tests {
 
         let in_use = bind(&local.to_string()).await.unwrap_err();
         assert_eq!(in_use.kind(), std::io::ErrorKind::AddrInUse, "{in_use}");
-        assert!(bind("127.0.0.1").await.is_err(), "an address without a port");
+        assert!(
+            bind("127.0.0.1").await.is_err(),
+            "an address without a port"
+        );
     }
 }
