@@ -5,14 +5,19 @@
 # killed without an end, its last status sample) and each process's peak
 # memory (sampled), each worker that exited while the coordinator ran
 # (killed, out of memory), started again or not, and the checks of a build
-# that verifies as it goes. Everything is read from STORE.cluster/.
+# that verifies as it goes. Everything is read from STORE.cluster/, but for
+# the progress: the slices the store holds and the plan's entries they
+# stand for, by the path that solved them (`egdb stats`, `egdb plan`; the
+# store may be building).
 #   bash deploy/cluster-report.sh STORE
+# EGDB_BIN: the binary that reads the store (default the build cache's).
 set -euo pipefail
 store=${1:?usage: cluster-report.sh STORE}
 home="$(realpath -m "$store").cluster"
 [ -d "$home" ] || { echo "cluster-report: no $home (not built by netns-cluster.sh)" >&2; exit 2; }
-exec python3 - "$home" <<'PY'
-import json, os, re, sys
+. "$(dirname "$0")/env.sh"
+exec python3 - "$home" "$EGDB_BIN" <<'PY'
+import json, os, re, subprocess, sys
 
 home = sys.argv[1]
 
@@ -66,6 +71,47 @@ for line in lines("status.jsonl"):
         run["peaks"][process] = max(run["peaks"].get(process, 0), kib)
 
 gib = lambda n: f"{n / 2**30:.2f} GiB"
+
+def egdb_json(*args):
+    """An egdb command's JSON output, or why there is none."""
+    try:
+        done = subprocess.run([sys.argv[2], *args, "--json"], capture_output=True, timeout=600)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, str(e)
+    if done.returncode != 0:
+        said = done.stderr.decode(errors="replace").strip().splitlines()
+        return None, said[-1] if said else f"exit {done.returncode}"
+    return json.loads(done.stdout), None
+
+# Progress: the store's own records against the plan of the game the first
+# run named.
+game = next((l.split(" ", 2)[2].split(",")[0] for l in lines("runs.log") if " start: " in l), None)
+print("## Progress\n")
+plan, why = egdb_json("plan", game) if game else (None, "no run in runs.log")
+stats, why = egdb_json("stats", "--store", home.removesuffix(".cluster")) if plan else (None, why)
+if stats is None:
+    print(f"Not read: {why}.\n")
+else:
+    entries = {s["slice"]: s["entries"] for s in plan["slices"]}
+    total = sum(entries.values())
+    by_path = {}
+    for record in stats:
+        path = (record.get("solved_by") or {}).get("path", "unknown")
+        row = by_path.setdefault(path, [0, 0, 0.0, 0])
+        row[0] += 1
+        row[1] += entries.get(record["slice"], 0)
+        row[2] += record["seconds"]
+        row[3] += record["stored_bytes"]
+    done = [sum(row[k] for row in by_path.values()) for k in range(4)]
+    print(f"{done[0]} of {len(entries)} slices, {done[1]:,} of {total:,} entries "
+          f"({100 * done[1] / total:.1f} % of the plan).\n")
+    print("| solved by | slices | entries | of the plan | solve seconds | stored |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for path, (slices, solved, seconds, stored) in sorted(by_path.items()):
+        print(f"| {path} | {slices} | {solved:,} | {100 * solved / total:.1f} % "
+              f"| {seconds:.0f} | {gib(stored)} |")
+    print()
+
 print("## The cluster's runs\n")
 print("Bytes of shards sent to workers (the dependencies they read) and received")
 print("from them (the slices they solved): the coordinator's own count at the end")

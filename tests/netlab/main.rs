@@ -500,6 +500,7 @@ fn netns_cluster_sh_builds_on_hosts_of_its_own_starts_a_killed_worker_again_and_
     let report = std::process::Command::new("bash")
         .arg(repo_file("deploy/cluster-report.sh"))
         .arg(&store)
+        .env("EGDB_BIN", env!("CARGO_BIN_EXE_egdb"))
         .output()
         .unwrap();
     assert!(report.status.success(), "{}", stderr(&report));
@@ -517,6 +518,13 @@ fn netns_cluster_sh_builds_on_hosts_of_its_own_starts_a_killed_worker_again_and_
         report.contains(&format!(
             "{slices} slices passed their check against their moves, 0 failed"
         )),
+        "{report}"
+    );
+    // Its progress: every slice of the plan, all through the network.
+    assert!(
+        report.contains(&format!("{slices} of {slices} slices, "))
+            && report.contains("entries (100.0 % of the plan)")
+            && report.contains(&format!("| network | {slices} | ")),
         "{report}"
     );
     assert!(report.contains("| at the end |"), "{report}");
