@@ -10,7 +10,7 @@
 #   bash deploy/netns-cluster.sh down          (removes the namespaces)
 #
 # Environment: THREADS (engine threads per worker, default 1), MEMORY
-# (per worker, default 8GiB), NICE (default 19), EGDB_BIN (a fixed copy of
+# (per worker, default 8GiB; MEMORY_WS2=10GiB gives ws2 its own), NICE (default 19), EGDB_BIN (a fixed copy of
 # the binary for a build across sessions; default the build cache's),
 # CACHE (default 1; 0 runs the workers without shard caches: on one
 # machine they would hold much of the store twice more, and a worker
@@ -111,15 +111,17 @@ done
 # to whoever asks next: only the slice in flight is lost. An exit 0 is the
 # coordinator's stop. Each worker's pid is in STORE.cluster/wsN.pid.
 run_worker() {
-  local i=$1 me cache=() pid code restarts=0
+  local i=$1 me cache=() pid code restarts=0 memory
   me=$(address "$i")
+  memory=MEMORY_WS$i
+  memory=${!memory:-${MEMORY:-8GiB}}
   [ "${CACHE:-1}" = 0 ] || cache=(--cache "$home/cache-ws$i")
   [ "${CACHE:-1}" = 0 ] || [ -z "${CACHE_LIMIT:-}" ] || cache+=(--cache-limit "$CACHE_LIMIT")
   while :; do
     # shellcheck disable=SC2046
     ip netns exec "$(host "$i")" nice -n "${NICE:-19}" "$EGDB_BIN" worker --coordinator "$url" \
       $(tls_of "$me") --name "ws$i" --game "$game" --threads "${THREADS:-1}" \
-      --memory "${MEMORY:-8GiB}" "${cache[@]}" \
+      --memory "$memory" "${cache[@]}" \
       >>"$home/worker-$i.out" 2>>"$home/worker-$i.log" &
     pid=$!
     echo "$pid" >"$home/ws$i.pid"

@@ -11,9 +11,12 @@
 # At its first start on a machine it pins the binary of the build cache in
 # DIR/bin/, and it runs copies of the cluster scripts taken in DIR/deploy/
 # at each start: the checkout and its build cache may change under a build
-# that runs for days. Settings (THREADS, MEMORY, CACHE_LIMIT, NICE) are
-# netns-cluster.sh's, with defaults for two cores and 24 GiB: two workers of
-# two engine threads and 9 GiB each beside a coordinator of about 2.5 GiB.
+# that runs for days. Settings (THREADS, MEMORY, MEMORY_WS1, CACHE_LIMIT,
+# NICE) are netns-cluster.sh's, with defaults for two cores and 24 GiB: two
+# workers of two engine threads beside a coordinator of about 2.5 GiB, ws1
+# with 9.75 GiB for slices, as `move-09-08-p0/p1` need 9.68 GiB (`egdb plan
+# morris:taiwan:12`), ws2 with 8.5 GiB: each process runs about 0.9 GiB
+# over its budget, and both together must leave the machine some room.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=$(realpath -m "${1:-$HOME/p12}")
@@ -32,6 +35,7 @@ for script in netns-cluster.sh env.sh; do
 done
 echo "$(date -u +%FT%TZ) taiwan-12.sh: start, binary $(readlink -f "$dir/bin/egdb")" >>"$dir/pauses.log"
 export EGDB_BIN="$dir/bin/egdb"
-export THREADS="${THREADS:-2}" MEMORY="${MEMORY:-9GiB}" CACHE_LIMIT="${CACHE_LIMIT:-1GiB}"
+export THREADS="${THREADS:-2}" MEMORY="${MEMORY:-8.5GiB}" MEMORY_WS1="${MEMORY_WS1:-9.75GiB}"
+export CACHE_LIMIT="${CACHE_LIMIT:-1GiB}"
 export NICE="${NICE:-19}"
 exec bash "$dir/deploy/netns-cluster.sh" morris:taiwan:12 "$dir/tw12.egdb" 2 -- --verify-as-built

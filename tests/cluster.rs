@@ -505,3 +505,51 @@ fn egdb_build_and_the_coordinator_resume_each_others_store() {
     let row = format!("| over the network, worker w0 | {over_network} |");
     assert!(stdout(&results).contains(&row), "{}", stdout(&results));
 }
+
+#[test]
+fn a_slice_no_worker_has_the_memory_for_is_named_in_the_coordinators_log() {
+    let game = "nim:triangle:6:normal";
+    let plan: serde_json::Value =
+        serde_json::from_slice(&egdb(&["plan", game, "--json"]).stdout).unwrap();
+    let largest = plan["slices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .max_by_key(|s| s["memory_need"].as_u64().unwrap())
+        .unwrap();
+    let need = largest["memory_need"].as_u64().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut coordinator, url) = start_coordinator(game, &dir.path().join("cluster"), &[]);
+    let log = collect_stderr(&mut coordinator);
+    // A byte short of the largest slice's need: the rest is solved, that
+    // one waits, and the coordinator says so instead of waiting silently.
+    let mut worker = Command::new(env!("CARGO_BIN_EXE_egdb"))
+        .args(["worker", "--coordinator", &url, "--name", "small"])
+        .args(["--threads", "1", "--memory", &(need - 1).to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let said = |log: &std::sync::Mutex<Vec<String>>| {
+        log.lock()
+            .unwrap()
+            .iter()
+            .filter(|l| l.contains("no worker has the memory for this slice"))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    wait_for("the stranded slice named", Duration::from_secs(120), || {
+        !said(&log).is_empty()
+    });
+    // Said once, with the slice, its need and the most a worker has.
+    std::thread::sleep(Duration::from_secs(2));
+    let lines = said(&log);
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    let fields = &serde_json::from_str::<serde_json::Value>(&lines[0]).unwrap()["fields"];
+    assert_eq!(fields["slice"], largest["slice"], "{lines:?}");
+    assert_eq!(fields["need"].as_u64(), Some(need), "{lines:?}");
+    assert_eq!(fields["most"].as_u64(), Some(need - 1), "{lines:?}");
+    assert!(!slices_done(&log).contains(&largest["slice"].as_str().unwrap().to_string()));
+    kill_hard(&mut worker);
+    kill_hard(&mut coordinator);
+}

@@ -281,6 +281,27 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
         Ok((Offer::Slice(i), expired))
     }
 
+    /// Ready jobs that no worker alive (heard from within a lease length)
+    /// has the memory for, each with its need and the most any of them
+    /// has; none while no worker is alive. Everything that reads them
+    /// waits until a worker with more memory joins.
+    pub fn stranded(&self, now: Instant) -> Vec<(Id, u64, u64)> {
+        let Some(most) = self
+            .workers
+            .values()
+            .filter(|w| now.saturating_duration_since(w.last_seen) < self.lease_length)
+            .map(|w| w.memory)
+            .max()
+        else {
+            return Vec::new();
+        };
+        self.ready
+            .iter()
+            .filter(|&&i| self.jobs[i].memory > most)
+            .map(|&i| (self.jobs[i].id.clone(), self.jobs[i].memory, most))
+            .collect()
+    }
+
     /// `job` is not to go to `worker` while another worker that is alive
     /// (heard from within a lease length) has the memory for it.
     pub fn avoid<Q: Hash + Eq + ?Sized>(&mut self, job: &Q, worker: &str)

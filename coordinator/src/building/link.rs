@@ -59,20 +59,33 @@ impl Coordinator for Build {
     }
 
     fn lease(&self, worker: &str) -> Result<Lease, LinkError> {
-        let (offer, expired) =
-            self.lock()
-                .schedule
-                .lease(worker, Instant::now())
-                .map_err(|_| {
-                    // After a restart of the coordinator: the worker registers again.
-                    LinkError::new(
-                        LinkKind::NotFound,
-                        format!("worker {worker} has not registered"),
-                    )
-                })?;
+        let now = Instant::now();
+        let mut state = self.lock();
+        let (offer, expired) = state.schedule.lease(worker, now).map_err(|_| {
+            // After a restart of the coordinator: the worker registers again.
+            LinkError::new(
+                LinkKind::NotFound,
+                format!("worker {worker} has not registered"),
+            )
+        })?;
         for (job, holder) in expired {
             tracing::warn!(slice = %job, worker = %holder, "lease expired without a heartbeat; the slice is ready again");
         }
+        if matches!(offer, Offer::Wait) {
+            // Otherwise the build waits without a word for a worker that
+            // may never come.
+            for (job, need, most) in state.schedule.stranded(now) {
+                if state.said_stranded.insert(job.clone()) {
+                    tracing::warn!(
+                        slice = %job,
+                        need,
+                        most,
+                        "no worker has the memory for this slice: it and every slice that reads it wait for a worker started with a larger --memory"
+                    );
+                }
+            }
+        }
+        drop(state);
         Ok(match offer {
             Offer::Slice(i) => {
                 let (slice, check) = self.job_slice(i);

@@ -91,6 +91,8 @@ struct State {
     newly_done: u64,
     /// Entries of the slices solved in this run.
     entries_done_now: u64,
+    /// Jobs said to fit no worker (said once each).
+    said_stranded: std::collections::HashSet<JobId>,
 }
 
 impl State {
@@ -99,6 +101,7 @@ impl State {
             schedule,
             newly_done: 0,
             entries_done_now: 0,
+            said_stranded: std::collections::HashSet::new(),
         }
     }
 }

@@ -68,6 +68,28 @@ fn a_slice_goes_only_to_a_worker_with_the_memory_for_it() {
 }
 
 #[test]
+fn a_ready_slice_no_live_worker_has_the_memory_for_is_stranded() {
+    let t = Instant::now();
+    let mut s = chain(&["a"]);
+    assert!(s.stranded(t).is_empty(), "no worker yet: nothing to say");
+    s.register("small", 1, 1, 10, t).unwrap();
+    s.register("smaller", 2, 1, 5, t).unwrap();
+    assert_eq!(s.stranded(t), vec![("b".to_string(), 100, 10)]);
+    // A big worker that fell silent does not count; one alive does.
+    s.register("big", 3, 1, 1000, t).unwrap();
+    let later = t + LEASE;
+    s.seen("small", later);
+    assert_eq!(s.stranded(later), vec![("b".to_string(), 100, 10)]);
+    s.seen("big", later);
+    assert!(s.stranded(later).is_empty());
+    // Leased, it is no longer ready.
+    s.seen("big", t);
+    assert_eq!(leased(&mut s, "big", t).as_deref(), Some("b"));
+    s.register("big", 3, 1, 1, t).unwrap();
+    assert!(s.stranded(t).is_empty());
+}
+
+#[test]
 fn a_lease_without_heartbeats_expires_and_a_heartbeat_keeps_it() {
     let t = Instant::now();
     let mut s = chain(&[]);
