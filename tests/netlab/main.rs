@@ -397,7 +397,8 @@ impl ScriptHosts {
             .env("STATUS_EVERY", "1")
             .env("RESTART_AFTER", "1")
             .env("NICE", "0")
-            .env("MEMORY", "1GiB");
+            .env("MEMORY", "1GiB")
+            .env("MEMORY_WS2", "1.5GiB");
         command
     }
 
@@ -486,6 +487,18 @@ fn netns_cluster_sh_builds_on_hosts_of_its_own_starts_a_killed_worker_again_and_
             "{samples}"
         );
     }
+    // Each worker with its memory: MEMORY, or its own MEMORY_WSn.
+    let memory_of = |name: &str| {
+        sampled.iter().find_map(|sample| {
+            sample["status"]["workers"]
+                .as_array()?
+                .iter()
+                .find(|w| w["name"] == name)?["memory"]
+                .as_u64()
+        })
+    };
+    assert_eq!(memory_of("ws1"), Some(1 << 30), "{samples}");
+    assert_eq!(memory_of("ws2"), Some(3 << 29), "{samples}");
     let runs = std::fs::read_to_string(home.join("runs.log")).unwrap();
     assert!(
         runs.contains("ws2: worker exit 137; started again"),
