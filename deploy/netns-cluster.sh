@@ -10,8 +10,9 @@
 #   bash deploy/netns-cluster.sh down          (removes the namespaces)
 #
 # Environment: THREADS (engine threads per worker, default 1), MEMORY
-# (per worker, default 8GiB; MEMORY_WS2=10GiB gives ws2 its own), NICE (default 19), EGDB_BIN (a fixed copy of
-# the binary for a build across sessions; default the build cache's),
+# (per worker, default 8GiB; MEMORY_WS2=10GiB gives ws2 its own), NICE
+# (default 19), EGDB_BIN (a fixed copy of the binary for a build across
+# sessions; default the build cache's),
 # CACHE (default 1; 0 runs the workers without shard caches: on one
 # machine they would hold much of the store twice more, and a worker
 # started again fetches what it reads over the network instead),

@@ -23,7 +23,8 @@ dir=$(realpath -m "${1:-$HOME/p12}")
 mkdir -p "$dir/bin" "$dir/deploy"
 . deploy/env.sh
 if [ ! -x "$dir/bin/egdb" ]; then
-  [ -x "$EGDB_BIN" ] || cargo build --release --bin egdb
+  # The checkout's own binary, whatever the cache held before.
+  cargo build --release --bin egdb
   pinned="egdb-$(git rev-parse --short HEAD 2>/dev/null || echo local)"
   cp "$EGDB_BIN" "$dir/bin/$pinned"
   ln -sfn "$pinned" "$dir/bin/egdb"
