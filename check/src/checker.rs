@@ -171,18 +171,20 @@ impl Checker {
     /// (P = 12: 11.8 GiB under 9 GiB).
     fn make_room(&mut self, slice: &SliceId, deps: &[SliceId]) {
         let mut keys = Vec::with_capacity(deps.len() + 1);
-        let mut fetched = Vec::new();
+        let (mut fetched, mut largest) = (0, 0);
         for read in std::iter::once(slice).chain(deps) {
             let Some(key) = self.key(read) else {
                 continue;
             };
             if self.kept_under(key).is_none() {
                 // Cells of at most 16 bits: a bound for every family's tables.
-                fetched.extend(self.plan.get(read).map(|(_, info)| 2 * info.entries));
+                let bytes = self.plan.get(read).map_or(0, |(_, info)| 2 * info.entries);
+                fetched += bytes;
+                largest = largest.max(bytes);
             }
             keys.push(key);
         }
-        let room = fetched.iter().sum::<u64>() + fetched.iter().max().unwrap_or(&0);
+        let room = fetched + largest;
         self.morris
             .make_room(room, |k| keys.contains(&Key::Morris(*k)));
         self.nim.make_room(room, |k| keys.contains(&Key::Nim(*k)));
