@@ -19,6 +19,10 @@ use super::symmetry::{BOARD_SYMMETRIES, SYMMETRIES};
 
 pub use super::colex::for_each_subset;
 
+/// Mover sets whose classes [`TableIndex::mover_classes`] looks up
+/// together.
+const CLASS_BATCH: usize = 32;
+
 /// A representative of mover sets with its own symmetries.
 #[derive(Debug, Clone, Copy)]
 struct Shape {
@@ -202,7 +206,39 @@ impl TableIndex {
     pub fn mover_class(&self, mover: PointSet) -> MoverClass {
         let m = self.key.mover as usize;
         debug_assert_eq!(mover.len() as usize, m);
-        let code = REPRESENTATIVES.of_rank[m][mask_rank(mover)];
+        self.class_of_code(REPRESENTATIVES.of_rank[m][mask_rank(mover)])
+    }
+
+    /// The classes of many mover sets: `classes[j]` is
+    /// `mover_class(movers[j])`. A class takes two lookups, the second
+    /// at what the first found, in tables of megabytes that miss the
+    /// core's cache; made one after the other they wait for memory twice
+    /// per set, made here a batch at a time they wait together.
+    ///
+    /// # Panics
+    /// When the slices' lengths differ.
+    pub fn mover_classes(&self, movers: &[PointSet], classes: &mut [MoverClass]) {
+        assert_eq!(movers.len(), classes.len(), "one class per mover set");
+        let of_rank = &REPRESENTATIVES.of_rank[self.key.mover as usize];
+        let mut codes = [0u32; CLASS_BATCH];
+        for (movers, classes) in movers
+            .chunks(CLASS_BATCH)
+            .zip(classes.chunks_mut(CLASS_BATCH))
+        {
+            for (code, &mover) in codes.iter_mut().zip(movers) {
+                debug_assert_eq!(mover.len(), self.key.mover);
+                *code = of_rank[mask_rank(mover)];
+            }
+            for (class, &code) in classes.iter_mut().zip(&codes) {
+                *class = self.class_of_code(code);
+            }
+        }
+    }
+
+    /// The class of the mover sets whose representative code (number << 4
+    /// | symmetry) is `code`.
+    #[inline]
+    fn class_of_code(&self, code: u32) -> MoverClass {
         let run = self.runs[(code >> 4) as usize];
         let free = !run.mask & PointSet::FULL.bits();
         MoverClass {
@@ -540,7 +576,7 @@ impl Added<'_> {
 }
 
 /// What [`TableIndex::index_in`] needs of a mover's set.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct MoverClass {
     base: u64,
     odd_mover: usize,
@@ -793,6 +829,34 @@ mod tests {
                 let s = (pick >> 40) as usize % SYMMETRIES;
                 let (m, o) = (sym.apply(s, e.mover), sym.apply(s, e.opponent));
                 prop_assert_eq!(index.index(m, o), reference.index(m, o));
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+
+        /// Classes looked up a batch at a time (more sets than one batch
+        /// holds, and a part of one) are those looked up one by one.
+        #[test]
+        fn batched_classes_are_the_classes(
+            key in keys(),
+            picks in proptest::collection::vec(any::<u64>(), 0..2 * CLASS_BATCH + 5),
+        ) {
+            let index = TableIndex::new(key);
+            prop_assume!(!index.is_empty());
+            let sym = &*BOARD_SYMMETRIES;
+            let movers: Vec<PointSet> = picks
+                .iter()
+                .map(|&pick| {
+                    let e = index.entry(pick % index.len());
+                    sym.apply((pick >> 40) as usize % SYMMETRIES, e.mover)
+                })
+                .collect();
+            let mut classes = vec![MoverClass::default(); movers.len()];
+            index.mover_classes(&movers, &mut classes);
+            for (&mover, class) in movers.iter().zip(&classes) {
+                prop_assert_eq!(*class, index.mover_class(mover));
             }
         }
     }

@@ -9,14 +9,59 @@
 
 use rayon::prelude::*;
 
-use egdb_games::morris::index::TableIndex;
+use egdb_games::morris::index::{MoverClass, TableIndex};
+use egdb_games::morris::PointSet;
 
 use super::SolvedTable;
 use crate::table::zeroed_table;
 
-/// Class entries whose engine cells are located (and prefetched) before
-/// any is read.
+/// Class entries whose engine classes are looked up, and whose engine
+/// cells are located (and prefetched), before any is read.
 const BATCH: usize = 64;
+
+/// Class entries of a run waiting for their engine cells: where each goes
+/// in the run, and its sides in the engine layout.
+#[derive(Default)]
+struct Waiting {
+    at: Vec<usize>,
+    movers: Vec<PointSet>,
+    opponents: Vec<PointSet>,
+    classes: Vec<MoverClass>,
+    cells: Vec<usize>,
+}
+
+impl Waiting {
+    fn push(&mut self, at: usize, (mover, opponent): (PointSet, PointSet)) {
+        self.at.push(at);
+        self.movers.push(mover);
+        self.opponents.push(opponent);
+    }
+
+    /// Writes each waiting entry's cell into `run`.
+    fn flush(
+        &mut self,
+        engine: &TableIndex,
+        run: &mut [u16],
+        prefetch: &impl Fn(usize),
+        cell: &impl Fn(usize) -> u16,
+    ) {
+        self.classes
+            .resize(self.movers.len(), MoverClass::default());
+        engine.mover_classes(&self.movers, &mut self.classes);
+        self.cells.clear();
+        for (class, &opponent) in self.classes.iter().zip(&self.opponents) {
+            let e = engine.index_in(class, opponent) as usize;
+            prefetch(e);
+            self.cells.push(e);
+        }
+        for (&at, &e) in self.at.iter().zip(&self.cells) {
+            run[at] = cell(e);
+        }
+        self.at.clear();
+        self.movers.clear();
+        self.opponents.clear();
+    }
+}
 
 /// The table `stored` indexes, from its cells in the layout `engine`
 /// indexes (the same positions with the sides swapped): each class entry
@@ -31,24 +76,18 @@ pub(super) fn into_stored(
     let mut cells = zeroed_table::<u16>(stored.len() as usize);
     let runs = split_by_rep(&stored, &mut cells);
     runs.into_par_iter()
-        .for_each_init(Vec::new, |batch: &mut Vec<(usize, usize)>, (id, run)| {
+        .for_each_init(Waiting::default, |waiting, (id, run)| {
             let start = stored.rep_range(id).start;
-            let mut flush = |batch: &mut Vec<(usize, usize)>| {
-                for (at, e) in batch.drain(..) {
-                    run[at] = cell(e);
-                }
-            };
             stored.for_each_entry_of_rep(id, |i, entry| {
                 if entry.canonical {
-                    let e = engine.index(entry.opponent, entry.mover) as usize;
-                    prefetch(e);
-                    batch.push(((i - start) as usize, e));
-                    if batch.len() == BATCH {
-                        flush(batch);
+                    // Engine layout: the sides swapped.
+                    waiting.push((i - start) as usize, (entry.opponent, entry.mover));
+                    if waiting.at.len() == BATCH {
+                        waiting.flush(engine, run, &prefetch, &cell);
                     }
                 }
             });
-            flush(batch);
+            waiting.flush(engine, run, &prefetch, &cell);
         });
     SolvedTable {
         index: stored,

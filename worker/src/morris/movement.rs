@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU8, Ordering};
 use egdb_db_format::encoding::MAX_DEPTH16;
 use rayon::prelude::*;
 
-use egdb_games::morris::index::{TableIndex, TableKey};
+use egdb_games::morris::index::{MoverClass, TableIndex, TableKey};
 use egdb_games::morris::moves::{count_quiet_steps, for_each_move, for_each_unmove};
 use egdb_games::morris::rules::Blocked;
 use egdb_games::morris::symmetry::BOARD_SYMMETRIES;
@@ -276,10 +276,16 @@ impl Counting<'_> {
     }
 }
 
-/// Entries settled at one level whose predecessors are being gathered:
-/// their cells are prefetched as they are found, and visited once a batch
-/// is full, so that one entry's cache misses overlap with the others'.
+/// Entries settled at one level whose predecessors are being gathered: the
+/// classes of a batch's sets are looked up together, their predecessors'
+/// cells prefetched as they are found, and visited once the batch is
+/// gathered, so that one entry's cache misses overlap with the others'.
 struct Batch {
+    /// Per entry waiting for its class: whether it is lost, and its sides
+    /// (mover, other side).
+    waiting: Vec<(bool, PointSet, PointSet)>,
+    movers: Vec<PointSet>,
+    classes: Vec<MoverClass>,
     /// Per entry: whether it is lost, and where its predecessors end.
     settled: Vec<(bool, usize)>,
     predecessors: Vec<u64>,
@@ -293,6 +299,9 @@ const BATCH: usize = 16;
 impl Batch {
     fn new() -> Batch {
         Batch {
+            waiting: Vec::with_capacity(BATCH),
+            movers: Vec::with_capacity(BATCH),
+            classes: vec![MoverClass::default(); BATCH],
             settled: Vec::with_capacity(BATCH),
             predecessors: Vec::with_capacity(BATCH * MAX_MOVES),
             deepest: 0,
@@ -300,7 +309,7 @@ impl Batch {
     }
 
     /// Adds a position settled at this level (its mover's set, the other
-    /// side's); visits the batch's predecessors when it is full.
+    /// side's); settles the batch when it is full.
     fn add(
         &mut self,
         rules: &MorrisRules,
@@ -309,40 +318,54 @@ impl Batch {
         before: &Table,
         next: u16,
     ) {
-        // Every predecessor has `mover` as its other side: one class
-        // lookup, and the position seen from the class's representative
-        // (the rules are the same in every image), so that each
-        // predecessor is ranked within the run without mapping it.
-        let class = before.engine.mover_class(mover);
-        let s = class.symmetry();
-        let (mover, opponent) = (
-            BOARD_SYMMETRIES.apply(s, mover),
-            BOARD_SYMMETRIES.apply(s, opponent),
-        );
-        let class = class.at_representative();
-        let nearby = before.engine.nearby(&class, opponent);
-        let first = self.predecessors.len();
-        for_each_unmove(rules, mover, opponent, |u| {
-            let p = match &nearby {
-                Some(near) => near.moved(u.to, u.from),
-                None => before.engine.index_in(&class, u.mover),
-            };
-            before.states.prefetch(p as usize);
-            if !lost {
-                prefetch(&before.counters, p as usize);
+        self.waiting.push((lost, mover, opponent));
+        if self.waiting.len() == BATCH {
+            self.settle(rules, before, next);
+        }
+    }
+
+    /// Gathers the predecessors of the waiting entries and visits them.
+    fn settle(&mut self, rules: &MorrisRules, before: &Table, next: u16) {
+        // Every predecessor has the entry's `mover` as its other side:
+        // one class lookup per entry, and the position seen from the
+        // class's representative (the rules are the same in every
+        // image), so that each predecessor is ranked within the run
+        // without mapping it.
+        self.movers.clear();
+        self.movers
+            .extend(self.waiting.iter().map(|&(_, mover, _)| mover));
+        let classes = &mut self.classes[..self.movers.len()];
+        before.engine.mover_classes(&self.movers, classes);
+        for (&(lost, mover, opponent), &class) in self.waiting.iter().zip(classes.iter()) {
+            let s = class.symmetry();
+            let (mover, opponent) = (
+                BOARD_SYMMETRIES.apply(s, mover),
+                BOARD_SYMMETRIES.apply(s, opponent),
+            );
+            let class = class.at_representative();
+            let nearby = before.engine.nearby(&class, opponent);
+            let first = self.predecessors.len();
+            for_each_unmove(rules, mover, opponent, |u| {
+                let p = match &nearby {
+                    Some(near) => near.moved(u.to, u.from),
+                    None => before.engine.index_in(&class, u.mover),
+                };
+                before.states.prefetch(p as usize);
+                if !lost {
+                    prefetch(&before.counters, p as usize);
+                }
+                self.predecessors.push(p);
+            });
+            // Distinct un-moves give distinct sets; they share a class only
+            // through a symmetry that fixes `mover`.
+            if !class.is_asymmetric() {
+                let unique = dedup_sorted(&mut self.predecessors[first..]);
+                self.predecessors.truncate(first + unique);
             }
-            self.predecessors.push(p);
-        });
-        // Distinct un-moves give distinct sets; they share a class only
-        // through a symmetry that fixes `mover`.
-        if !class.is_asymmetric() {
-            let unique = dedup_sorted(&mut self.predecessors[first..]);
-            self.predecessors.truncate(first + unique);
+            self.settled.push((lost, self.predecessors.len()));
         }
-        self.settled.push((lost, self.predecessors.len()));
-        if self.settled.len() == BATCH {
-            self.visit(before, next);
-        }
+        self.waiting.clear();
+        self.visit(before, next);
     }
 
     /// Settles what the gathered entries say of their predecessors: a loss
@@ -403,7 +426,7 @@ fn settle_level(
                     let lost = settled == Settled::Lost;
                     batch.add(rules, lost, (mover, opponent), before, next);
                 });
-            batch.visit(before, next);
+            batch.settle(rules, before, next);
             deepest.fetch_max(std::mem::take(&mut batch.deepest), Ordering::Relaxed);
         });
 }
