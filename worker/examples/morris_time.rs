@@ -11,14 +11,18 @@
 //! the slices it reads as a store of the same game (a finished one, or one
 //! still being built) holds them, and checks each against the store's own
 //! checksum where the store has it too: one large round of a game too big
-//! to solve here in RAM.
+//! to solve here in RAM. With `--check DIR SLICE...`, checks each stored
+//! slice named against its moves instead (the checker of `egdb verify`),
+//! from the store's tables, and prints the time of the check alone.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
+use egdb_check::morris::{check_morris, MorrisTables};
 use egdb_db_format::Store;
 use egdb_games::morris::{MorrisGame, MorrisSlice, Position, Variant, MAX_PIECES, MIN_PIECES};
 use egdb_worker::morris::task::{from_stored, stored_bytes};
@@ -40,9 +44,13 @@ fn main() -> ExitCode {
     let game = MorrisGame::new(variant, pieces);
     match args.get(2).map(String::as_str) {
         None => whole_game(&game),
-        Some("--store") if args.len() > 4 => {
+        Some(mode @ ("--store" | "--check")) if args.len() > 4 => {
             let spec = format!("morris:{}:{pieces}", args[0]);
-            match from_store(&game, &spec, &args[3], &args[4..]) {
+            let run = match mode {
+                "--store" => from_store,
+                _ => check_from_store,
+            };
+            match run(&game, &spec, &args[3], &args[4..]) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("morris_time: {e}");
@@ -129,7 +137,54 @@ fn from_store(game: &MorrisGame, spec: &str, dir: &str, slices: &[String]) -> Re
     Ok(())
 }
 
+/// Checks each stored slice of `slices` against its moves, from the
+/// store's tables; prints its line: id, entries, seconds of the check,
+/// ns per entry, entries that disagree.
+fn check_from_store(
+    game: &MorrisGame,
+    spec: &str,
+    dir: &str,
+    slices: &[String],
+) -> Result<(), String> {
+    let store = Store::open_read_only(Path::new(dir)).map_err(|e| e.to_string())?;
+    if store.identity().game != spec {
+        return Err(format!("{dir} holds {}, not {spec}", store.identity().game));
+    }
+    let plan = game.plan();
+    let tables_of = |slice: MorrisSlice| -> Result<MorrisTables, String> {
+        let (_, raw) = store
+            .read_slice(&slice.to_string())
+            .map_err(|e| e.to_string())?;
+        MorrisTables::from_bytes(slice, &raw).map_err(|e| e.to_string())
+    };
+    for id in slices {
+        let slice = MorrisSlice::parse(id).ok_or_else(|| format!("{id} is not a slice id"))?;
+        let (_, reads) = plan
+            .iter()
+            .find(|(s, _)| *s == slice)
+            .ok_or_else(|| format!("{id} is not a slice of {}", game.name()))?;
+        let own = tables_of(slice)?;
+        let mut deps = HashMap::new();
+        for read in reads {
+            deps.insert(*read, tables_of(*read)?);
+        }
+        let started = Instant::now();
+        let found = check_morris(game.rules(), &own, &AtomicBool::new(false), |s| {
+            deps.get(&s)
+        })
+        .map_err(|e| e.to_string())?;
+        let secs = started.elapsed().as_secs_f64();
+        let n: u64 = own.tables.iter().map(|t| t.index.len()).sum();
+        println!(
+            "{slice}\t{n}\t{secs:.2} s\t{:.0} ns/entry\t{} mismatches",
+            secs * 1e9 / n.max(1) as f64,
+            found.mismatches
+        );
+    }
+    Ok(())
+}
+
 fn usage() -> ExitCode {
-    eprintln!("usage: morris_time taiwan|standard PIECES (3 to 12) [--store DIR SLICE...]");
+    eprintln!("usage: morris_time taiwan|standard PIECES (3 to 12) [--store|--check DIR SLICE...]");
     ExitCode::from(2)
 }

@@ -4,26 +4,25 @@
 //! For each class entry the legal moves are generated forward (the rules
 //! of `egdb-games`), each successor is found by its table's index, and the
 //! stored value and depth must be what the successors say; entries that
-//! only repeat a class must hold no value. Successors that keep the other
-//! side's set (it moves next) share one class lookup per entry, and are
-//! ranked from it ([`TableIndex::nearby`]). Placement tables are walked by
-//! the class of that side instead ([`placing`]).
+//! only repeat a class must hold no value. Tables are walked by the class
+//! of the side that moves next ([`swapped`]): successors that keep that
+//! side's set lie in one run of their table, and are ranked from the
+//! entry's own set.
 
 use egdb_db_format::encoding::unpack_value_depth16;
-use egdb_games::morris::index::{MoverClass, Nearby, TableIndex};
-use egdb_games::morris::moves::{for_each_move, terminal_by_counts, Counts, Successor};
+use egdb_games::morris::index::TableIndex;
+use egdb_games::morris::moves::{terminal_by_counts, Counts, Successor};
 use egdb_games::morris::rules::MAX_REMOVED;
 use egdb_games::morris::slices::table_of;
-use egdb_games::morris::symmetry::BOARD_SYMMETRIES;
 use egdb_games::morris::{Color, MorrisRules, MorrisSlice, PointSet, Position};
 use egdb_games::Value;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
-mod placing;
+mod swapped;
 
-use placing::{check_placing_run, duplicates_with_values};
+use swapped::{check_swapped_run, duplicates_with_values};
 
 use super::{Expectation, Probe, SliceCheck};
 use crate::memory::prefetch;
@@ -150,38 +149,29 @@ pub fn check_morris<'a>(
                 *target = locate(rules, own, &tables_of, next_ply, (left, mover_after), odd);
             }
         }
-        let found = if context.placing {
-            let engine = TableIndex::new(key.swapped());
-            let classes = (0..engine.rep_count())
-                .into_par_iter()
-                .filter(|_| !cancel.load(Ordering::Relaxed))
-                .map(|id| check_placing_run(rules, &context, table, &engine, &targets, id));
-            let duplicates = (0..table.index.rep_count())
-                .into_par_iter()
-                .filter(|&id| !table.index.rep_is_asymmetric(id))
-                .filter(|_| !cancel.load(Ordering::Relaxed))
-                .map(|id| Ok(duplicates_with_values(table, id)));
-            classes
-                .chain(duplicates)
-                .try_reduce(SliceCheck::<()>::default, |mut a, b| {
-                    a.add(b);
-                    Ok(a)
-                })
-        } else {
-            (0..table.index.rep_count())
-                .into_par_iter()
-                // Given up half-way: the caller looks at `cancel`.
-                .filter(|_| !cancel.load(Ordering::Relaxed))
-                .map(|id| check_run(rules, &context, table, &targets, id))
-                .try_reduce(SliceCheck::<()>::default, |mut a, b| {
-                    a.add(b);
-                    Ok(a)
-                })
-        }
-        .map_err(|needed| MorrisCheckError::Missing {
-            slice: own.slice.to_string(),
-            needed: needed.to_string(),
-        })?;
+        // Walked by the class of the side that moves next; duplicates in
+        // the stored layout.
+        let engine = TableIndex::new(key.swapped());
+        let classes = (0..engine.rep_count())
+            .into_par_iter()
+            // Given up half-way: the caller looks at `cancel`.
+            .filter(|_| !cancel.load(Ordering::Relaxed))
+            .map(|id| check_swapped_run(rules, &context, table, &engine, &targets, id));
+        let duplicates = (0..table.index.rep_count())
+            .into_par_iter()
+            .filter(|&id| !table.index.rep_is_asymmetric(id))
+            .filter(|_| !cancel.load(Ordering::Relaxed))
+            .map(|id| Ok(duplicates_with_values(table, id)));
+        let found = classes
+            .chain(duplicates)
+            .try_reduce(SliceCheck::<()>::default, |mut a, b| {
+                a.add(b);
+                Ok(a)
+            })
+            .map_err(|needed| MorrisCheckError::Missing {
+                slice: own.slice.to_string(),
+                needed: needed.to_string(),
+            })?;
         total.add(found);
     }
     Ok(total)
@@ -216,53 +206,6 @@ fn locate<'a>(
         Some(tables) => Target::Table(&tables.tables[table]),
         None => Target::Missing(slice),
     }
-}
-
-/// Checks the entries of one representative's run; `Err` names a slice
-/// that a move leads into but was not given.
-fn check_run(
-    rules: &MorrisRules,
-    context: &Context,
-    table: &CellTable,
-    targets: &[[Target; 2]; MAX_REMOVED as usize + 1],
-    id: usize,
-) -> Result<SliceCheck<()>, MorrisSlice> {
-    let mut batch = Batch::default();
-    let mut missing = None;
-    let index = &table.index;
-    let full_board = !context.placing && index.key().mover + index.key().opponent == 24;
-    index.for_each_entry_of_rep(id, |i, entry| {
-        if !entry.canonical {
-            batch.check.duplicates_with_values += u64::from(table.cells[i as usize] != 0);
-            return;
-        }
-        let first = batch.reads.len();
-        if !full_board {
-            // A full board in the movement phase is a draw: no move is
-            // read, and the draw is expected below.
-            let found = gather(
-                rules,
-                context.placing,
-                targets,
-                (entry.mover, entry.opponent),
-                &mut batch.reads,
-            );
-            if let Err(slice) = found {
-                missing = Some(slice);
-                batch.reads.truncate(first);
-                return;
-            }
-        }
-        let pending = Pending {
-            own: i as usize,
-            sides: (entry.mover, entry.opponent),
-            reads: first..batch.reads.len(),
-            folded: Expectation::default(),
-            full_board,
-        };
-        batch.push(pending, rules, context, &table.cells);
-    });
-    batch.finish(missing, rules, context, &table.cells)
 }
 
 /// Entries whose successors' cells are being fetched: gathered (and
@@ -357,58 +300,6 @@ impl Batch<'_> {
         }
         self.entries.clear();
         self.reads.clear();
-    }
-}
-
-/// Pushes where each successor of (`mover`, `opponent`) lies onto
-/// `reads`, prefetching the cells; `Err` names a slice a move leads into
-/// that was not given.
-fn gather<'a>(
-    rules: &MorrisRules,
-    placing: bool,
-    targets: &[[Target<'a>; 2]; MAX_REMOVED as usize + 1],
-    (mover, opponent): (PointSet, PointSet),
-    reads: &mut Vec<Read<'a>>,
-) -> Result<(), MorrisSlice> {
-    // Moves that capture nothing leave the other side, who moves next, as
-    // it was: one class lookup, and the position seen from the class's
-    // representative, so that each successor is ranked from its neighbour.
-    let classes = targets[0].map(|t| match t {
-        Target::Table(table) => Some(table.index.mover_class(opponent)),
-        Target::Over(_) | Target::Missing(_) => None,
-    });
-    let frame = classes
-        .iter()
-        .flatten()
-        .next()
-        .map_or(0, MoverClass::symmetry);
-    let classes = classes.map(|c| c.map(MoverClass::at_representative));
-    let sym = &*BOARD_SYMMETRIES;
-    let (mover, opponent) = (sym.apply(frame, mover), sym.apply(frame, opponent));
-    let nearby: [Option<Nearby>; 2] = [0, 1].map(|odd| match (&classes[odd], targets[0][odd]) {
-        (Some(class), Target::Table(table)) => table.index.nearby(class, mover),
-        _ => None,
-    });
-    let mut missing = None;
-    for_each_move(rules, placing, mover, opponent, |s| {
-        let read = successor_read(targets, &s, |odd, index| match &nearby[odd] {
-            Some(near) => match s.mv.from {
-                Some(from) => near.moved(from, s.mv.to),
-                None => near.with(s.mv.to),
-            },
-            None => {
-                let class = classes[odd].as_ref().expect("a table target has a class");
-                index.index_in(class, s.mover)
-            }
-        });
-        match read {
-            Ok(read) => reads.push(read),
-            Err(slice) => missing = Some(slice),
-        }
-    });
-    match missing {
-        Some(slice) => Err(slice),
-        None => Ok(()),
     }
 }
 
