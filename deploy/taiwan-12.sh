@@ -39,4 +39,9 @@ export EGDB_BIN="$dir/bin/egdb"
 export THREADS="${THREADS:-2}" MEMORY="${MEMORY:-8.5GiB}" MEMORY_WS1="${MEMORY_WS1:-9.75GiB}"
 export CACHE_LIMIT="${CACHE_LIMIT:-1GiB}"
 export NICE="${NICE:-19}"
-exec bash "$dir/deploy/netns-cluster.sh" morris:taiwan:12 "$dir/tw12.egdb" 2 -- --verify-as-built
+# Leases of 120 s: the workers run at nice 19, and behind a foreground
+# compile a heartbeat once came later than the default 30 s: a worker's
+# move-06-06 was refused, and solved again (333 s). A worker that dies is started
+# again at once, and its new process frees the slice it held.
+exec bash "$dir/deploy/netns-cluster.sh" morris:taiwan:12 "$dir/tw12.egdb" 2 -- \
+  --verify-as-built --lease-seconds 120
