@@ -5,7 +5,7 @@
 //! of `egdb-games`), each successor is found by its table's index, and the
 //! stored value and depth must be what the successors say; entries that
 //! only repeat a class must hold no value. Tables are walked by the class
-//! of the side that moves next ([`swapped`]): successors that keep that
+//! of the side that moves next ([`swapped`]; [`placing`], [`moving`]): successors that keep that
 //! side's set lie in one run of their table, and are ranked from the
 //! entry's own set.
 
@@ -20,9 +20,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
+mod moving;
+mod placing;
 mod swapped;
 
-use swapped::{check_swapped_run, duplicates_with_values};
+use moving::check_moving_run;
+use placing::check_placing_run;
+use swapped::duplicates_with_values;
 
 use super::{Expectation, Probe, SliceCheck};
 use crate::memory::prefetch;
@@ -156,7 +160,13 @@ pub fn check_morris<'a>(
             .into_par_iter()
             // Given up half-way: the caller looks at `cancel`.
             .filter(|_| !cancel.load(Ordering::Relaxed))
-            .map(|id| check_swapped_run(rules, &context, table, &engine, &targets, id));
+            .map(|id| {
+                if context.placing {
+                    check_placing_run(rules, &context, table, &engine, &targets, id)
+                } else {
+                    check_moving_run(rules, &context, table, &engine, &targets, id)
+                }
+            });
         let duplicates = (0..table.index.rep_count())
             .into_par_iter()
             .filter(|&id| !table.index.rep_is_asymmetric(id))

@@ -1,0 +1,161 @@
+//! The check of a movement table, walked by the class of the side that
+//! moves next ([`super::swapped`]): a step that captures nothing keeps
+//! that side, so its successor lies in one run of the table it leads
+//! into, ranked from the entry's own set. The entries' own cells are
+//! found a batch at a time, their classes looked up together. (Walked in
+//! the stored layout, by the class of the side to move, every successor
+//! of every entry was a read at random: movement checks took about as
+//! long as the engines' solve.)
+
+use egdb_games::morris::index::{MoverClass, TableIndex, TakenClasses};
+use egdb_games::morris::moves::for_each_move;
+use egdb_games::morris::rules::MAX_REMOVED;
+use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
+
+use super::swapped::{capture_read, Quiet};
+use super::{add_cell, Batch, CellTable, Context, Pending, Target, BATCH};
+use crate::memory::prefetch;
+use crate::{Expectation, SliceCheck};
+
+/// Checks the class entries of a movement table whose other side is in
+/// the class of `engine`'s representative `id` (`engine` is the table's index with
+/// the sides swapped). Each class is checked once, as the engine layout's
+/// own entry of it; `Err` names a slice that a move leads into but was
+/// not given.
+pub(super) fn check_moving_run(
+    rules: &MorrisRules,
+    context: &Context,
+    table: &CellTable,
+    engine: &TableIndex,
+    targets: &[[Target; 2]; MAX_REMOVED as usize + 1],
+    id: usize,
+) -> Result<SliceCheck<()>, MorrisSlice> {
+    let other = engine.representative(id);
+    let mut taken = TakenClasses::default();
+    taken.start(other);
+    let key = engine.key();
+    let mut walk = Walk {
+        rules,
+        context,
+        table,
+        targets,
+        quiet: targets[0].map(|target| Quiet::new(target, other)),
+        taken,
+        // A full board is a draw: no move is read, and the draw is
+        // expected.
+        full_board: key.mover + key.opponent == 24,
+        waiting: Vec::with_capacity(BATCH),
+        classes: [MoverClass::default(); BATCH],
+        batch: Batch::default(),
+        missing: None,
+    };
+    engine.for_each_entry_of_rep(id, |_, swapped| {
+        if swapped.canonical {
+            walk.waiting.push((swapped.opponent, swapped.mover));
+            if walk.waiting.len() == BATCH {
+                walk.flush();
+            }
+        }
+    });
+    walk.flush();
+    walk.batch
+        .finish(walk.missing, rules, context, &table.cells)
+}
+
+/// One run's walk: class entries wait until a batch of them is found, so
+/// that the classes of their own sets are looked up together.
+struct Walk<'a, 'b> {
+    rules: &'b MorrisRules,
+    context: &'b Context,
+    table: &'a CellTable,
+    targets: &'b [[Target<'a>; 2]; MAX_REMOVED as usize + 1],
+    quiet: [Quiet<'a>; 2],
+    taken: TakenClasses,
+    full_board: bool,
+    /// Class entries found: the mover's set, the other side's.
+    waiting: Vec<(PointSet, PointSet)>,
+    classes: [MoverClass; BATCH],
+    batch: Batch<'a>,
+    missing: Option<MorrisSlice>,
+}
+
+impl Walk<'_, '_> {
+    /// Reads the waiting entries' moves: those that capture nothing at
+    /// once, captures and the entries' own cells in the batch.
+    fn flush(&mut self) {
+        let mut movers = [PointSet::default(); BATCH];
+        for (set, &(mover, _)) in movers.iter_mut().zip(&self.waiting) {
+            *set = mover;
+        }
+        let n = self.waiting.len();
+        let index = &self.table.index;
+        index.mover_classes(&movers[..n], &mut self.classes[..n]);
+        for j in 0..n {
+            let (mover, opponent) = self.waiting[j];
+            let own = index.index_in(&self.classes[j], opponent) as usize;
+            prefetch(&self.table.cells, own);
+            let mut folded = Expectation::default();
+            let first = self.batch.reads.len();
+            if !self.full_board {
+                self.read_moves(mover, opponent, &mut folded);
+            }
+            if self.missing.is_some() {
+                self.batch.reads.truncate(first);
+                continue;
+            }
+            let pending = Pending {
+                own,
+                sides: (mover, opponent),
+                reads: first..self.batch.reads.len(),
+                folded,
+                full_board: self.full_board,
+            };
+            self.batch
+                .push(pending, self.rules, self.context, &self.table.cells);
+        }
+        self.waiting.clear();
+    }
+
+    /// Folds the successors that capture nothing into `folded`, and puts
+    /// the captures in the batch's reads.
+    fn read_moves(&mut self, mover: PointSet, opponent: PointSet, folded: &mut Expectation) {
+        let (quiet, taken, batch, missing) = (
+            &self.quiet,
+            &mut self.taken,
+            &mut self.batch,
+            &mut self.missing,
+        );
+        let targets = self.targets;
+        let nearby = [0, 1].map(|odd| quiet[odd].nearby(mover));
+        // Pieces on odd points: a piece moved between an odd and an even
+        // point changes their parity.
+        let parity = (mover.odd_count() + opponent.odd_count()) as usize % 2;
+        for_each_move(self.rules, false, mover, opponent, |s| {
+            if !s.mv.removed.is_empty() {
+                match capture_read(taken, targets, &s) {
+                    Ok(read) => batch.reads.push(read),
+                    Err(slice) => *missing = Some(slice),
+                }
+                return;
+            }
+            let from_odd = s.mv.from.is_some_and(|from| from.is_odd());
+            let odd = parity ^ usize::from(s.mv.to.is_odd() != from_odd);
+            match &quiet[odd] {
+                Quiet::Over(value) => folded.add(*value, 0),
+                Quiet::Missing(slice) => *missing = Some(*slice),
+                Quiet::Table {
+                    cells,
+                    index,
+                    class,
+                    ..
+                } => {
+                    let i = match (&nearby[odd], s.mv.from) {
+                        (Some(near), Some(from)) => near.moved(from, s.mv.to),
+                        _ => index.index_in(class, s.mover),
+                    };
+                    add_cell(folded, cells[i as usize]);
+                }
+            }
+        });
+    }
+}
