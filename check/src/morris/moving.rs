@@ -18,10 +18,10 @@ use crate::memory::prefetch;
 use crate::{Expectation, SliceCheck};
 
 /// Checks the class entries of a movement table whose other side is in
-/// the class of `engine`'s representative `id` (`engine` is the table's index with
-/// the sides swapped). Each class is checked once, as the engine layout's
-/// own entry of it; `Err` names a slice that a move leads into but was
-/// not given.
+/// the class of `engine`'s representative `id` (`engine` is the table's
+/// index with the sides swapped). Each class is checked once, as the
+/// engine layout's own entry of it; `Err` names a slice that a move leads
+/// into but was not given.
 pub(super) fn check_moving_run(
     rules: &MorrisRules,
     context: &Context,

@@ -1,7 +1,7 @@
 //! The check of a placement table, walked by the class of the side that
 //! moves next ([`super::swapped`]): a placement that captures nothing
 //! keeps that side, so its successor lies in one run of the next round's
-//! table, ranked from the entry's own set ([`Additions`]).
+//! table, ranked from the entry's own set ([`TableIndex::additions`]).
 //!
 //! (The engine generates placements with `PlacementsAgainst`, proven
 //! equal to the rules' `for_each_move` by proptest; checking with it too
