@@ -101,19 +101,34 @@ fn timed(engine: &MorrisEngine, slice: MorrisSlice, deps: &Dependencies) -> (Sol
     (done, crc)
 }
 
-fn from_store(game: &MorrisGame, spec: &str, dir: &str, slices: &[String]) -> Result<(), String> {
+/// The store at `dir`, opened read-only, if it holds `spec`.
+fn open_store(spec: &str, dir: &str) -> Result<Store, String> {
     let store = Store::open_read_only(Path::new(dir)).map_err(|e| e.to_string())?;
     if store.identity().game != spec {
         return Err(format!("{dir} holds {}, not {spec}", store.identity().game));
     }
+    Ok(store)
+}
+
+/// Slice `id` of `plan` and the slices it reads.
+fn slice_of<'a>(
+    game: &MorrisGame,
+    plan: &'a [(MorrisSlice, Vec<MorrisSlice>)],
+    id: &str,
+) -> Result<(MorrisSlice, &'a [MorrisSlice]), String> {
+    let slice = MorrisSlice::parse(id).ok_or_else(|| format!("{id} is not a slice id"))?;
+    plan.iter()
+        .find(|(s, _)| *s == slice)
+        .map(|(s, reads)| (*s, reads.as_slice()))
+        .ok_or_else(|| format!("{id} is not a slice of {}", game.name()))
+}
+
+fn from_store(game: &MorrisGame, spec: &str, dir: &str, slices: &[String]) -> Result<(), String> {
+    let store = open_store(spec, dir)?;
     let plan = game.plan();
     let engine = MorrisEngine::new(game.clone());
     for id in slices {
-        let slice = MorrisSlice::parse(id).ok_or_else(|| format!("{id} is not a slice id"))?;
-        let (_, reads) = plan
-            .iter()
-            .find(|(s, _)| *s == slice)
-            .ok_or_else(|| format!("{id} is not a slice of {}", game.name()))?;
+        let (slice, reads) = slice_of(game, &plan, id)?;
         let mut deps = Dependencies::new();
         for read in reads {
             let (record, raw) = store
@@ -146,10 +161,7 @@ fn check_from_store(
     dir: &str,
     slices: &[String],
 ) -> Result<(), String> {
-    let store = Store::open_read_only(Path::new(dir)).map_err(|e| e.to_string())?;
-    if store.identity().game != spec {
-        return Err(format!("{dir} holds {}, not {spec}", store.identity().game));
-    }
+    let store = open_store(spec, dir)?;
     let plan = game.plan();
     let tables_of = |slice: MorrisSlice| -> Result<MorrisTables, String> {
         let (_, raw) = store
@@ -158,11 +170,7 @@ fn check_from_store(
         MorrisTables::from_bytes(slice, &raw).map_err(|e| e.to_string())
     };
     for id in slices {
-        let slice = MorrisSlice::parse(id).ok_or_else(|| format!("{id} is not a slice id"))?;
-        let (_, reads) = plan
-            .iter()
-            .find(|(s, _)| *s == slice)
-            .ok_or_else(|| format!("{id} is not a slice of {}", game.name()))?;
+        let (slice, reads) = slice_of(game, &plan, id)?;
         let own = tables_of(slice)?;
         let mut deps = HashMap::new();
         for read in reads {

@@ -39,7 +39,7 @@ pub(super) fn check_moving_run(
         context,
         table,
         targets,
-        quiet: targets[0].map(|target| Quiet::new(target, other)),
+        quiet: targets[0].map(|target| Quiet::new(target, other, false)),
         taken,
         // A full board is a draw: no move is read, and the draw is
         // expected.

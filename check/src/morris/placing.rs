@@ -34,7 +34,7 @@ pub(super) fn check_placing_run(
     let mut batch = Batch::default();
     let mut missing = None;
     let other = engine.representative(id);
-    let quiet = targets[0].map(|target| Quiet::new(target, other));
+    let quiet = targets[0].map(|target| Quiet::new(target, other, true));
     let mut taken = TakenClasses::default();
     taken.start(other);
     engine.for_each_entry_of_rep(id, |_, swapped| {

@@ -46,13 +46,15 @@ pub(super) enum Quiet<'a> {
         /// (the run's other side is that representative).
         class: MoverClass,
         /// The mover's set plus one point, ranked from the set's own rank;
-        /// `None` where the class has symmetries of its own.
+        /// `None` for steps, and where the class has symmetries of its own.
         additions: Option<Additions<'a>>,
     },
 }
 
 impl<'a> Quiet<'a> {
-    pub(super) fn new(target: Target<'a>, other: PointSet) -> Quiet<'a> {
+    /// `placing`: whether the moves are placements, which read
+    /// [`Additions`] (steps rank from [`Quiet::nearby`] instead).
+    pub(super) fn new(target: Target<'a>, other: PointSet, placing: bool) -> Quiet<'a> {
         match target {
             Target::Over(value) => Quiet::Over(value),
             Target::Missing(slice) => Quiet::Missing(slice),
@@ -61,7 +63,7 @@ impl<'a> Quiet<'a> {
                 Quiet::Table {
                     cells: &next.cells,
                     index: &next.index,
-                    additions: next.index.additions(&class),
+                    additions: placing.then(|| next.index.additions(&class)).flatten(),
                     class,
                 }
             }
