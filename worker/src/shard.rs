@@ -1,7 +1,7 @@
 //! Shards: a slice's stored bytes as checked, compressed blocks.
 
 use egdb_db_format::{
-    block_len, decode_block, encode_block, layout_fault, CellEncoding, FormatError, Packing,
+    decode_block, encode_block, layout_fault, CellEncoding, FormatError, Packing,
 };
 use egdb_proto::{Shard, SliceId};
 use rayon::prelude::*;
@@ -75,6 +75,12 @@ where
 
 /// Checks every block and the whole, and gives back the raw bytes.
 ///
+/// Each block is decoded straight into its place in the result, so that
+/// no more than one block a thread is ever held beside it: collecting the
+/// blocks first held every one of them too, and the allocator kept their
+/// memory after they were freed (P = 12: 1.3 GiB more than a worker's
+/// tables, in 64 KiB blocks).
+///
 /// # Errors
 /// [`FormatError::Corrupt`] naming the slice and block that fails.
 pub fn decode_shard(shard: &Shard) -> Result<(CellEncoding, Vec<u8>), FormatError> {
@@ -88,27 +94,27 @@ pub fn decode_shard(shard: &Shard) -> Result<(CellEncoding, Vec<u8>), FormatErro
     {
         return Err(corrupt(None, reason));
     }
-    let parts = shard
-        .blocks
-        .par_iter()
+    // The layout holds: `raw_len` cut in `block_bytes` pieces (at most
+    // 16 MiB each) gives one piece a block. Its size was bounded by
+    // whoever handed the shard over (the link and the cache refuse one
+    // larger than the worker's memory).
+    let mut raw = vec![0u8; shard.raw_len as usize];
+    raw.par_chunks_mut(shard.block_bytes as usize)
+        .zip(shard.blocks.par_iter())
         .enumerate()
-        .map(|(i, record)| {
+        .try_for_each(|(i, (place, record))| {
             let index = i as u32;
-            let len = block_len(shard.raw_len, shard.block_bytes, index);
-            decode_block(shard.slice_id.as_str(), index, len, record)
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    // Every block decoded to its announced length: the whole is raw_len.
-    let mut raw = Vec::with_capacity(shard.raw_len as usize);
-    for part in parts {
-        if part.encoding != encoding {
-            return Err(corrupt(
-                Some(part.index),
-                "block encoding differs from the shard's".to_string(),
-            ));
-        }
-        raw.extend_from_slice(&part.raw);
-    }
+            let block = decode_block(shard.slice_id.as_str(), index, place.len() as u64, record)?;
+            if block.encoding != encoding {
+                return Err(corrupt(
+                    Some(index),
+                    "block encoding differs from the shard's".to_string(),
+                ));
+            }
+            // decode_block gave exactly the length asked for.
+            place.copy_from_slice(&block.raw);
+            Ok(())
+        })?;
     if crc32fast::hash(&raw) != shard.raw_crc32 {
         return Err(corrupt(None, "shard checksum does not match".to_string()));
     }
