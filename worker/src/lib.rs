@@ -24,6 +24,7 @@ pub mod nim;
 pub mod plain;
 pub mod shard;
 pub mod solver;
+pub mod sound;
 pub mod source;
 pub mod table;
 pub mod worker;

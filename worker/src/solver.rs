@@ -12,6 +12,7 @@ use egdb_proto::Task;
 use egdb_proto::{Shard, SliceId};
 
 use crate::shard::encode_shard;
+use crate::sound::SoundShards;
 use crate::source::ShardSource;
 use crate::WorkerError;
 
@@ -49,6 +50,8 @@ pub struct SolveContext<'a> {
     pub options: ShardOptions,
     /// Set when the solve is to stop.
     pub cancel: &'a AtomicBool,
+    /// Dependencies this process found sound before, not checked again.
+    pub sound: &'a SoundShards,
 }
 
 impl<'a> SolveContext<'a> {

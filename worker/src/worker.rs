@@ -3,6 +3,7 @@
 //! workers; only the [`Coordinator`] behind it differs.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use egdb_check::{Checker, Fetched};
@@ -15,6 +16,7 @@ use crate::morris::task::MorrisTasks;
 use crate::nim::task::NimTasks;
 use crate::plain::PlainTasks;
 use crate::solver::{ShardOptions, SliceSolver, SolveContext};
+use crate::sound::SoundShards;
 use crate::source::ShardSource;
 use crate::WorkerError;
 
@@ -66,6 +68,8 @@ pub struct Worker<'a> {
     checker: Option<(String, Checker)>,
     /// Shards kept on disk across restarts, if the worker has a cache.
     cache: Option<ShardCache>,
+    /// Dependencies found sound, across solvers: a check drops the solver.
+    sound: Arc<SoundShards>,
     /// Tells this process from another under the same name.
     instance: u64,
 }
@@ -78,6 +82,7 @@ impl<'a> Worker<'a> {
             solver: None,
             checker: None,
             cache: None,
+            sound: Arc::default(),
             instance: WorkerInfo::new_instance(),
         }
     }
@@ -259,11 +264,13 @@ impl<'a> Worker<'a> {
         let cache = self.cache.take();
         let name = self.config.name.clone();
         let source = ShardSource::new(link, &name, task, cache.as_ref());
+        let sound = Arc::clone(&self.sound);
         let solved = self.solver(task).and_then(|solver| {
             let context = SolveContext {
                 source: &source,
                 options,
                 cancel,
+                sound: &sound,
             };
             solver.solve(task, context)
         });

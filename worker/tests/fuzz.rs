@@ -26,6 +26,7 @@ use egdb_worker::nim::task::NimTasks;
 use egdb_worker::nim::{solve_all, NimEngine};
 use egdb_worker::shard::{decode_shard, encode_shard};
 use egdb_worker::solver::{ShardOptions, SliceSolver, SolveContext};
+use egdb_worker::sound::SoundShards;
 use egdb_worker::source::ShardSource;
 use egdb_worker::WorkerError;
 use proptest::prelude::*;
@@ -616,13 +617,15 @@ fn check_task(solved: &Solved, info: &SliceInfo, case: &TaskCase) -> Result<(), 
     let link = Served(shards);
     let source = ShardSource::new(&link, "fuzz", &task, None);
     let never = AtomicBool::new(false);
+    // Fresh: each case's dependencies are checked.
+    let sound = SoundShards::new();
     let result = match (&solved.spec, &solved.engine) {
         (GameSpec::Morris { variant, pieces }, _) => {
             MorrisTasks::new(MorrisGame::new(*variant, *pieces))
-                .solve(&task, context(&source, &never))
+                .solve(&task, context(&source, &never, &sound))
         }
         (_, Some(engine)) => {
-            NimTasks::new(engine.game().clone()).solve(&task, context(&source, &never))
+            NimTasks::new(engine.game().clone()).solve(&task, context(&source, &never, &sound))
         }
         (spec, None) => return Err(TestCaseError::fail(format!("{spec} has no engine"))),
     };
@@ -688,13 +691,14 @@ fn solve_over(
             zstd_only: false,
         };
         let source = ShardSource::new(&link, "fuzz", &task, None);
+        let sound = SoundShards::new();
         let result = match (&solved.spec, &solved.engine) {
             (GameSpec::Morris { variant, pieces }, _) => {
                 MorrisTasks::new(MorrisGame::new(*variant, *pieces))
-                    .solve(&task, context(&source, &never))
+                    .solve(&task, context(&source, &never, &sound))
             }
             (_, Some(engine)) => {
-                NimTasks::new(engine.game().clone()).solve(&task, context(&source, &never))
+                NimTasks::new(engine.game().clone()).solve(&task, context(&source, &never, &sound))
             }
             (_, None) => continue,
         };
@@ -819,10 +823,15 @@ fn a_movement_slice_whose_levels_would_pass_the_deepest_depth_stops() {
     assert!(err.to_string().contains("move-04-03-p0"), "{err}");
 }
 
-fn context<'a>(source: &'a ShardSource<'a>, never: &'a AtomicBool) -> SolveContext<'a> {
+fn context<'a>(
+    source: &'a ShardSource<'a>,
+    never: &'a AtomicBool,
+    sound: &'a SoundShards,
+) -> SolveContext<'a> {
     SolveContext {
         source,
         options: OPTIONS,
         cancel: never,
+        sound,
     }
 }

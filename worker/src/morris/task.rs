@@ -62,7 +62,13 @@ impl SliceSolver for MorrisTasks {
             &task.dependencies,
             &needed,
             source,
-            |s, encoding, raw| from_stored(s, encoding, &raw),
+            |s, encoding, raw| {
+                let solved = tables_from_stored(s, encoding, &raw)?;
+                context
+                    .sound
+                    .check_once(&s.to_string(), &raw, || check_stored(&solved))?;
+                Ok(solved)
+            },
         )?;
         let started = Instant::now();
         let solved = self.engine.solve(slice, &self.loaded, cancel)?;
@@ -99,23 +105,47 @@ pub fn from_stored(
     encoding: CellEncoding,
     raw: &[u8],
 ) -> Result<SolvedSlice, WorkerError> {
-    let bad = |reason: String| WorkerError::BadShard {
-        slice: slice.to_string(),
-        reason,
-    };
+    let solved = tables_from_stored(slice, encoding, raw)?;
+    check_stored(&solved)?;
+    Ok(solved)
+}
+
+/// A slice's tables from its stored bytes, of the right size and kind but
+/// not yet [`check_stored`].
+///
+/// # Errors
+/// [`WorkerError::BadShard`] when the bytes do not fit the slice.
+pub fn tables_from_stored(
+    slice: MorrisSlice,
+    encoding: CellEncoding,
+    raw: &[u8],
+) -> Result<SolvedSlice, WorkerError> {
     if encoding != CellEncoding::ValueDepth16 {
-        return Err(bad(format!("{encoding:?} cells in a Morris slice")));
+        return Err(bad_shard(
+            slice,
+            format!("{encoding:?} cells in a Morris slice"),
+        ));
     }
     let tables = morris_tables(&slice, raw)
-        .map_err(|WrongSize { bytes, entries }| bad(format!("{bytes} bytes for {entries} cells")))?
+        .map_err(|WrongSize { bytes, entries }| {
+            bad_shard(slice, format!("{bytes} bytes for {entries} cells"))
+        })?
         .into_iter()
         .map(|(index, cells)| SolvedTable { index, cells })
         .collect();
-    let solved = SolvedSlice { slice, tables };
-    // The engines read class entries only and take them to hold a value:
-    // a shard that passed its checksums but breaks that (a peer's bug) is
-    // refused here rather than misread.
-    let counts = counts(&solved).map_err(|e| bad(e.to_string()))?;
+    Ok(SolvedSlice { slice, tables })
+}
+
+/// The engines read class entries only and take them to hold a value: a
+/// shard that passed its checksums but breaks that (a peer's bug) is
+/// refused here rather than misread.
+///
+/// # Errors
+/// [`WorkerError::BadShard`] when a class entry holds no value, or a
+/// duplicate one, or a depth no game reaches.
+pub fn check_stored(solved: &SolvedSlice) -> Result<(), WorkerError> {
+    let bad = |reason: String| bad_shard(solved.slice, reason);
+    let counts = counts(solved).map_err(|e| bad(e.to_string()))?;
     // A position one ply before the deepest depth a cell holds could not
     // be stored: no game goes that deep.
     if counts.max_depth == Some(u32::from(MAX_DEPTH16)) {
@@ -123,7 +153,14 @@ pub fn from_stored(
             "a position at depth {MAX_DEPTH16}, the deepest a cell holds"
         )));
     }
-    Ok(solved)
+    Ok(())
+}
+
+fn bad_shard(slice: MorrisSlice, reason: String) -> WorkerError {
+    WorkerError::BadShard {
+        slice: slice.to_string(),
+        reason,
+    }
 }
 
 /// Counts of one table or slice, both per arrangement and per class.
@@ -246,6 +283,7 @@ mod tests {
     use egdb_games::morris::Variant;
 
     use super::*;
+    use crate::sound::SoundShards;
 
     #[test]
     fn stored_slices_with_misplaced_cells_are_refused() {
@@ -280,5 +318,19 @@ mod tests {
         }
         let short = from_stored(slice, CellEncoding::ValueDepth16, &raw[2..]);
         assert!(matches!(short, Err(WorkerError::BadShard { .. })));
+
+        // Found sound once, the same bytes are not checked again; damaged
+        // ones are other bytes, and are.
+        let sound = SoundShards::new();
+        let load = |raw: &[u8]| {
+            let solved = tables_from_stored(slice, CellEncoding::ValueDepth16, raw)?;
+            sound.check_once(&slice.to_string(), raw, || check_stored(&solved))
+        };
+        load(&raw).unwrap();
+        load(&raw).unwrap();
+        let mut damaged = raw.clone();
+        damaged[2 * class..2 * class + 2]
+            .copy_from_slice(&pack_value_depth16(ValueCode::DontCare, 0).to_le_bytes());
+        assert!(matches!(load(&damaged), Err(WorkerError::BadShard { .. })));
     }
 }
