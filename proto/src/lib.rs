@@ -34,7 +34,7 @@ pub use check::CheckReport;
 pub use egdb_games::SliceId;
 pub use job::JobId;
 pub use lease::{Lease, Task};
-pub use shard::{Shard, SliceResult};
+pub use shard::{Shard, ShardPiece, SliceResult};
 pub use status::{BuildStatus, WorkerStatus};
 pub use wire_error::WireError;
 
@@ -173,6 +173,33 @@ pub trait Coordinator: Send + Sync {
     /// # Errors
     /// When the slice is not done or cannot be read.
     fn fetch_shard(&self, worker: &str, slice_id: &SliceId) -> Result<Shard, LinkError>;
+
+    /// [`Coordinator::fetch_shard`] a piece at a time as it is read, to
+    /// `piece`, which returns `false` when nobody takes more. A server
+    /// streams the pieces as they come, so that a large shard's first
+    /// message does not wait for its last block to be read from disk (a
+    /// P = 12 worker gave up after 60 s without one). By default the whole
+    /// shard is fetched first.
+    ///
+    /// # Errors
+    /// As [`Coordinator::fetch_shard`], also after some pieces were given.
+    fn fetch_shard_pieces(
+        &self,
+        worker: &str,
+        slice_id: &SliceId,
+        piece: &mut dyn FnMut(ShardPiece) -> bool,
+    ) -> Result<(), LinkError> {
+        let mut shard = self.fetch_shard(worker, slice_id)?;
+        let blocks = std::mem::take(&mut shard.blocks);
+        if piece(ShardPiece::Header(shard)) {
+            for block in blocks {
+                if !piece(ShardPiece::Block(block)) {
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
 
     /// Whether a result whose shard carries this header (a shard without
     /// its blocks) would be taken: asked before the blocks are received, so

@@ -9,6 +9,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use egdb_games::SliceId;
+use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
 
@@ -20,11 +21,15 @@ use crate::v1::{
     ResultPart, ShardPart, StatusReply, StatusRequest,
 };
 use crate::{
-    Coordinator, LinkError, LinkKind, Shard, SliceResult, WireError, WorkerInfo, PROTOCOL_VERSION,
+    Coordinator, LinkError, LinkKind, Shard, ShardPiece, SliceResult, WireError, WorkerInfo,
+    PROTOCOL_VERSION,
 };
 
 /// Largest message either side accepts: a shard part is one block.
 pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
+
+/// Shard parts read ahead of the network, per fetch.
+const FETCH_QUEUE: usize = 32;
 
 /// The service around a coordinator.
 pub struct Service {
@@ -192,16 +197,39 @@ impl Coordination for Service {
     ) -> Result<Response<PartStream>, Status> {
         let r = request.into_inner();
         let worker = self.admit(r.caller.as_ref())?;
-        let shard = self
-            .call(move |c| c.fetch_shard(&worker, &plain_slice_id(&r.slice_id)?))
-            .await?;
-        let mut shard = v1::Shard::from(shard);
-        let blocks = std::mem::take(&mut shard.blocks);
-        let header = std::iter::once(shard_part::Part::Header(shard));
-        let parts = header
-            .chain(blocks.into_iter().map(shard_part::Part::Block))
-            .map(|part| Ok(ShardPart { part: Some(part) }));
-        Ok(Response::new(Box::pin(tokio_stream::iter(parts))))
+        let slice_id = plain_slice_id(&r.slice_id).map_err(status_of)?;
+        // Pieces go out as they are read: a shard of many blocks is not
+        // held whole here, and the worker hears from us while it is read.
+        let (sender, receiver) = tokio::sync::mpsc::channel(FETCH_QUEUE);
+        let coordinator = self.coordinator.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut index = 0u32;
+            let read = coordinator.fetch_shard_pieces(&worker, &slice_id, &mut |piece| {
+                let part = match piece {
+                    ShardPiece::Header(header) => shard_part::Part::Header(header.into()),
+                    ShardPiece::Block(record) => {
+                        let block = v1::ShardBlock { index, record };
+                        index += 1;
+                        shard_part::Part::Block(block)
+                    }
+                };
+                let part = ShardPart { part: Some(part) };
+                sender.blocking_send(Ok(part)).is_ok()
+            });
+            if let Err(e) = read {
+                let _ = sender.blocking_send(Err(status_of(e)));
+            }
+        });
+        // A slice that is not there, or not readable at all, is the call's
+        // answer, as when the shard was read whole first.
+        let mut parts = ReceiverStream::new(receiver);
+        match parts.next().await {
+            Some(Ok(first)) => Ok(Response::new(Box::pin(
+                tokio_stream::once(Ok(first)).chain(parts),
+            ))),
+            Some(Err(status)) => Err(status),
+            None => Err(Status::internal("coordinator task ended without an answer")),
+        }
     }
 
     async fn complete(
@@ -386,7 +414,117 @@ fn listen_on(address: SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
 
 #[cfg(test)]
 mod tests {
-    use super::bind;
+    use std::time::Duration;
+
+    use egdb_db_format::CellEncoding;
+
+    use super::*;
+    use crate::client::RemoteCoordinator;
+    use crate::{BuildStatus, CheckReport, Lease, Registration};
+
+    /// Block records a [`Slow`] coordinator gives, and the time it takes
+    /// to read each.
+    const BLOCKS: usize = 8;
+    const READ: Duration = Duration::from_millis(100);
+
+    /// A coordinator whose one shard takes `BLOCKS * READ` to read, as a
+    /// large shard on a busy disk does.
+    struct Slow;
+
+    impl Slow {
+        fn header() -> Shard {
+            Shard {
+                slice_id: SliceId::new("outer-03"),
+                encoding: CellEncoding::ValueDepth16,
+                raw_len: BLOCKS as u64,
+                raw_crc32: 0,
+                block_bytes: 1,
+                blocks: Vec::new(),
+            }
+        }
+    }
+
+    impl Coordinator for Slow {
+        fn register(&self, _: &WorkerInfo) -> Result<Registration, LinkError> {
+            Err(LinkError::internal("not here"))
+        }
+        fn lease(&self, _: &str) -> Result<Lease, LinkError> {
+            Err(LinkError::internal("not here"))
+        }
+        fn heartbeat(&self, _: &str, _: &SliceId) -> Result<bool, LinkError> {
+            Ok(false)
+        }
+        fn fetch_shard(&self, worker: &str, slice_id: &SliceId) -> Result<Shard, LinkError> {
+            let mut shard = Slow::header();
+            self.fetch_shard_pieces(worker, slice_id, &mut |piece| {
+                if let ShardPiece::Block(block) = piece {
+                    shard.blocks.push(block);
+                }
+                true
+            })?;
+            Ok(shard)
+        }
+        fn fetch_shard_pieces(
+            &self,
+            _: &str,
+            _: &SliceId,
+            piece: &mut dyn FnMut(ShardPiece) -> bool,
+        ) -> Result<(), LinkError> {
+            if piece(ShardPiece::Header(Slow::header())) {
+                for i in 0..BLOCKS {
+                    std::thread::sleep(READ);
+                    if !piece(ShardPiece::Block(vec![i as u8])) {
+                        break;
+                    }
+                }
+            }
+            Ok(())
+        }
+        fn complete(&self, _: &str, _: SliceResult) -> Result<(), LinkError> {
+            Ok(())
+        }
+        fn fail(&self, _: &str, _: &SliceId, _: &str) -> Result<(), LinkError> {
+            Ok(())
+        }
+        fn status(&self) -> Result<BuildStatus, LinkError> {
+            Err(LinkError::internal("not here"))
+        }
+        fn checked(&self, _: &str, _: CheckReport) -> Result<(), LinkError> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_shard_slower_to_read_than_the_deadline_arrives_piece_by_piece() {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let (listener, address) = runtime.block_on(bind("127.0.0.1:0")).unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let service = Service::new(Arc::new(Slow), None);
+        runtime.spawn(serve(service, listener, None, async {
+            let _ = stopped.await;
+        }));
+        // Each piece comes well within the deadline, the whole shard not:
+        // read whole before its first message, it never arrived.
+        let deadline = READ * 3;
+        assert!(READ * BLOCKS as u32 > deadline * 2);
+        let url = format!("http://{address}");
+        let client = RemoteCoordinator::new(&url, None, Duration::from_secs(2), None)
+            .unwrap()
+            .with_deadline(deadline);
+        let shard = client
+            .fetch_shard("ws1", &SliceId::new("outer-03"))
+            .unwrap();
+        let records: Vec<Vec<u8>> = (0..BLOCKS as u8).map(|i| vec![i]).collect();
+        assert_eq!(shard.blocks, records);
+        assert_eq!(
+            Shard {
+                blocks: Vec::new(),
+                ..shard
+            },
+            Slow::header()
+        );
+        let _ = stop.send(());
+    }
 
     #[tokio::test]
     async fn bind_takes_a_name_or_an_address_and_refuses_a_port_in_use() {

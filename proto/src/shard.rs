@@ -32,6 +32,14 @@ impl Shard {
     }
 }
 
+/// A shard as it is read, a piece at a time: the shard without its
+/// blocks, then each block record in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShardPiece {
+    Header(Shard),
+    Block(Vec<u8>),
+}
+
 /// A solved slice as a worker hands it over.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SliceResult {

@@ -3,11 +3,12 @@
 
 use std::time::Instant;
 
+use egdb_db_format::FormatError;
 use egdb_db_format::{SliceRecord, SolvedBy};
-use egdb_proto::stored::read_shard;
+use egdb_proto::stored::{read_shard, read_shard_pieces};
 use egdb_proto::{
     BuildStatus, CheckReport, Coordinator, Lease, LinkError, LinkKind, Registration, Shard,
-    SliceId, SliceResult, WorkerInfo,
+    ShardPiece, SliceId, SliceResult, WorkerInfo,
 };
 
 use super::{lease_length, Build};
@@ -105,20 +106,23 @@ impl Coordinator for Build {
     fn fetch_shard(&self, worker: &str, slice_id: &SliceId) -> Result<Shard, LinkError> {
         // A block damaged on this disk is an error here, never sent as good.
         let shard = read_shard(&self.store, slice_id)
-            .map_err(|e| match e {
-                egdb_db_format::FormatError::Corrupt { .. }
-                | egdb_db_format::FormatError::Damaged(_) => {
-                    LinkError::new(LinkKind::DataLoss, e.to_string())
-                }
-                e => LinkError::internal(e.to_string()),
-            })?
-            .ok_or_else(|| {
-                LinkError::new(LinkKind::NotFound, format!("slice {slice_id} is not done"))
-            })?;
-        if let Some(record) = self.lock().schedule.seen(worker, Instant::now()) {
-            record.bytes_sent += shard.stored_bytes();
-        }
+            .map_err(stored_fault)?
+            .ok_or_else(|| not_done(slice_id))?;
+        self.count_sent(worker, shard.stored_bytes());
         Ok(shard)
+    }
+
+    fn fetch_shard_pieces(
+        &self,
+        worker: &str,
+        slice_id: &SliceId,
+        piece: &mut dyn FnMut(ShardPiece) -> bool,
+    ) -> Result<(), LinkError> {
+        let given = read_shard_pieces(&self.store, slice_id, piece)
+            .map_err(stored_fault)?
+            .ok_or_else(|| not_done(slice_id))?;
+        self.count_sent(worker, given);
+        Ok(())
     }
 
     fn admit_result(&self, worker: &str, header: &Shard) -> Result<(), LinkError> {
@@ -283,6 +287,30 @@ impl Coordinator for Build {
     fn checked(&self, worker: &str, report: CheckReport) -> Result<(), LinkError> {
         self.take_check(worker, report)
     }
+}
+
+impl Build {
+    /// Adds shard bytes read for `worker` to what it was sent.
+    fn count_sent(&self, worker: &str, bytes: u64) {
+        if let Some(record) = self.lock().schedule.seen(worker, Instant::now()) {
+            record.bytes_sent += bytes;
+        }
+    }
+}
+
+/// A store fault met while serving a shard: a block damaged on this disk
+/// is lost data, never sent as good.
+fn stored_fault(e: FormatError) -> LinkError {
+    match e {
+        FormatError::Corrupt { .. } | FormatError::Damaged(_) => {
+            LinkError::new(LinkKind::DataLoss, e.to_string())
+        }
+        e => LinkError::internal(e.to_string()),
+    }
+}
+
+fn not_done(slice_id: &SliceId) -> LinkError {
+    LinkError::new(LinkKind::NotFound, format!("slice {slice_id} is not done"))
 }
 
 /// A result from a worker that does not hold the slice's lease.
