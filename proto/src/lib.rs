@@ -177,9 +177,9 @@ pub trait Coordinator: Send + Sync {
     /// [`Coordinator::fetch_shard`] a piece at a time as it is read, to
     /// `piece`, which returns `false` when nobody takes more. A server
     /// streams the pieces as they come, so that a large shard's first
-    /// message does not wait for its last block to be read from disk (a
-    /// P = 12 worker gave up after 60 s without one). By default the whole
-    /// shard is fetched first.
+    /// message does not wait for its last block to be read (a P = 12
+    /// worker gave up after 60 s without one, the coordinator starved of
+    /// CPU). By default the whole shard is fetched first.
     ///
     /// # Errors
     /// As [`Coordinator::fetch_shard`], also after some pieces were given.
