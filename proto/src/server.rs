@@ -13,6 +13,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
 
+use crate::client::DEADLINE;
 use crate::tls::ServerTls;
 use crate::v1::coordination_server::{Coordination, CoordinationServer};
 use crate::v1::{
@@ -202,7 +203,14 @@ impl Coordination for Service {
         // held whole here, and the worker hears from us while it is read.
         let (sender, receiver) = tokio::sync::mpsc::channel(FETCH_QUEUE);
         let coordinator = self.coordinator.clone();
+        let runtime = tokio::runtime::Handle::current();
         tokio::task::spawn_blocking(move || {
+            // A reader that takes nothing for as long as a worker waits for
+            // a message has gone: its thread is not held any longer.
+            let send = |part| {
+                let sent = tokio::time::timeout(DEADLINE, sender.send(part));
+                matches!(runtime.block_on(sent), Ok(Ok(())))
+            };
             let mut index = 0u32;
             let read = coordinator.fetch_shard_pieces(&worker, &slice_id, &mut |piece| {
                 let part = match piece {
@@ -213,11 +221,10 @@ impl Coordination for Service {
                         shard_part::Part::Block(block)
                     }
                 };
-                let part = ShardPart { part: Some(part) };
-                sender.blocking_send(Ok(part)).is_ok()
+                send(Ok(ShardPart { part: Some(part) }))
             });
             if let Err(e) = read {
-                let _ = sender.blocking_send(Err(status_of(e)));
+                send(Err(status_of(e)));
             }
         });
         // A slice that is not there, or not readable at all, is the call's
