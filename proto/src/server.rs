@@ -461,15 +461,9 @@ mod tests {
         fn heartbeat(&self, _: &str, _: &SliceId) -> Result<bool, LinkError> {
             Ok(false)
         }
-        fn fetch_shard(&self, worker: &str, slice_id: &SliceId) -> Result<Shard, LinkError> {
-            let mut shard = Slow::header();
-            self.fetch_shard_pieces(worker, slice_id, &mut |piece| {
-                if let ShardPiece::Block(block) = piece {
-                    shard.blocks.push(block);
-                }
-                true
-            })?;
-            Ok(shard)
+        // The server asks for pieces only.
+        fn fetch_shard(&self, _: &str, _: &SliceId) -> Result<Shard, LinkError> {
+            Err(LinkError::internal("not here"))
         }
         fn fetch_shard_pieces(
             &self,
