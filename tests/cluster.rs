@@ -283,6 +283,46 @@ fn a_killed_workers_lease_expires_and_another_finishes_the_slice() {
 }
 
 #[test]
+fn a_worker_started_again_on_its_cache_takes_its_name_and_slice_back_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, cache) = (dir.path().join("cluster"), dir.path().join("cache"));
+    let cache_arg = ["--cache", cache.to_str().unwrap()];
+    // A lease of ten minutes: far past the restarted worker's patience
+    // (20 s), which it would run out of if it had to wait for the name.
+    let (mut coordinator, url) = start_coordinator(
+        LONG_GAME,
+        &store,
+        &["--depth", "--lease-seconds", "600", "-v"],
+    );
+    let log = collect_stderr(&mut coordinator);
+    let mut first = start_worker(&url, "phoenix", &cache_arg);
+    wait_for("ten slices", Duration::from_secs(120), || {
+        slices_done(&log).len() >= 10
+    });
+    wait_for(
+        "the worker to hold a slice",
+        Duration::from_secs(60),
+        || holds_a_slice(&url, "phoenix"),
+    );
+    kill_hard(&mut first);
+    let again = start_worker(&url, "phoenix", &cache_arg);
+    let limit = Duration::from_secs(300);
+    let worker = finish(again, "worker", limit);
+    assert!(worker.status.success(), "{}", stderr(&worker));
+    assert!(finish(coordinator, "coordinator", limit).status.success());
+    assert_eq!(
+        lines_with(&log, "ready again"),
+        1,
+        "{:?}",
+        log.lock().unwrap()
+    );
+    assert_eq!(lines_with(&log, "second worker process"), 0);
+    let single = dir.path().join("single");
+    build(LONG_GAME, &single, &["--depth"]);
+    assert_eq!(checksums(&store), checksums(&single));
+}
+
+#[test]
 fn a_killed_coordinator_resumes_without_solving_done_slices_again() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("cluster");

@@ -57,6 +57,7 @@ fn peer(url: &str, name: &str) -> RemoteCoordinator {
         memory: 1 << 30,
         game: None,
         instance: WorkerInfo::new_instance(),
+        replaces: None,
     })
     .unwrap();
     link
@@ -192,6 +193,7 @@ fn names_and_slice_ids_are_checked_before_they_are_echoed() {
         memory: 1 << 30,
         game: None,
         instance: 1,
+        replaces: None,
     };
     let err = link.register(&escape).unwrap_err();
     assert_eq!(err.kind, LinkKind::Refused, "{err}");
@@ -225,6 +227,7 @@ fn a_second_worker_process_under_a_taken_name_waits_until_the_first_falls_silent
         memory: 1 << 30,
         game: None,
         instance: WorkerInfo::new_instance(),
+        replaces: None,
     };
     // Impatient: refused at once, saying why.
     let impatient = RemoteCoordinator::new(&server.url, None, Duration::ZERO, None).unwrap();

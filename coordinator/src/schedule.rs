@@ -48,6 +48,24 @@ pub struct WorkerRecord {
     pub told_stop: bool,
 }
 
+/// A worker process that registers: its instance, and the instance of the
+/// earlier process under its name that it replaces, if it knows that one
+/// is gone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Process {
+    pub instance: u64,
+    pub replaces: Option<u64>,
+}
+
+impl From<u64> for Process {
+    fn from(instance: u64) -> Process {
+        Process {
+            instance,
+            replaces: None,
+        }
+    }
+}
+
 /// What a worker asking for work gets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Offer {
@@ -161,20 +179,22 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
 
     /// Joins a worker: a new name, or the same process again (after a cut,
     /// or a coordinator restart), keeps its tallies. Another process under
-    /// a name still heard from within a lease length is refused; after
-    /// that silence it takes the name over, and the slices the earlier
-    /// process held are ready again at once: those are returned.
+    /// a name still heard from within a lease length is refused, unless
+    /// it names the process it replaces (one it knows is gone); after that
+    /// silence, or so named, it takes the name over, and the slices the
+    /// earlier process held are ready again at once: those are returned.
     ///
     /// # Errors
     /// [`Refusal::Duplicate`].
     pub fn register(
         &mut self,
         name: &str,
-        instance: u64,
+        process: impl Into<Process>,
         threads: u32,
         memory: u64,
         now: Instant,
     ) -> Result<Vec<Id>, Refusal> {
+        let Process { instance, replaces } = process.into();
         let mut released = Vec::new();
         let record = self
             .workers
@@ -192,7 +212,7 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
             });
         if record.instance != instance {
             let silent = now.saturating_duration_since(record.last_seen);
-            if silent < self.lease_length {
+            if silent < self.lease_length && replaces != Some(record.instance) {
                 return Err(Refusal::Duplicate { silent });
             }
             record.instance = instance;

@@ -256,6 +256,7 @@ impl Coordinator for RemoteCoordinator {
             version: env!("CARGO_PKG_VERSION").to_string(),
             game: worker.game.clone(),
             instance: worker.instance,
+            replaces: worker.replaces,
         };
         let started = Instant::now();
         loop {

@@ -126,6 +126,10 @@ pub struct WorkerInfo {
     /// Drawn by the worker process at start ([`WorkerInfo::new_instance`]):
     /// tells a second process under the same name from this one.
     pub instance: u64,
+    /// The instance of this worker's earlier process, known to be gone:
+    /// the coordinator hands the name over at once when that is the
+    /// process it knows under it.
+    pub replaces: Option<u64>,
 }
 
 impl WorkerInfo {

@@ -164,6 +164,7 @@ impl Coordination for Service {
             memory: r.memory,
             game: r.game,
             instance: r.instance,
+            replaces: r.replaces,
         };
         let registration = self.call(move |c| c.register(&info)).await?;
         Ok(Response::new(RegisterReply {

@@ -200,15 +200,18 @@ fn encoded() -> impl Strategy<Value = Vec<u8>> {
             }
             .encode_to_vec()
         }),
-        (caller(), any::<u64>(), any::<u64>()).prop_map(|(c, memory, instance)| RegisterRequest {
-            caller: Some(c),
-            threads: 4,
-            memory,
-            version: "0.1.0".to_string(),
-            game: None,
-            instance,
-        }
-        .encode_to_vec()),
+        (caller(), any::<u64>(), any::<u64>(), any::<Option<u64>>()).prop_map(
+            |(c, memory, instance, replaces)| RegisterRequest {
+                caller: Some(c),
+                threads: 4,
+                memory,
+                version: "0.1.0".to_string(),
+                game: None,
+                instance,
+                replaces,
+            }
+            .encode_to_vec()
+        ),
     ]
 }
 

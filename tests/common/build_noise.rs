@@ -76,6 +76,7 @@ pub fn worker() -> WorkerInfo {
         memory: 1 << 40,
         game: None,
         instance: 1,
+        replaces: None,
     }
 }
 

@@ -12,6 +12,12 @@
 //! in use: past it, the shards used least recently go, so that a long build
 //! does not fill the disk with shards it no longer reads. Shards kept from
 //! an earlier run count as used before any of this run's.
+//!
+//! The directory also names the worker process that last joined a build
+//! with it (`INSTANCE`). The next process to hold the lock knows that one
+//! is gone, and says so when it joins: the coordinator hands it the name
+//! at once instead of waiting a lease length for the earlier one to fall
+//! silent.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -24,6 +30,9 @@ use egdb_proto::Task;
 use egdb_proto::{Shard, SliceId};
 
 use crate::WorkerError;
+
+/// The file naming the process that last joined a build with the cache.
+const INSTANCE_FILE: &str = "INSTANCE";
 
 /// The shard cache in one directory.
 pub struct ShardCache {
@@ -133,6 +142,33 @@ impl ShardCache {
             max_shard_bytes: u64::MAX,
             limit: u64::MAX,
         })
+    }
+
+    /// The instance of the worker process that last joined a build with
+    /// this cache; gone, since this process holds the lock now. `None` when
+    /// none did, or the file is not one egdb wrote.
+    pub fn previous_instance(&self) -> Option<u64> {
+        use std::io::Read;
+        let mut text = String::new();
+        // A number and a newline: anything longer is not ours.
+        File::open(self.dir.join(INSTANCE_FILE))
+            .ok()?
+            .take(24)
+            .read_to_string(&mut text)
+            .ok()?;
+        text.strip_suffix('\n')?.parse().ok()
+    }
+
+    /// Names `instance` as the process that joined a build with this
+    /// cache: written beside, then renamed over the last, so a crash
+    /// leaves one or the other.
+    ///
+    /// # Errors
+    /// I/O errors.
+    pub fn record_instance(&self, instance: u64) -> std::io::Result<()> {
+        let aside = self.dir.join(format!("{INSTANCE_FILE}.new"));
+        std::fs::write(&aside, format!("{instance}\n"))?;
+        std::fs::rename(aside, self.dir.join(INSTANCE_FILE))
     }
 
     /// Keeps at most `bytes` stored bytes of a build's shards (the shard

@@ -72,6 +72,8 @@ pub struct Worker<'a> {
     sound: Arc<SoundShards>,
     /// Tells this process from another under the same name.
     instance: u64,
+    /// The earlier process under this name, known gone (the cache says).
+    replaces: Option<u64>,
 }
 
 impl<'a> Worker<'a> {
@@ -84,13 +86,17 @@ impl<'a> Worker<'a> {
             cache: None,
             sound: Arc::default(),
             instance: WorkerInfo::new_instance(),
+            replaces: None,
         }
     }
 
     /// Reads dependencies from `cache` where it has them, and keeps every
     /// shard fetched or solved there. A cached shard larger than the
     /// worker's memory is refused (and fetched instead), like a fetched one.
+    /// The process that last joined a build with this cache is gone (this
+    /// one holds its lock): the worker says it replaces that one.
     pub fn with_cache(mut self, cache: ShardCache) -> Worker<'a> {
+        self.replaces = cache.previous_instance();
         self.cache = Some(cache.with_max_shard_bytes(self.config.memory));
         self
     }
@@ -112,8 +118,15 @@ impl<'a> Worker<'a> {
             memory: self.config.memory,
             game: self.config.game.clone(),
             instance: self.instance,
+            replaces: self.replaces,
         };
         let registration = self.link.register(&info)?;
+        if let Some(cache) = &self.cache {
+            // Costs only the next process's wait for the name if it fails.
+            if let Err(e) = cache.record_instance(self.instance) {
+                tracing::warn!(worker = %name, error = %e, "cannot write the instance into the cache");
+            }
+        }
         // From the coordinator: bounded before a duration is made of it
         // (NaN and infinity would panic), a beat at least every 10 minutes.
         let third = registration.lease_seconds / 3.0;

@@ -74,6 +74,32 @@ fn a_second_worker_cannot_share_the_directory() {
 }
 
 #[test]
+fn the_instance_recorded_is_the_next_holders_predecessor_and_junk_names_none() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let cache = ShardCache::open(dir.path()).unwrap();
+        assert_eq!(cache.previous_instance(), None);
+        cache.record_instance(7).unwrap();
+        cache.record_instance(u64::MAX).unwrap();
+    }
+    let cache = ShardCache::open(dir.path()).unwrap();
+    assert_eq!(cache.previous_instance(), Some(u64::MAX));
+    drop(cache);
+    let file = dir.path().join("INSTANCE");
+    for junk in [
+        &b"12"[..],
+        b"-3\n",
+        b"\n",
+        b"18446744073709551616\n",
+        &[b'1'; 4096],
+    ] {
+        std::fs::write(&file, junk).unwrap();
+        let cache = ShardCache::open(dir.path()).unwrap();
+        assert_eq!(cache.previous_instance(), None, "{junk:?}");
+    }
+}
+
+#[test]
 fn a_cached_block_damaged_on_disk_is_an_error_not_a_shard() {
     let dir = tempfile::tempdir().unwrap();
     let raw = vec![3u8; 10_000];

@@ -12,7 +12,7 @@ use egdb_proto::{
 };
 
 use super::{lease_length, Build};
-use crate::schedule::{Offer, Refusal};
+use crate::schedule::{Offer, Process, Refusal};
 
 impl Coordinator for Build {
     fn register(&self, worker: &WorkerInfo) -> Result<Registration, LinkError> {
@@ -28,7 +28,10 @@ impl Coordinator for Build {
         }
         let registered = self.lock().schedule.register(
             &worker.name,
-            worker.instance,
+            Process {
+                instance: worker.instance,
+                replaces: worker.replaces,
+            },
             worker.threads,
             worker.memory,
             Instant::now(),
@@ -40,7 +43,8 @@ impl Coordinator for Build {
                 format!(
                     "another worker named {} is in this build (heard from {:.0} s ago): \
                      give each worker its own --name; if it was this worker's earlier run, \
-                     it is forgotten after {:.0} s of silence",
+                     it is forgotten after {:.0} s of silence (at once when it is started \
+                     again with the same --cache)",
                     worker.name,
                     silent.as_secs_f64(),
                     lease_length(&self.options).as_secs_f64()

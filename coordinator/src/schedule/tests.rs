@@ -158,6 +158,31 @@ fn a_second_process_under_a_name_waits_for_the_first_to_fall_silent() {
 }
 
 #[test]
+fn a_process_that_names_the_one_it_replaces_takes_the_name_at_once() {
+    let t = Instant::now();
+    let mut s = chain(&[]);
+    s.register("w", 1, 1, 1000, t).unwrap();
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("a"));
+    let replacing = |replaces| Process {
+        instance: 2,
+        replaces: Some(replaces),
+    };
+    // Naming a process that is not the one under the name changes nothing.
+    let refused = s.register("w", replacing(7), 1, 1000, t + LEASE / 4);
+    assert_eq!(refused, Err(Refusal::Duplicate { silent: LEASE / 4 }));
+    assert!(s.holds("w", "a"));
+    // Naming the one that holds it: the name and its slice are free now.
+    assert_eq!(
+        s.register("w", replacing(1), 1, 1000, t + LEASE / 4),
+        Ok(vec!["a".to_string()])
+    );
+    assert_eq!(leased(&mut s, "w", t + LEASE / 4).as_deref(), Some("a"));
+    // The first, back (it was cut off, not gone), is the stranger now.
+    let refused = s.register("w", 1, 1, 1000, t + LEASE / 2);
+    assert_eq!(refused, Err(Refusal::Duplicate { silent: LEASE / 4 }));
+}
+
+#[test]
 fn workers_are_told_to_stop_when_the_build_is_complete_or_halted() {
     let t = Instant::now();
     let mut s = chain(&["a", "b", "c"]);
@@ -188,10 +213,12 @@ fn checking_a_finished_store_waits_for_nothing() {
 /// What happens next, in a random run.
 #[derive(Debug, Clone)]
 enum Event {
-    /// Worker `w` (a new process when `restart`) registers.
+    /// Worker `w` (a new process when `restart`, naming the last one
+    /// that registered under its name when `replacing`) registers.
     Register {
         w: usize,
         restart: bool,
+        replacing: bool,
     },
     Lease {
         w: usize,
@@ -218,7 +245,8 @@ enum Event {
 
 fn event(workers: usize, slices: usize) -> impl Strategy<Value = Event> {
     prop_oneof![
-        1 => (0..workers, any::<bool>()).prop_map(|(w, restart)| Event::Register { w, restart }),
+        1 => (0..workers, any::<bool>(), any::<bool>())
+            .prop_map(|(w, restart, replacing)| Event::Register { w, restart, replacing }),
         3 => (0..workers).prop_map(|w| Event::Lease { w }),
         1 => (0..workers, 0..slices).prop_map(|(w, slice)| Event::Heartbeat { w, slice }),
         3 => (0..workers, 0..slices).prop_map(|(w, slice)| Event::Complete { w, slice }),
@@ -286,14 +314,21 @@ proptest! {
         let mut now = Instant::now();
         let name = |w: usize| format!("w{w}");
         let mut instances = [1u64, 2, 3];
+        let mut registered = [None; 3];
         let mut stored = vec![0u32; count];
         for event in events {
             match event {
-                Event::Register { w, restart } => {
+                Event::Register { w, restart, replacing } => {
                     if restart {
                         instances[w] += 10;
                     }
-                    let _ = s.register(&name(w), instances[w], 1, 2 + w as u64, now);
+                    let process = Process {
+                        instance: instances[w],
+                        replaces: registered[w].filter(|_| replacing),
+                    };
+                    if s.register(&name(w), process, 1, 2 + w as u64, now).is_ok() {
+                        registered[w] = Some(instances[w]);
+                    }
                 }
                 Event::Lease { w } => {
                     if let Ok((Offer::Slice(i), _)) = s.lease(&name(w), now) {
