@@ -16,6 +16,10 @@
 # checksum this published list gives it (`egdb compare`, every block read),
 # the list of a store that `egdb verify` checked in full: the tables are
 # those tables. FILE may be docs/results/NAME.crc itself (read first).
+# A store built by `deploy/netns-cluster.sh` (STORE.cluster/ beside it)
+# gets its cluster report too: runs, interruptions, bytes over the wire,
+# peak memory per process (`deploy/cluster-report.sh`).
+# RESULTS_DIR: where the three files go (default docs/results).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 3 ] || { echo "usage: $0 GAME NAME STORE [build options…]" >&2; exit 2; }
@@ -23,7 +27,7 @@ game=$1 name=$2 store=$3
 shift 3
 . deploy/env.sh
 [ -x "$EGDB_BIN" ] || cargo build --release --bin egdb
-out=docs/results
+out=${RESULTS_DIR:-docs/results}
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -99,6 +103,17 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
     echo "win or loss in plies (\`bash deploy/compare-published.sh docs/results/$name.stats.json\`):"
     echo
     bash deploy/compare-published.sh "$out/$name.stats.json" || true
+  fi
+  if [ -d "$(realpath -m "$store").cluster" ]; then
+    echo
+    echo "## The cluster build"
+    echo
+    echo "Built over the network by a coordinator and workers, each a process on a"
+    echo "host of its own made of network namespaces (\`deploy/netns-cluster.sh\`),"
+    echo "across the runs below; every figure from the build's own logs and samples"
+    echo "(\`bash deploy/cluster-report.sh STORE\`)."
+    echo
+    bash deploy/cluster-report.sh "$store" | sed 's/^## /### /'
   fi
 } >"$out/$name.md"
 echo "wrote $out/$name.md, $out/$name.crc and $out/$name.stats.json"

@@ -545,6 +545,25 @@ fn netns_cluster_sh_builds_on_hosts_of_its_own_starts_a_killed_worker_again_and_
         report.contains("| run | coordinator | ws1 | ws2 |"),
         "{report}"
     );
+    // The published page carries it, under the store's own results.
+    let results = dir.path().join("results");
+    let published = std::process::Command::new("bash")
+        .arg(repo_file("deploy/results.sh"))
+        .args(["morris:taiwan:4".as_ref(), "tw4".as_ref(), store.as_os_str()])
+        .env("EGDB_BIN", env!("CARGO_BIN_EXE_egdb"))
+        .env("BUILD_LOG", home.join("coordinator.out"))
+        .env("RESULTS_DIR", &results)
+        .output()
+        .unwrap();
+    assert!(published.status.success(), "{}", stderr(&published));
+    let page = std::fs::read_to_string(results.join("tw4.md")).unwrap();
+    assert!(page.contains("every slice verified as it was stored"), "{page}");
+    let (values, cluster) = page
+        .split_once("\n## The cluster build\n")
+        .unwrap_or_else(|| panic!("{page}"));
+    assert!(values.contains("Start"), "{page}");
+    assert!(cluster.contains("\n### The cluster's runs\n"), "{page}");
+    assert!(cluster.contains("| coordinator exit 0 | ws2 at "), "{page}");
     drop(hosts);
     let left = std::process::Command::new("ip")
         .args(["netns", "list"])
