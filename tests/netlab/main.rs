@@ -549,7 +549,11 @@ fn netns_cluster_sh_builds_on_hosts_of_its_own_starts_a_killed_worker_again_and_
     let results = dir.path().join("results");
     let published = std::process::Command::new("bash")
         .arg(repo_file("deploy/results.sh"))
-        .args(["morris:taiwan:4".as_ref(), "tw4".as_ref(), store.as_os_str()])
+        .args([
+            "morris:taiwan:4".as_ref(),
+            "tw4".as_ref(),
+            store.as_os_str(),
+        ])
         .env("EGDB_BIN", env!("CARGO_BIN_EXE_egdb"))
         .env("BUILD_LOG", home.join("coordinator.out"))
         .env("RESULTS_DIR", &results)
@@ -557,7 +561,10 @@ fn netns_cluster_sh_builds_on_hosts_of_its_own_starts_a_killed_worker_again_and_
         .unwrap();
     assert!(published.status.success(), "{}", stderr(&published));
     let page = std::fs::read_to_string(results.join("tw4.md")).unwrap();
-    assert!(page.contains("every slice verified as it was stored"), "{page}");
+    assert!(
+        page.contains("every slice verified as it was stored"),
+        "{page}"
+    );
     let (values, cluster) = page
         .split_once("\n## The cluster build\n")
         .unwrap_or_else(|| panic!("{page}"));
