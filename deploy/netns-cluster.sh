@@ -23,6 +23,8 @@
 # and from each worker) and each process's peak memory so far;
 # STORE.cluster/runs.log has each run's start and end, with the bytes the
 # coordinator says crossed in it. `cluster-report.sh STORE` sums them up.
+# STORE.cluster/worker-N.log has a line per task the worker finished: its
+# seconds, and the seconds it spent fetching and decoding dependencies.
 # Needs root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -120,7 +122,7 @@ run_worker() {
   [ "${CACHE:-1}" = 0 ] || [ -z "${CACHE_LIMIT:-}" ] || cache+=(--cache-limit "$CACHE_LIMIT")
   while :; do
     # shellcheck disable=SC2046
-    ip netns exec "$(host "$i")" nice -n "${NICE:-19}" "$EGDB_BIN" worker --coordinator "$url" \
+    ip netns exec "$(host "$i")" nice -n "${NICE:-19}" "$EGDB_BIN" -v worker --coordinator "$url" \
       $(tls_of "$me") --name "ws$i" --game "$game" --threads "${THREADS:-1}" \
       --memory "$memory" "${cache[@]}" \
       >>"$home/worker-$i.out" 2>>"$home/worker-$i.log" &

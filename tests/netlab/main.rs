@@ -499,6 +499,24 @@ fn netns_cluster_sh_builds_on_hosts_of_its_own_starts_a_killed_worker_again_and_
     };
     assert_eq!(memory_of("ws1"), Some(1 << 30), "{samples}");
     assert_eq!(memory_of("ws2"), Some(3 << 29), "{samples}");
+    // Each worker's log: a line per task, with the time spent fetching.
+    let tasks: Vec<serde_json::Value> = ["worker-1.log", "worker-2.log"]
+        .iter()
+        .flat_map(|log| {
+            let text = std::fs::read_to_string(home.join(log)).unwrap();
+            text.lines()
+                .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+                .collect::<Vec<_>>()
+        })
+        .filter(|line| line["fields"]["fetching"].is_f64())
+        .collect();
+    for kind in ["slice solved", "slice checked"] {
+        assert!(
+            tasks.iter().any(|t| t["fields"]["message"] == kind
+                && t["fields"]["fetching"].as_f64() <= t["fields"]["seconds"].as_f64()),
+            "{kind}: {tasks:?}"
+        );
+    }
     let runs = std::fs::read_to_string(home.join("runs.log")).unwrap();
     assert!(
         runs.contains("ws2: worker exit 137; started again"),

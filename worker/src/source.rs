@@ -2,6 +2,9 @@
 //! has them, else the coordinator. Every shard is checked (each block, then
 //! the whole) before use; one damaged on the way is fetched again.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
 use egdb_db_format::{CellEncoding, FormatError};
 use egdb_proto::Coordinator;
 use egdb_proto::Task;
@@ -20,6 +23,9 @@ pub struct ShardSource<'a> {
     worker: &'a str,
     task: &'a Task,
     cache: Option<&'a ShardCache>,
+    /// Nanoseconds spent in [`ShardSource::fetch`]: reading, checking and
+    /// decoding dependencies.
+    fetching: AtomicU64,
 }
 
 impl<'a> ShardSource<'a> {
@@ -34,7 +40,13 @@ impl<'a> ShardSource<'a> {
             worker,
             task,
             cache,
+            fetching: AtomicU64::new(0),
         }
+    }
+
+    /// The time spent fetching so far.
+    pub fn fetch_time(&self) -> Duration {
+        Duration::from_nanos(self.fetching.load(Ordering::Relaxed))
     }
 
     /// The checked bytes of a finished slice.
@@ -43,6 +55,14 @@ impl<'a> ShardSource<'a> {
     /// Coordinator errors; [`egdb_db_format::FormatError::Corrupt`] when
     /// [`FETCH_ATTEMPTS`] transfers in a row arrive damaged.
     pub fn fetch(&self, slice_id: &SliceId) -> Result<(CellEncoding, Vec<u8>), WorkerError> {
+        let started = Instant::now();
+        let fetched = self.fetch_checked(slice_id);
+        let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+        self.fetching.fetch_add(nanos, Ordering::Relaxed);
+        fetched
+    }
+
+    fn fetch_checked(&self, slice_id: &SliceId) -> Result<(CellEncoding, Vec<u8>), WorkerError> {
         if let Some(decoded) = self.cached(slice_id) {
             return Ok(decoded);
         }

@@ -291,8 +291,11 @@ impl<'a> Worker<'a> {
             // Later slices read this one: after a restart, from disk.
             source.keep(&solved.shard);
         }
+        let fetching = source.fetch_time().as_secs_f64();
         self.cache = cache;
         let solved = solved?;
+        // Where a task's time goes: fetching its dependencies, the rest.
+        tracing::info!(slice = %task.slice_id, seconds = started.elapsed().as_secs_f64(), fetching, "slice solved");
         Ok(SliceResult {
             shard: solved.shard,
             counts: solved.counts,
@@ -355,9 +358,10 @@ impl Worker<'_> {
                 Err(e) => Err(e),
             }
         });
+        let fetching = source.fetch_time().as_secs_f64();
         self.cache = cache;
         let check = checked?.ok_or(WorkerError::Cancelled)?;
-        tracing::debug!(slice = %task.slice_id, passed = check.passed(), "slice checked");
+        tracing::info!(slice = %task.slice_id, passed = check.passed(), seconds = started.elapsed().as_secs_f64(), fetching, "slice checked");
         Ok(CheckReport {
             check,
             raw_crc32: crc,
