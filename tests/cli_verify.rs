@@ -488,6 +488,53 @@ fn follow_checks_a_build_as_it_runs_and_stops_at_the_first_bad_slice() {
 }
 
 #[test]
+fn follow_checks_a_failed_slice_again_on_a_fresh_open_before_reporting_it() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("tw4");
+    build("morris:taiwan:4", &store, &["--max-slices", "20"]);
+    // A slice that looks damaged on one open and whole on the next, as a
+    // store read while its build flushes can.
+    let slice = largest_slice(&store);
+    let mut whole = Vec::new();
+    rewrite_slice(&store, &slice, |_, raw| {
+        whole = raw.clone();
+        let mut cells = morris_cells(raw);
+        let at = cells.iter().position(|&c| c != 0).unwrap();
+        cells[at] ^= 1 << 15;
+        put_cells(raw, &cells);
+    });
+    let mut following = std::process::Command::new(env!("CARGO_BIN_EXE_egdb"))
+        .args(["verify", "--follow", "--poll-seconds", "10", "--store"])
+        .arg(&store)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut said = std::io::BufReader::new(following.stderr.take().unwrap()).lines();
+    let warned = said
+        .by_ref()
+        .map_while(Result::ok)
+        .any(|line| line.contains("checking the failed slices again"));
+    assert!(warned, "the follower ended without checking again");
+    rewrite_slice(&store, &slice, |_, raw| *raw = whole);
+    build("morris:taiwan:4", &store, &[]);
+    let slices = stats_json(&store).len();
+    std::thread::spawn(move || said.for_each(drop));
+    let out = finish(
+        following,
+        "verify --follow",
+        std::time::Duration::from_secs(120),
+    );
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains(&format!("{slices} of {slices} slices passed (")),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
 fn build_verify_as_built_checks_every_slice_and_stops_at_a_bad_one() {
     let dir = tempfile::tempdir().unwrap();
     let (store, reference) = (dir.path().join("tw4"), dir.path().join("reference"));
