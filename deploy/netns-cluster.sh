@@ -61,6 +61,16 @@ fi
 store=$(realpath -m "$store")
 home="$store.cluster"
 mkdir -p "$home"
+# One run at a time on a store: a run still ending stops its workers ten
+# seconds after its coordinator, by the pids in wsN.pid, which a next run
+# would have written over. This script holds the lock (its processes do
+# not), so the next run waits for it to end.
+exec 9>>"$home/run.lock"
+if ! flock -n 9; then
+  echo "netns-cluster: an earlier run on $store is still ending; waiting for it" >&2
+  flock -w "${LOCK_WAIT:-300}" 9 ||
+    { echo "netns-cluster: another run on $store holds $home/run.lock" >&2; exit 1; }
+fi
 
 # The hosts, made once (kept across runs; `down` removes them). Each end
 # of a link is made in its namespace, so no name is taken on this host.
@@ -98,7 +108,7 @@ echo "$(date -u +%FT%TZ) start: $game, $workers workers, $(readlink -f "$EGDB_BI
 # shellcheck disable=SC2046
 ip netns exec "$(host 0)" nice -n "${NICE:-19}" "$EGDB_BIN" -v coordinator "$game" --store "$store" \
   --listen "$coordinator:7070" $(tls_of "$coordinator") "$@" \
-  >>"$home/coordinator.out" 2>>"$home/coordinator.log" &
+  >>"$home/coordinator.out" 2>>"$home/coordinator.log" 9>&- &
 coordinator_pid=$!
 # Workers start once the coordinator listens: before that it may spend
 # minutes taking slices from another store (--reuse), longer than a
@@ -125,7 +135,7 @@ run_worker() {
     ip netns exec "$(host "$i")" nice -n "${NICE:-19}" "$EGDB_BIN" -v worker --coordinator "$url" \
       $(tls_of "$me") --name "ws$i" --game "$game" --threads "${THREADS:-1}" \
       --memory "$memory" "${cache[@]}" \
-      >>"$home/worker-$i.out" 2>>"$home/worker-$i.log" &
+      >>"$home/worker-$i.out" 2>>"$home/worker-$i.log" 9>&- &
     pid=$!
     echo "$pid" >"$home/ws$i.pid"
     code=0
@@ -169,6 +179,7 @@ peaks() {
 # The status, from host 1 as the workers see the coordinator, and the
 # processes' peak memory: one line a sample.
 (
+  exec 9>&-
   while kill -0 "$coordinator_pid" 2>/dev/null; do
     sleep "${STATUS_EVERY:-60}"
     # shellcheck disable=SC2046

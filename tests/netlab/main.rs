@@ -589,6 +589,33 @@ fn netns_cluster_sh_builds_on_hosts_of_its_own_starts_a_killed_worker_again_and_
     assert!(values.contains("Start"), "{page}");
     assert!(cluster.contains("\n### The cluster's runs\n"), "{page}");
     assert!(cluster.contains("| coordinator exit 0 | ws2 at "), "{page}");
+    // One run at a time on a store: the lock is free once a run has
+    // ended, and while something holds it a next run does not start.
+    let lock = std::fs::File::options()
+        .append(true)
+        .open(home.join("run.lock"))
+        .unwrap();
+    // SAFETY: flock on a descriptor this test owns while `lock` lives.
+    let locked = unsafe {
+        libc::flock(
+            std::os::fd::AsRawFd::as_raw_fd(&lock),
+            libc::LOCK_EX | libc::LOCK_NB,
+        )
+    };
+    assert_eq!(locked, 0, "the ended run still holds its lock");
+    let second = hosts
+        .command(&["morris:taiwan:4".as_ref(), store.as_os_str()])
+        .env("LOCK_WAIT", "1")
+        .output()
+        .unwrap();
+    assert!(!second.status.success());
+    let said = stderr(&second);
+    assert!(
+        said.contains("an earlier run on") && said.contains("still ending"),
+        "{said}"
+    );
+    assert!(said.contains("run.lock"), "{said}");
+    drop(lock);
     drop(hosts);
     let left = std::process::Command::new("ip")
         .args(["netns", "list"])
