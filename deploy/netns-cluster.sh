@@ -18,7 +18,9 @@
 # started again fetches what it reads over the network instead),
 # CACHE_LIMIT (each cache's most bytes, e.g. 8GiB; default no limit),
 # NETNS (below), RESTARTS and RESTART_AFTER (a worker that dies is started
-# again: below). Every STATUS_EVERY seconds (default 60) a line goes to
+# again: below), LOCK_WAIT (seconds a run waits for an earlier one on the
+# same store to end, default 300; the lock is the store's: two stores on
+# the same NETNS hosts would still meet). Every STATUS_EVERY seconds (default 60) a line goes to
 # STORE.cluster/status.jsonl: the time, the coordinator's status (bytes to
 # and from each worker) and each process's peak memory so far;
 # STORE.cluster/runs.log has each run's start and end, with the bytes the
@@ -120,9 +122,10 @@ done
 # Each worker runs under a loop of its own: one that exits while the
 # coordinator still runs (killed, out of memory) is started again after
 # RESTART_AFTER seconds (default 5), at most RESTARTS times (default 20), and
-# runs.log says so. Its lease, if it held one, expires and the slice goes
-# to whoever asks next: only the slice in flight is lost. An exit 0 is the
-# coordinator's stop. Each worker's pid is in STORE.cluster/wsN.pid.
+# runs.log says so. With its cache (CACHE=1) it takes its name and the
+# slice it held back at once, having registered before; else its lease
+# expires and the slice goes to whoever asks next: only the slice in flight
+# is lost. An exit 0 is the coordinator's stop. Each worker's pid is in STORE.cluster/wsN.pid.
 run_worker() {
   local i=$1 me cache=() pid code restarts=0 memory
   me=$(address "$i")
@@ -148,7 +151,7 @@ run_worker() {
     fi
     restarts=$((restarts + 1))
     echo "$(date -u +%FT%TZ) ws$i: worker exit $code; started again" >>"$home/runs.log"
-    sleep "${RESTART_AFTER:-5}"
+    sleep "${RESTART_AFTER:-5}" 9>&-
   done
 }
 rm -f "$home"/ws*.pid
@@ -189,6 +192,7 @@ peaks() {
       >>"$home/status.jsonl"
   done
 ) &
+sampler=$!
 status=0
 wait "$coordinator_pid" || status=$?
 # Workers told to stop have stopped; one that never reached the coordinator
@@ -196,6 +200,9 @@ wait "$coordinator_pid" || status=$?
 sleep 10
 stop_workers
 wait "${loops[@]}" 2>/dev/null || true
+# Its last sample must not look at the next run.
+kill "$sampler" 2>/dev/null || true
+wait "$sampler" 2>/dev/null || true
 # The coordinator's own count of this run's bytes over the network.
 wire=$(tail -n +"$((logged + 1))" "$home/coordinator.log" | grep '^this run: ' | tail -n 1 || true)
 echo "$(date -u +%FT%TZ) end: coordinator exit $status${wire:+; $wire}" >>"$home/runs.log"

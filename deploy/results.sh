@@ -21,13 +21,14 @@
 # peak memory per process (`deploy/cluster-report.sh`).
 # RESULTS_DIR: where the three files go (default docs/results).
 set -euo pipefail
+# Resolved where the caller stands, before the move to the checkout.
+out=$(realpath -m "${RESULTS_DIR:-$(dirname "$0")/../docs/results}")
 cd "$(dirname "$0")/.."
 [ $# -ge 3 ] || { echo "usage: $0 GAME NAME STORE [build options…]" >&2; exit 2; }
 game=$1 name=$2 store=$3
 shift 3
 . deploy/env.sh
 [ -x "$EGDB_BIN" ] || cargo build --release --bin egdb
-out=${RESULTS_DIR:-docs/results}
 mkdir -p "$out"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -115,5 +116,7 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
     echo
     bash deploy/cluster-report.sh "$store" | sed 's/^## /### /'
   fi
-} >"$out/$name.md"
+} >"$work/page.md"
+# Whole or not at all: a step that failed above left the old page.
+mv "$work/page.md" "$out/$name.md"
 echo "wrote $out/$name.md, $out/$name.crc and $out/$name.stats.json"

@@ -203,7 +203,8 @@ pub struct WorkerArgs {
     #[arg(long, default_value_t = 1, allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-7..=22))]
     pub zstd_level: i32,
     /// A directory where the worker keeps the shards it reads and solves,
-    /// so that after a restart it reads them from disk (one per worker).
+    /// so that after a restart it reads them from disk (one per worker);
+    /// a worker started again with it takes its name back at once.
     #[arg(long)]
     pub cache: Option<PathBuf>,
     /// The most disk the cache keeps of a build's shards, e.g. 20GiB; past

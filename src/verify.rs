@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use egdb_check::verify::{Journal, SliceCheck, Verifier};
 use egdb_db_format::SliceRecord;
@@ -38,29 +38,53 @@ pub fn run(args: VerifyArgs) -> Exit {
 /// fails, which is worth knowing before later slices are built on it.
 fn follow(args: &VerifyArgs) -> Exit {
     let mut fresh = args.fresh;
-    let mut confirming = false;
+    // Slices that failed on the last open, and whether the last open
+    // failed: each is reported only if it happens again on the next.
+    let mut suspects: HashSet<SliceId> = HashSet::new();
+    let mut open_failed = false;
     loop {
-        let tablebase = Tablebase::open(&args.store)?;
+        // A store opened while a build writes it is no snapshot: a flush
+        // as it opens can take out of the log what its table files do not
+        // hold yet, a slice's blocks (its record already in a table file)
+        // or a file the open was about to read. Damage stays on a fresh
+        // open; the journal lacks the failed slices, so they are checked
+        // again.
+        let tablebase = match Tablebase::open(&args.store) {
+            Ok(tablebase) => tablebase,
+            Err(e) if !open_failed => {
+                tracing::warn!(error = %e, "opening the store again in a moment");
+                open_failed = true;
+                std::thread::sleep(Duration::from_secs(args.poll_seconds));
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        open_failed = false;
         let round = check_round(args, &tablebase, fresh)?;
         fresh = false;
-        if round.failed() > 0 && !confirming {
-            // A store opened while a build writes it is no snapshot: it
-            // can show a slice's record but not its blocks, taken out of
-            // the log by a flush as it opened. A damaged slice fails again
-            // on a fresh open; the journal lacks only the failed slices.
+        let failed: HashSet<SliceId> = round
+            .checks
+            .iter()
+            .filter(|c| !c.passed())
+            .map(|c| c.slice.clone())
+            .collect();
+        if failed.iter().any(|slice| suspects.contains(slice)) {
+            return Ok(finish(args, &round));
+        }
+        if !failed.is_empty() {
             tracing::warn!(
-                failed = round.failed(),
+                failed = failed.len(),
                 "checking the failed slices again on a fresh open of the store"
             );
-            confirming = true;
+            suspects = failed;
             drop(tablebase);
             std::thread::sleep(Duration::from_secs(args.poll_seconds));
             continue;
         }
-        if round.complete || round.failed() > 0 {
+        suspects.clear();
+        if round.complete {
             return Ok(finish(args, &round));
         }
-        confirming = false;
         tracing::info!(
             checked = round.checks.len(),
             built = round.planned - round.not_built,

@@ -505,7 +505,7 @@ fn follow_checks_a_failed_slice_again_on_a_fresh_open_before_reporting_it() {
         put_cells(raw, &cells);
     });
     let mut following = std::process::Command::new(env!("CARGO_BIN_EXE_egdb"))
-        .args(["verify", "--follow", "--poll-seconds", "10", "--store"])
+        .args(["verify", "--follow", "--poll-seconds", "15", "--store"])
         .arg(&store)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

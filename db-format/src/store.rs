@@ -620,9 +620,9 @@ impl Store {
         // Into table files, so that the write-ahead log is dropped: a
         // finished store then opens without replaying it (seconds for a
         // large build) and takes half the disk. Blocks first: a reader
-        // that opens the store meanwhile and finds the records (or
-        // "complete") in table files finds the blocks there too; the log
-        // it would have read them from goes with the last flush.
+        // that opens the store meanwhile and finds "complete" in a table
+        // file finds the blocks there too, not in the log the last flush
+        // deletes (readers of a store being built still look twice).
         for name in [BLOCKS, MANIFEST, META] {
             self.db.flush_cf(self.cf(name)?)?;
         }

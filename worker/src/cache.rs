@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use egdb_db_format::{SliceCounts, Store, StoreIdentity};
+use egdb_games::bounded_file::read_at_most;
 use egdb_proto::stored::{read_shard, write_shard};
 use egdb_proto::Task;
 use egdb_proto::{Shard, SliceId};
@@ -148,26 +149,37 @@ impl ShardCache {
     /// this cache; gone, since this process holds the lock now. `None` when
     /// none did, or the file is not one egdb wrote.
     pub fn previous_instance(&self) -> Option<u64> {
-        use std::io::Read;
-        let mut text = String::new();
-        // A number and a newline: anything longer is not ours.
-        File::open(self.dir.join(INSTANCE_FILE))
+        // A regular file of a number and a newline: no pipe to block on,
+        // nothing longer read.
+        let bytes = read_at_most(&self.dir.join(INSTANCE_FILE), 24).ok()?;
+        std::str::from_utf8(&bytes)
             .ok()?
-            .take(24)
-            .read_to_string(&mut text)
-            .ok()?;
-        text.strip_suffix('\n')?.parse().ok()
+            .strip_suffix('\n')?
+            .parse()
+            .ok()
     }
 
     /// Names `instance` as the process that joined a build with this
-    /// cache: written beside, then renamed over the last, so a crash
-    /// leaves one or the other.
+    /// cache: written to a new file of the owner's only (whatever stood
+    /// under its name, a link say, removed first), then renamed over the
+    /// last, so a crash leaves one or the other.
     ///
     /// # Errors
     /// I/O errors.
     pub fn record_instance(&self, instance: u64) -> std::io::Result<()> {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
         let aside = self.dir.join(format!("{INSTANCE_FILE}.new"));
-        std::fs::write(&aside, format!("{instance}\n"))?;
+        match std::fs::remove_file(&aside) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+        File::options()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&aside)?
+            .write_all(format!("{instance}\n").as_bytes())?;
         std::fs::rename(aside, self.dir.join(INSTANCE_FILE))
     }
 

@@ -24,7 +24,7 @@ pub struct ShardSource<'a> {
     task: &'a Task,
     cache: Option<&'a ShardCache>,
     /// Nanoseconds spent in [`ShardSource::fetch`]: reading, checking and
-    /// decoding dependencies.
+    /// decoding dependencies, and writing fetched ones into the cache.
     fetching: AtomicU64,
 }
 

@@ -97,6 +97,22 @@ fn the_instance_recorded_is_the_next_holders_predecessor_and_junk_names_none() {
         let cache = ShardCache::open(dir.path()).unwrap();
         assert_eq!(cache.previous_instance(), None, "{junk:?}");
     }
+    // A pipe in its place is not read (nothing would ever come).
+    std::fs::remove_file(&file).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(&file).status();
+    assert!(made.unwrap().success());
+    let cache = ShardCache::open(dir.path()).unwrap();
+    assert_eq!(cache.previous_instance(), None);
+    // A link planted where the next is written is replaced, not followed.
+    std::fs::remove_file(&file).unwrap();
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "kept").unwrap();
+    std::os::unix::fs::symlink(&victim, dir.path().join("INSTANCE.new")).unwrap();
+    cache.record_instance(42).unwrap();
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "kept");
+    drop(cache);
+    let cache = ShardCache::open(dir.path()).unwrap();
+    assert_eq!(cache.previous_instance(), Some(42));
 }
 
 #[test]
