@@ -218,12 +218,7 @@ fn a_verify_run_again_skips_the_slices_that_passed() {
     build("morris:taiwan:3", &store, &[]);
     let slices = stats_json(&store).len();
     let slice = largest_slice(&store);
-    rewrite_slice(&store, &slice, |_, raw| {
-        let mut cells = morris_cells(raw);
-        let at = cells.iter().position(|&c| c != 0).unwrap();
-        cells[at] ^= 1 << 15;
-        put_cells(raw, &cells);
-    });
+    rewrite_slice(&store, &slice, |_, raw| turn_a_value(raw));
     let first = verify(&store);
     assert_eq!(first.status.code(), Some(1));
     let said = stdout(&first);
@@ -425,8 +420,19 @@ fn a_store_still_being_built_is_checked_as_far_as_it_goes_and_the_rest_later() {
 }
 
 fn follow(store: &Path) -> std::process::Child {
+    follow_every(store, 1)
+}
+
+/// `egdb verify --follow`, a round every `poll` seconds.
+fn follow_every(store: &Path, poll: u32) -> std::process::Child {
     std::process::Command::new(env!("CARGO_BIN_EXE_egdb"))
-        .args(["verify", "--follow", "--poll-seconds", "1", "--store"])
+        .args([
+            "verify",
+            "--follow",
+            "--poll-seconds",
+            &poll.to_string(),
+            "--store",
+        ])
         .arg(store)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -463,12 +469,7 @@ fn follow_checks_a_build_as_it_runs_and_stops_at_the_first_bad_slice() {
     let bad = dir.path().join("bad");
     build("morris:taiwan:4", &bad, &["--max-slices", "20"]);
     let slice = largest_slice(&bad);
-    rewrite_slice(&bad, &slice, |_, raw| {
-        let mut cells = morris_cells(raw);
-        let at = cells.iter().position(|&c| c != 0).unwrap();
-        cells[at] ^= 1 << 15;
-        put_cells(raw, &cells);
-    });
+    rewrite_slice(&bad, &slice, |_, raw| turn_a_value(raw));
     let out = finish(
         follow(&bad),
         "verify --follow",
@@ -499,18 +500,9 @@ fn follow_checks_a_failed_slice_again_on_a_fresh_open_before_reporting_it() {
     let mut whole = Vec::new();
     rewrite_slice(&store, &slice, |_, raw| {
         whole = raw.clone();
-        let mut cells = morris_cells(raw);
-        let at = cells.iter().position(|&c| c != 0).unwrap();
-        cells[at] ^= 1 << 15;
-        put_cells(raw, &cells);
+        turn_a_value(raw);
     });
-    let mut following = std::process::Command::new(env!("CARGO_BIN_EXE_egdb"))
-        .args(["verify", "--follow", "--poll-seconds", "15", "--store"])
-        .arg(&store)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut following = follow_every(&store, 15);
     let mut said = std::io::BufReader::new(following.stderr.take().unwrap()).lines();
     let warned = said
         .by_ref()
@@ -552,12 +544,7 @@ fn build_verify_as_built_checks_every_slice_and_stops_at_a_bad_one() {
     let half = dir.path().join("half");
     build("morris:taiwan:4", &half, &["--max-slices", "30"]);
     let slice = largest_slice(&half);
-    rewrite_slice(&half, &slice, |_, raw| {
-        let mut cells = morris_cells(raw);
-        let at = cells.iter().position(|&c| c != 0).unwrap();
-        cells[at] ^= 1 << 15;
-        put_cells(raw, &cells);
-    });
+    rewrite_slice(&half, &slice, |_, raw| turn_a_value(raw));
     let before = stats_json(&half).len();
     let stopped = egdb(&[
         "build",

@@ -242,6 +242,22 @@ fn kill_hard(child: &mut Child) {
 /// 23 slices; the middle ones take a worker's one thread a second or two.
 const LONG_GAME: &str = "nim:triangle:7:normal";
 
+/// Kills `worker` (named `name`, of a `LONG_GAME` build) mid-slice once ten
+/// slices are done: slices 10 to 13 take its one thread over a second
+/// each, and it is killed once the coordinator says it holds one (on a
+/// loaded machine the gap between two slices is long enough to land in).
+fn kill_mid_slice(url: &str, log: &std::sync::Mutex<Vec<String>>, mut worker: Child, name: &str) {
+    wait_for("ten slices", Duration::from_secs(120), || {
+        slices_done(log).len() >= 10
+    });
+    wait_for(
+        &format!("{name} to hold a slice"),
+        Duration::from_secs(60),
+        || holds_a_slice(url, name),
+    );
+    kill_hard(&mut worker);
+}
+
 #[test]
 fn a_killed_workers_lease_expires_and_another_finishes_the_slice() {
     let dir = tempfile::tempdir().unwrap();
@@ -252,19 +268,7 @@ fn a_killed_workers_lease_expires_and_another_finishes_the_slice() {
         &["--depth", "--lease-seconds", "2", "-v"],
     );
     let log = collect_stderr(&mut coordinator);
-    let mut first = start_worker(&url, "doomed", &[]);
-    wait_for("ten slices", Duration::from_secs(120), || {
-        slices_done(&log).len() >= 10
-    });
-    // Mid-slice: slices 10 to 13 take the worker's one thread over a
-    // second each; killed once the coordinator says it holds one (on a
-    // loaded machine the gap between two slices is long enough to land in).
-    wait_for(
-        "the doomed worker to hold a slice",
-        Duration::from_secs(60),
-        || holds_a_slice(&url, "doomed"),
-    );
-    kill_hard(&mut first);
+    kill_mid_slice(&url, &log, start_worker(&url, "doomed", &[]), "doomed");
     let second = start_worker(&url, "heir", &[]);
     let limit = Duration::from_secs(300);
     let out = finish(coordinator, "coordinator", limit);
@@ -295,16 +299,8 @@ fn a_worker_started_again_on_its_cache_takes_its_name_and_slice_back_at_once() {
         &["--depth", "--lease-seconds", "600", "-v"],
     );
     let log = collect_stderr(&mut coordinator);
-    let mut first = start_worker(&url, "phoenix", &cache_arg);
-    wait_for("ten slices", Duration::from_secs(120), || {
-        slices_done(&log).len() >= 10
-    });
-    wait_for(
-        "the worker to hold a slice",
-        Duration::from_secs(60),
-        || holds_a_slice(&url, "phoenix"),
-    );
-    kill_hard(&mut first);
+    let first = start_worker(&url, "phoenix", &cache_arg);
+    kill_mid_slice(&url, &log, first, "phoenix");
     // Asked after the kill: it may have handed its slice back just before.
     let held = usize::from(holds_a_slice(&url, "phoenix"));
     let again = start_worker(&url, "phoenix", &cache_arg);

@@ -268,6 +268,16 @@ pub fn put_cells(raw: &mut [u8], cells: &[u16]) {
     }
 }
 
+/// Turns the value of a Morris slice's first cell that holds one (its
+/// top bit flipped): a table that lies, for `rewrite_slice` to store
+/// behind good checksums.
+pub fn turn_a_value(raw: &mut [u8]) {
+    let mut cells = morris_cells(raw);
+    let at = cells.iter().position(|&c| c != 0).unwrap();
+    cells[at] ^= 1 << 15;
+    put_cells(raw, &cells);
+}
+
 /// `egdb worker` of the coordinator at `url`, one engine thread.
 pub fn start_worker(url: &str, name: &str, extra: &[&str]) -> Child {
     Command::new(env!("CARGO_BIN_EXE_egdb"))
