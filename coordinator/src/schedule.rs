@@ -21,6 +21,19 @@ pub struct Job<Id> {
     pub dependencies: Vec<Id>,
     /// Bytes a worker needs to take it.
     pub memory: u64,
+    pub kind: JobKind,
+}
+
+/// What a job asks of a worker. A worker keeps the tables of one kind
+/// between jobs (a solve drops what a check read, and the other way
+/// round), and jobs of one kind next to each other in the plan read
+/// mostly the same slices: so a worker is given another job of the kind
+/// it last took while one is ready.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum JobKind {
+    #[default]
+    Solve,
+    Check,
 }
 
 /// Who holds a slice, since when and until when.
@@ -46,6 +59,8 @@ pub struct WorkerRecord {
     pub bytes_received: u64,
     /// It was told that no more work will come.
     pub told_stop: bool,
+    /// The kind of the job it was last given.
+    pub last_kind: Option<JobKind>,
 }
 
 /// A worker process that registers: its instance, and the instance of the
@@ -209,6 +224,7 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
                 bytes_sent: 0,
                 bytes_received: 0,
                 told_stop: false,
+                last_kind: None,
             });
         if record.instance != instance {
             let silent = now.saturating_duration_since(record.last_seen);
@@ -268,7 +284,8 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
     }
 
     /// The next slice for `name`: the first ready one, in plan order, that
-    /// fits its memory. Expired leases are ended first.
+    /// fits its memory, of the [`JobKind`] it last took if one is ready.
+    /// Expired leases are ended first.
     ///
     /// # Errors
     /// [`Refusal::Unregistered`].
@@ -279,16 +296,25 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
             record.told_stop = true;
             return Ok((Offer::Stop, Vec::new()));
         }
-        let memory = record.memory;
+        let (memory, last_kind) = (record.memory, record.last_kind);
         let expired = self.expire(now);
-        let Some(i) = self
+        let mut takes = self
             .ready
             .iter()
             .copied()
-            .find(|&i| self.jobs[i].memory <= memory && self.may_take(i, name, now))
-        else {
+            .filter(|&i| self.jobs[i].memory <= memory && self.may_take(i, name, now));
+        let Some(first) = takes.next() else {
             return Ok((Offer::Wait, expired));
         };
+        let i = match last_kind {
+            Some(kind) if self.jobs[first].kind != kind => {
+                takes.find(|&i| self.jobs[i].kind == kind).unwrap_or(first)
+            }
+            _ => first,
+        };
+        if let Some(record) = self.workers.get_mut(name) {
+            record.last_kind = Some(self.jobs[i].kind);
+        }
         self.ready.remove(&i);
         self.leases.insert(
             i,

@@ -18,7 +18,7 @@ use egdb_proto::stored::record_of;
 use egdb_proto::{JobId, Task};
 use egdb_proto::{Shard, SliceResult};
 
-use crate::schedule::{Job, Scheduler};
+use crate::schedule::{Job, JobKind, Scheduler};
 use crate::CoordinatorError;
 use egdb_check::identity::{cell_encoding, identity};
 
@@ -132,6 +132,7 @@ fn jobs(plan: &[SliceInfo], needs: &[u64], checks: Option<&[u64]>) -> Vec<Job<Jo
                 None => reads.collect(),
             },
             memory,
+            kind: JobKind::Solve,
         }
     });
     let checks = checks.into_iter().flat_map(|checks| {
@@ -139,6 +140,7 @@ fn jobs(plan: &[SliceInfo], needs: &[u64], checks: Option<&[u64]>) -> Vec<Job<Jo
             id: check_id(&slice.id),
             dependencies: vec![slice_job(&slice.id)],
             memory,
+            kind: JobKind::Check,
         })
     });
     solves.chain(checks).collect()

@@ -11,6 +11,14 @@ fn job(id: &str, dependencies: &[&str], memory: u64) -> Job<String> {
         id: id.to_string(),
         dependencies: dependencies.iter().map(|d| d.to_string()).collect(),
         memory,
+        kind: JobKind::Solve,
+    }
+}
+
+fn check(id: &str, dependencies: &[&str]) -> Job<String> {
+    Job {
+        kind: JobKind::Check,
+        ..job(id, dependencies, 1)
     }
 }
 
@@ -45,6 +53,42 @@ fn slices_are_ready_when_their_dependencies_are_done() {
     assert_eq!(leased(&mut s, "w", t).as_deref(), Some("b"));
     assert!(s.finish("b"));
     assert_eq!(leased(&mut s, "w", t).as_deref(), Some("c"));
+}
+
+fn one_worker(jobs: Vec<Job<String>>, t: Instant) -> Scheduler<String> {
+    let mut s = Scheduler::new(jobs, std::iter::empty::<&str>(), LEASE, false);
+    s.register("w", 1, 1, 1000, t).unwrap();
+    s
+}
+
+#[test]
+fn a_worker_is_given_another_job_of_the_kind_it_last_took_while_one_is_ready() {
+    let t = Instant::now();
+    let mut s = one_worker(
+        vec![
+            job("a", &["check x"], 1),
+            check("check x", &[]),
+            check("check y", &[]),
+        ],
+        t,
+    );
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("check x"));
+    assert!(s.finish("check x"));
+    // `a` is first in plan order now, but the worker is on checks.
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("check y"));
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("a"));
+}
+
+#[test]
+fn a_worker_new_to_the_build_takes_plan_order_and_turns_when_its_kind_runs_out() {
+    let t = Instant::now();
+    let mut s = one_worker(
+        vec![job("a", &[], 1), check("check x", &[]), job("b", &[], 1)],
+        t,
+    );
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("a"));
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("b"));
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("check x"));
 }
 
 #[test]
@@ -280,6 +324,11 @@ fn plan() -> impl Strategy<Value = Vec<Job<String>>> {
                     id: format!("s{i}"),
                     dependencies,
                     memory: *memory,
+                    kind: if i % 3 == 2 {
+                        JobKind::Check
+                    } else {
+                        JobKind::Solve
+                    },
                 }
             })
             .collect()
