@@ -184,7 +184,7 @@ fn output_into_a_closed_pipe_ends_quietly() {
     let store = dir.path().join("t3");
     build("nim:triangle:3:normal", &store, &[]);
     assert_verified(&store);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_egdb"))
+    let mut child = common::egdb_command()
         .args(["query", "--store", store.to_str().unwrap(), "start"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

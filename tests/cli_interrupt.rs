@@ -100,7 +100,7 @@ fn interrupt_and_resume(game: &str, extra: &[&str], slices: usize, after_seconds
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
     let s = store.to_str().unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_egdb"))
+    let child = common::egdb_command()
         .args(["build", game, "--store", s])
         .args(extra)
         .stdout(Stdio::piped())

@@ -425,7 +425,7 @@ fn follow(store: &Path) -> std::process::Child {
 
 /// `egdb verify --follow`, a round every `poll` seconds.
 fn follow_every(store: &Path, poll: u32) -> std::process::Child {
-    std::process::Command::new(env!("CARGO_BIN_EXE_egdb"))
+    common::egdb_command()
         .args([
             "verify",
             "--follow",

@@ -4,7 +4,7 @@ mod common;
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -339,7 +339,7 @@ fn a_killed_coordinator_resumes_without_solving_done_slices_again() {
 
     // The same address again, so that the workers find it.
     let address = url.strip_prefix("http://").unwrap();
-    let mut second = Command::new(env!("CARGO_BIN_EXE_egdb"))
+    let mut second = common::egdb_command()
         .args(["coordinator", LONG_GAME, "--store", store.to_str().unwrap()])
         .args(["--listen", address, "--depth", "-v"])
         .stdout(Stdio::piped())
@@ -561,7 +561,7 @@ fn a_slice_no_worker_has_the_memory_for_is_named_in_the_coordinators_log() {
     let log = collect_stderr(&mut coordinator);
     // A byte short of the largest slice's need: the rest is solved, that
     // one waits, and the coordinator says so instead of waiting silently.
-    let mut worker = Command::new(env!("CARGO_BIN_EXE_egdb"))
+    let mut worker = common::egdb_command()
         .args(["worker", "--coordinator", &url, "--name", "small"])
         .args(["--threads", "1", "--memory", &(need - 1).to_string()])
         .stdout(Stdio::null())
@@ -590,4 +590,30 @@ fn a_slice_no_worker_has_the_memory_for_is_named_in_the_coordinators_log() {
     assert!(!slices_done(&log).contains(&largest["slice"].as_str().unwrap().to_string()));
     kill_hard(&mut worker);
     kill_hard(&mut coordinator);
+}
+
+#[test]
+fn a_worker_started_by_a_test_dies_with_the_test_thread() {
+    // Nothing listens on port 1: the worker would wait 20 s (--patience) for it.
+    let mut worker = std::thread::spawn(|| start_worker("http://127.0.0.1:1", "orphan", &[]))
+        .join()
+        .unwrap();
+    let started = Instant::now();
+    let state = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| s.rsplit_once(") ").map(|(_, rest)| rest.chars().next()))
+            .flatten()
+    };
+    // Killed, it stays a zombie until reaped.
+    while state(worker.id()) != Some('Z') {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the worker outlived the thread that started it"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = worker.wait().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(status.signal(), Some(libc::SIGKILL));
 }

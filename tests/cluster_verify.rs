@@ -6,7 +6,7 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
@@ -30,7 +30,7 @@ fn start_verifier(game: &str, store: &Path) -> (Child, String) {
 }
 
 fn start_worker(url: &str, name: &str) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_egdb"))
+    common::egdb_command()
         .args(["worker", "--coordinator", url, "--name", name])
         .args(["--threads", "1", "--memory", "4GiB", "--patience", "20"])
         .stdout(Stdio::piped())

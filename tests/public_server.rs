@@ -8,14 +8,14 @@ mod common;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 use common::*;
 
 /// `egdb serve` with extra arguments; its HTTP address.
 fn serve_http(store: &Path, extra: &[&str]) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_egdb"))
+    let mut child = common::egdb_command()
         .args(["serve", "--store", store.to_str().unwrap()])
         .args(["--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"])
         .args(extra)

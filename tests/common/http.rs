@@ -4,7 +4,7 @@
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 
 use serde_json::Value as Json;
 
@@ -23,7 +23,7 @@ impl Drop for Served {
 }
 
 pub fn serve_both(store: &Path) -> Served {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_egdb"))
+    let mut child = super::egdb_command()
         .args(["serve", "--store", store.to_str().unwrap()])
         .args(["--listen", "127.0.0.1:0", "--http", "127.0.0.1:0"])
         .stdout(Stdio::piped())

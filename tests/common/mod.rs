@@ -23,11 +23,26 @@ pub fn test_data(name: &str) -> std::path::PathBuf {
     repo_file("tests/data").join(name)
 }
 
+/// The `egdb` binary under test, as a child that is killed when the test
+/// thread that starts it ends: a test that fails half-way leaves no
+/// coordinator, worker or server running behind it.
+pub fn egdb_command() -> Command {
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_egdb"));
+    // SAFETY: prctl is async-signal-safe; the closure allocates nothing.
+    unsafe {
+        command.pre_exec(
+            || match libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) {
+                -1 => Err(std::io::Error::last_os_error()),
+                _ => Ok(()),
+            },
+        )
+    };
+    command
+}
+
 pub fn egdb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_egdb"))
-        .args(args)
-        .output()
-        .expect("egdb runs")
+    egdb_command().args(args).output().expect("egdb runs")
 }
 
 pub fn stdout(out: &Output) -> String {
@@ -133,7 +148,7 @@ pub fn assert_verified(store: &Path) {
 /// and gives the child and its URL.
 pub fn spawn_listening(args: &[&str]) -> (std::process::Child, String) {
     use std::io::BufRead;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_egdb"))
+    let mut child = egdb_command()
         .args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -280,7 +295,7 @@ pub fn turn_a_value(raw: &mut [u8]) {
 
 /// `egdb worker` of the coordinator at `url`, one engine thread.
 pub fn start_worker(url: &str, name: &str, extra: &[&str]) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_egdb"))
+    egdb_command()
         .args([
             "worker",
             "--coordinator",
