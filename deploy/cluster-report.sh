@@ -5,7 +5,8 @@
 # killed without an end, its last status sample) and each process's peak
 # memory (sampled), each worker that exited while the coordinator ran
 # (killed, out of memory), started again or not, and the checks of a build
-# that verifies as it goes. Everything is read from STORE.cluster/, but for
+# that verifies as it goes, and where the workers' time went (their lines
+# per task, fetching apart). Everything is read from STORE.cluster/, but for
 # the progress: the slices the store holds and the plan's entries they
 # stand for, by the path that solved them (`egdb stats`, `egdb plan`; the
 # store may be building).
@@ -169,4 +170,35 @@ if passed or failed:
         print(f"| {name} | {checks} | {positions} | {seconds:.0f} |")
     total = [sum(w[k] for w in per_worker.values()) for k in range(3)]
     print(f"| all | {total[0]} | {total[1]} | {total[2]:.0f} |")
+
+# Each worker's line per task (`slice solved` / `slice checked`, with the
+# seconds spent fetching its dependencies): only workers run with -v log
+# them, and only binaries from 2026-11-27 on, so these cover part of a build.
+tasks = {}
+for name in sorted(os.listdir(home)):
+    match = re.fullmatch(r"worker-(\d+)\.log", name)
+    if not match:
+        continue
+    for line in lines(name):
+        try:
+            fields = json.loads(line)["fields"]
+            kind = {"slice solved": "solve", "slice checked": "check"}[fields["message"]]
+            phase = "movement" if fields["slice"].startswith("move-") else "placement"
+            seconds, fetching = float(fields["seconds"]), float(fields["fetching"])
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            continue
+        row = tasks.setdefault((f"ws{match[1]}", kind, phase), [0, 0.0, 0.0])
+        row[0] += 1
+        row[1] += seconds
+        row[2] += fetching
+if tasks:
+    print("\n## Where the workers' time went\n")
+    print("From each worker's line per task (those that logged one): its seconds,")
+    print("and those spent fetching its dependencies (reading, checking, decoding,")
+    print("writing them into the worker's cache).\n")
+    print("| worker | task | phase | tasks | seconds | fetching | share |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    for (worker, kind, phase), (count, seconds, fetching) in sorted(tasks.items()):
+        share = 100 * fetching / seconds if seconds else 0
+        print(f"| {worker} | {kind} | {phase} | {count} | {seconds:.0f} | {fetching:.0f} | {share:.1f} % |")
 PY
