@@ -93,33 +93,48 @@ impl Oracle {
                 queue.push_back(root);
             }
         }
-        // Forward: list every node's distinct successors.
-        let mut successors: Vec<Vec<u32>> = Vec::new();
+        // Forward: every node's distinct successors, node u's in
+        // `successors[starts[u]..starts[u + 1]]`: one flat list, where a
+        // vector per node took three times the memory (4 GB for the whole
+        // four-piece game).
+        let mut successors: Vec<u32> = Vec::new();
+        let mut starts: Vec<usize> = vec![0];
+        let mut next: Vec<u32> = Vec::new();
         while let Some(position) = queue.pop_front() {
-            let mut next: Vec<u32> = legal_moves(rules, &position)
-                .into_iter()
-                .map(|(_, child)| {
-                    let k = key(rules, &child);
-                    *nodes.entry(k).or_insert_with(|| {
-                        positions.push(child);
-                        queue.push_back(child);
-                        (positions.len() - 1) as u32
-                    })
-                })
-                .collect();
+            next.clear();
+            for (_, child) in legal_moves(rules, &position) {
+                let k = key(rules, &child);
+                next.push(*nodes.entry(k).or_insert_with(|| {
+                    positions.push(child);
+                    queue.push_back(child);
+                    (positions.len() - 1) as u32
+                }));
+            }
             next.sort_unstable();
             next.dedup();
-            successors.push(next);
+            successors.extend_from_slice(&next);
+            starts.push(successors.len());
         }
-        // Backward: the retrograde queue, in order of depth.
+        // Backward: the retrograde queue, in order of depth; node v's
+        // predecessors in `predecessors[from[v]..from[v + 1]]`.
         let n = positions.len();
-        let mut predecessors: Vec<Vec<u32>> = vec![Vec::new(); n];
-        for (u, next) in successors.iter().enumerate() {
-            for &v in next {
-                predecessors[v as usize].push(u as u32);
+        let mut from: Vec<usize> = vec![0; n + 1];
+        for &v in &successors {
+            from[v as usize + 1] += 1;
+        }
+        for v in 0..n {
+            from[v + 1] += from[v];
+        }
+        let mut predecessors: Vec<u32> = vec![0; successors.len()];
+        let mut filled = from.clone();
+        for u in 0..n {
+            for &v in &successors[starts[u]..starts[u + 1]] {
+                predecessors[filled[v as usize]] = u as u32;
+                filled[v as usize] += 1;
             }
         }
-        let mut unresolved: Vec<usize> = successors.iter().map(Vec::len).collect();
+        let mut unresolved: Vec<usize> = starts.windows(2).map(|w| w[1] - w[0]).collect();
+        drop((filled, successors, starts));
         let mut values: Vec<Option<(Value, u32)>> = vec![None; n];
         let mut ready: VecDeque<u32> = VecDeque::new();
         for (u, position) in positions.iter().enumerate() {
@@ -130,7 +145,7 @@ impl Oracle {
         }
         while let Some(u) = ready.pop_front() {
             let (value, depth) = values[u as usize].expect("queued nodes are solved");
-            for &p in &predecessors[u as usize] {
+            for &p in &predecessors[from[u as usize]..from[u as usize + 1]] {
                 let p = p as usize;
                 if values[p].is_some() {
                     continue;
