@@ -563,6 +563,13 @@ fn netns_cluster_sh_builds_on_hosts_of_its_own_starts_a_killed_worker_again_and_
         report.contains("| run | coordinator | ws1 | ws2 |"),
         "{report}"
     );
+    // Where the workers' time went: each checked what the other solved.
+    let (_, time) = report
+        .split_once("\n## Where the workers' time went\n")
+        .unwrap_or_else(|| panic!("{report}"));
+    for kind in ["| solve | placement |", "| check | placement |"] {
+        assert!(time.contains(kind), "{report}");
+    }
     // The published page carries it, under the store's own results.
     let results = dir.path().join("results");
     let published = std::process::Command::new("bash")
