@@ -602,8 +602,10 @@ fn a_worker_started_by_a_test_dies_with_the_test_thread() {
     let state = |pid: u32| {
         std::fs::read_to_string(format!("/proc/{pid}/stat"))
             .ok()
-            .and_then(|s| s.rsplit_once(") ").map(|(_, rest)| rest.chars().next()))
-            .flatten()
+            .and_then(|s| {
+                s.rsplit_once(") ")
+                    .and_then(|(_, rest)| rest.chars().next())
+            })
     };
     // Killed, it stays a zombie until reaped.
     while state(worker.id()) != Some('Z') {

@@ -6,8 +6,8 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Child;
+use std::time::Duration;
 
 use common::*;
 
@@ -29,35 +29,12 @@ fn start_verifier(game: &str, store: &Path) -> (Child, String) {
     start_coordinator(game, store, &["--verify"])
 }
 
-fn start_worker(url: &str, name: &str) -> Child {
-    common::egdb_command()
-        .args(["worker", "--coordinator", url, "--name", name])
-        .args(["--threads", "1", "--memory", "4GiB", "--patience", "20"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
-/// Waits for a process at most `limit`, killing it then.
-fn finish(mut child: Child, what: &str, limit: Duration) -> std::process::Output {
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            panic!("{what} did not finish in {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
-}
-
 /// Runs a verifying coordinator with two workers; its output (the
 /// listening line already read) and the slices the workers checked.
 fn verify_on_cluster(game: &str, store: &Path) -> (std::process::Output, usize) {
     let (coordinator, url) = start_verifier(game, store);
     let workers: Vec<Child> = (0..2)
-        .map(|i| start_worker(&url, &format!("v{i}")))
+        .map(|i| start_worker(&url, &format!("v{i}"), &[]))
         .collect();
     let limit = Duration::from_secs(300);
     let out = finish(coordinator, "verifying coordinator", limit);
@@ -160,7 +137,7 @@ fn a_cluster_build_checks_each_slice_before_anything_is_built_on_it() {
     let game = "nim:triangle:5:normal";
     let (coordinator, url) = start_coordinator(game, &store, &["--verify-as-built", "-v"]);
     let workers: Vec<Child> = (0..2)
-        .map(|i| start_worker(&url, &format!("w{i}")))
+        .map(|i| start_worker(&url, &format!("w{i}"), &[]))
         .collect();
     let limit = Duration::from_secs(300);
     let out = finish(coordinator, "coordinator", limit);

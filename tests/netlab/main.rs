@@ -563,7 +563,7 @@ fn netns_cluster_sh_builds_on_hosts_of_its_own_starts_a_killed_worker_again_and_
         report.contains("| run | coordinator | ws1 | ws2 |"),
         "{report}"
     );
-    // Where the workers' time went: each checked what the other solved.
+    // Where the workers' time went: both kinds of task, from their lines.
     let (_, time) = report
         .split_once("\n## Where the workers' time went\n")
         .unwrap_or_else(|| panic!("{report}"));
