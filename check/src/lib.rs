@@ -77,12 +77,25 @@ pub fn expected(successors: &[Probe], terminal: Option<Value>, with_depth: bool)
 
 /// Folds successors' probes one at a time into what [`expected`] says of
 /// them all, without keeping them.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct Expectation {
     moves: u32,
-    shortest_loss: Option<u32>,
+    /// `u32::MAX` while no move loses: one branch less per successor
+    /// than an `Option` (depths stay far below).
+    shortest_loss: u32,
     draw: bool,
     longest_win: u32,
+}
+
+impl Default for Expectation {
+    fn default() -> Expectation {
+        Expectation {
+            moves: 0,
+            shortest_loss: u32::MAX,
+            draw: false,
+            longest_win: 0,
+        }
+    }
 }
 
 impl Expectation {
@@ -91,9 +104,7 @@ impl Expectation {
     pub fn add(&mut self, value: Value, depth: u32) {
         self.moves += 1;
         match value {
-            Value::Loss => {
-                self.shortest_loss = Some(self.shortest_loss.map_or(depth, |d| d.min(depth)))
-            }
+            Value::Loss => self.shortest_loss = self.shortest_loss.min(depth),
             Value::Draw => self.draw = true,
             Value::Win => self.longest_win = self.longest_win.max(depth),
         }
@@ -103,8 +114,8 @@ impl Expectation {
     pub fn probe(&self, terminal: Value) -> Probe {
         let (value, depth) = if self.moves == 0 {
             (terminal, 0)
-        } else if let Some(d) = self.shortest_loss {
-            (Value::Win, d + 1)
+        } else if self.shortest_loss != u32::MAX {
+            (Value::Win, self.shortest_loss + 1)
         } else if self.draw {
             (Value::Draw, 0)
         } else {

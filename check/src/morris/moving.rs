@@ -2,19 +2,18 @@
 //! moves next ([`super::swapped`]): a step that captures nothing keeps
 //! that side, so its successor lies in one run of the table it leads
 //! into, ranked from the entry's own set. The entries' own cells are
-//! found a batch at a time, their classes looked up together. (Walked in
+//! found a batch at a time ([`super::swapped::OwnCells`]). (Walked in
 //! the stored layout, by the class of the side to move, every successor
 //! of every entry was a read at random: movement checks took about as
 //! long as the engines' solve.)
 
-use egdb_games::morris::index::{MoverClass, TableIndex, TakenClasses};
+use egdb_games::morris::index::{TableIndex, TakenClasses};
 use egdb_games::morris::moves::for_each_move;
 use egdb_games::morris::rules::MAX_REMOVED;
 use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 
-use super::swapped::{capture_read, Quiet};
-use super::{add_cell, Batch, CellTable, Context, Pending, Target, BATCH};
-use crate::memory::prefetch;
+use super::swapped::{capture_read, OwnCells, Quiet};
+use super::{add_cell, Batch, CellTable, Context, Pending, Target};
 use crate::{Expectation, SliceCheck};
 
 /// Checks the class entries of a movement table whose other side is in
@@ -33,7 +32,6 @@ pub(super) fn check_moving_run(
     let other = engine.representative(id);
     let mut taken = TakenClasses::default();
     taken.start(other);
-    let key = engine.key();
     let mut walk = Walk {
         rules,
         context,
@@ -43,27 +41,26 @@ pub(super) fn check_moving_run(
         taken,
         // A full board is a draw: no move is read, and the draw is
         // expected.
-        full_board: key.mover + key.opponent == 24,
-        waiting: Vec::with_capacity(BATCH),
-        classes: [MoverClass::default(); BATCH],
+        full_board: engine.key().mover + engine.key().opponent == 24,
         batch: Batch::default(),
         missing: None,
     };
+    let mut own_cells = OwnCells::default();
     engine.for_each_entry_of_rep(id, |_, swapped| {
-        if swapped.canonical {
-            walk.waiting.push((swapped.opponent, swapped.mover));
-            if walk.waiting.len() == BATCH {
-                walk.flush();
-            }
+        if swapped.canonical && own_cells.push(swapped.opponent, swapped.mover) {
+            own_cells.flush(table, |mover, opponent, own| {
+                walk.step(mover, opponent, own)
+            });
         }
     });
-    walk.flush();
+    own_cells.flush(table, |mover, opponent, own| {
+        walk.step(mover, opponent, own)
+    });
     walk.batch
         .finish(walk.missing, rules, context, &table.cells)
 }
 
-/// One run's walk: class entries wait until a batch of them is found, so
-/// that the classes of their own sets are looked up together.
+/// One run's walk.
 struct Walk<'a, 'b> {
     rules: &'b MorrisRules,
     context: &'b Context,
@@ -72,53 +69,37 @@ struct Walk<'a, 'b> {
     quiet: [Quiet<'a>; 2],
     taken: TakenClasses,
     full_board: bool,
-    /// Class entries found: the mover's set, the other side's.
-    waiting: Vec<(PointSet, PointSet)>,
-    classes: [MoverClass; BATCH],
     batch: Batch<'a>,
     missing: Option<MorrisSlice>,
 }
 
 impl Walk<'_, '_> {
-    /// Reads the waiting entries' moves: those that capture nothing at
-    /// once, captures and the entries' own cells in the batch.
-    fn flush(&mut self) {
-        let mut movers = [PointSet::default(); BATCH];
-        for (set, &(mover, _)) in movers.iter_mut().zip(&self.waiting) {
-            *set = mover;
+    /// Reads a class entry's steps: those that capture nothing at once,
+    /// captures and the entry's own cell (at `own`) in the batch.
+    fn step(&mut self, mover: PointSet, opponent: PointSet, own: usize) {
+        let mut folded = Expectation::default();
+        let first = self.batch.reads.len();
+        if !self.full_board {
+            self.read_steps(mover, opponent, &mut folded);
         }
-        let n = self.waiting.len();
-        let index = &self.table.index;
-        index.mover_classes(&movers[..n], &mut self.classes[..n]);
-        for j in 0..n {
-            let (mover, opponent) = self.waiting[j];
-            let own = index.index_in(&self.classes[j], opponent) as usize;
-            prefetch(&self.table.cells, own);
-            let mut folded = Expectation::default();
-            let first = self.batch.reads.len();
-            if !self.full_board {
-                self.read_moves(mover, opponent, &mut folded);
-            }
-            if self.missing.is_some() {
-                self.batch.reads.truncate(first);
-                continue;
-            }
-            let pending = Pending {
-                own,
-                sides: (mover, opponent),
-                reads: first..self.batch.reads.len(),
-                folded,
-                full_board: self.full_board,
-            };
-            self.batch
-                .push(pending, self.rules, self.context, &self.table.cells);
+        if self.missing.is_some() {
+            self.batch.reads.truncate(first);
+            return;
         }
-        self.waiting.clear();
+        let pending = Pending {
+            own,
+            sides: (mover, opponent),
+            reads: first..self.batch.reads.len(),
+            folded,
+            full_board: self.full_board,
+        };
+        self.batch
+            .push(pending, self.rules, self.context, &self.table.cells);
     }
 
-    /// Folds the successors that capture nothing into `folded`, and puts
-    /// the captures in the batch's reads.
-    fn read_moves(&mut self, mover: PointSet, opponent: PointSet, folded: &mut Expectation) {
+    /// Folds the steps that capture nothing into `folded`, and puts the
+    /// captures in the batch's reads.
+    fn read_steps(&mut self, mover: PointSet, opponent: PointSet, folded: &mut Expectation) {
         let (quiet, taken, batch, missing) = (
             &self.quiet,
             &mut self.taken,

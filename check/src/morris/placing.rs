@@ -1,7 +1,8 @@
 //! The check of a placement table, walked by the class of the side that
 //! moves next ([`super::swapped`]): a placement that captures nothing
 //! keeps that side, so its successor lies in one run of the next round's
-//! table, ranked from the entry's own set ([`TableIndex::additions`]).
+//! table, ranked from the entry's own set
+//! ([`egdb_games::morris::index::TableIndex::additions`]).
 //!
 //! (The engine generates placements with `PlacementsAgainst`, proven
 //! equal to the rules' `for_each_move` by proptest; checking with it too
@@ -11,11 +12,10 @@
 use egdb_games::morris::index::{TableIndex, TakenClasses};
 use egdb_games::morris::moves::for_each_move;
 use egdb_games::morris::rules::MAX_REMOVED;
-use egdb_games::morris::{MorrisRules, MorrisSlice};
+use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 
-use super::swapped::{capture_read, Quiet};
+use super::swapped::{capture_read, OwnCells, Quiet};
 use super::{add_cell, Batch, CellTable, Context, Pending, Target};
-use crate::memory::prefetch;
 use crate::{Expectation, SliceCheck};
 
 /// Checks the class entries of a placement table whose other side is in
@@ -31,19 +31,57 @@ pub(super) fn check_placing_run(
     targets: &[[Target; 2]; MAX_REMOVED as usize + 1],
     id: usize,
 ) -> Result<SliceCheck<()>, MorrisSlice> {
-    let mut batch = Batch::default();
-    let mut missing = None;
     let other = engine.representative(id);
-    let quiet = targets[0].map(|target| Quiet::new(target, other, true));
     let mut taken = TakenClasses::default();
     taken.start(other);
+    let mut walk = Walk {
+        rules,
+        context,
+        table,
+        targets,
+        quiet: targets[0].map(|target| Quiet::new(target, other, true)),
+        taken,
+        batch: Batch::default(),
+        missing: None,
+    };
+    let mut own_cells = OwnCells::default();
     engine.for_each_entry_of_rep(id, |_, swapped| {
-        if !swapped.canonical {
-            return;
+        if swapped.canonical && own_cells.push(swapped.opponent, swapped.mover) {
+            own_cells.flush(table, |mover, opponent, own| {
+                walk.placement(mover, opponent, own)
+            });
         }
-        let (mover, opponent) = (swapped.opponent, swapped.mover);
-        let own = table.index.index(mover, opponent) as usize;
-        prefetch(&table.cells, own);
+    });
+    own_cells.flush(table, |mover, opponent, own| {
+        walk.placement(mover, opponent, own)
+    });
+    walk.batch
+        .finish(walk.missing, rules, context, &table.cells)
+}
+
+/// One run's walk.
+struct Walk<'a, 'b> {
+    rules: &'b MorrisRules,
+    context: &'b Context,
+    table: &'a CellTable,
+    targets: &'b [[Target<'a>; 2]; MAX_REMOVED as usize + 1],
+    quiet: [Quiet<'a>; 2],
+    taken: TakenClasses,
+    batch: Batch<'a>,
+    missing: Option<MorrisSlice>,
+}
+
+impl Walk<'_, '_> {
+    /// Reads a class entry's placements: those that capture nothing at
+    /// once, captures and the entry's own cell (at `own`) in the batch.
+    fn placement(&mut self, mover: PointSet, opponent: PointSet, own: usize) {
+        let (quiet, taken, batch, missing) = (
+            &self.quiet,
+            &mut self.taken,
+            &mut self.batch,
+            &mut self.missing,
+        );
+        let targets = self.targets;
         let added = [0, 1].map(|odd| match &quiet[odd] {
             Quiet::Table {
                 additions: Some(additions),
@@ -56,18 +94,18 @@ pub(super) fn check_placing_run(
         let parity = (mover.odd_count() + opponent.odd_count()) as usize % 2;
         let mut folded = Expectation::default();
         let first = batch.reads.len();
-        for_each_move(rules, true, mover, opponent, |s| {
+        for_each_move(self.rules, true, mover, opponent, |s| {
             if !s.mv.removed.is_empty() {
-                match capture_read(&mut taken, targets, &s) {
+                match capture_read(taken, targets, &s) {
                     Ok(read) => batch.reads.push(read),
-                    Err(slice) => missing = Some(slice),
+                    Err(slice) => *missing = Some(slice),
                 }
                 return;
             }
             let odd = parity ^ usize::from(s.mv.to.is_odd());
             match &quiet[odd] {
                 Quiet::Over(value) => folded.add(*value, 0),
-                Quiet::Missing(slice) => missing = Some(*slice),
+                Quiet::Missing(slice) => *missing = Some(*slice),
                 Quiet::Table {
                     cells,
                     index,
@@ -93,7 +131,6 @@ pub(super) fn check_placing_run(
             folded,
             full_board: false,
         };
-        batch.push(pending, rules, context, &table.cells);
-    });
-    batch.finish(missing, rules, context, &table.cells)
+        batch.push(pending, self.rules, self.context, &self.table.cells);
+    }
 }
