@@ -343,7 +343,8 @@ fn successor_read<'a>(
 /// Adds a successor's stored cell to `expectation`. This runs for every
 /// move of every entry, and successors' values follow no pattern a branch
 /// predictor learns: the fold is written to need no branch (a `match` on
-/// the code was a jump mispredicted about every other cell).
+/// the code compiled to an indirect jump per cell; without it placement
+/// checks took 8 % less time).
 #[inline]
 fn add_cell(expectation: &mut Expectation, cell: u16) {
     let code = cell >> 14;
