@@ -19,6 +19,8 @@
 //! [`verify`] checks a store slice by slice, with a journal so that an
 //! interrupted verify goes on.
 //!
+//! * [`cpu`] — CPU time of a thread or the process, for costs measured
+//!   beside other work.
 //! * [`identity`] — a store's identity and the game it names.
 //! * [`memory`] — huge-page advice and prefetching for tables read at
 //!   random (shared with the engines).
@@ -27,6 +29,7 @@
 
 pub mod cells;
 mod checker;
+pub mod cpu;
 pub mod identity;
 mod loaded;
 pub mod memory;

@@ -22,6 +22,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Instant;
 
+use egdb_check::cpu::process_cpu_seconds;
 use egdb_check::morris::{check_morris, MorrisTables};
 use egdb_db_format::Store;
 use egdb_games::morris::{MorrisGame, MorrisSlice, Position, Variant, MAX_PIECES, MIN_PIECES};
@@ -192,18 +193,6 @@ fn check_from_store(
         );
     }
     Ok(())
-}
-
-/// CPU seconds of this process so far, every thread's: what a check
-/// costs beside other work on the machine, which its wall time is not.
-fn process_cpu_seconds() -> f64 {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `now` is a valid timespec for the call to fill.
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut now) };
-    now.tv_sec as f64 + now.tv_nsec as f64 * 1e-9
 }
 
 fn usage() -> ExitCode {

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use egdb_check::cpu::thread_cpu_seconds;
 use egdb_db_format::{rank_block, FormatError, SliceRecord};
 use egdb_games::{SliceId, SliceInfo};
 use rayon::prelude::*;
@@ -270,19 +271,4 @@ impl Build {
         self.store.put_record(&record)?;
         Ok(Some(record))
     }
-}
-
-/// CPU seconds this thread has used: a block's ranking costs its own
-/// thread's time, whatever else shares the cores.
-fn thread_cpu_seconds() -> f64 {
-    let mut now = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes the timespec it is given, nothing else.
-    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
-    if status != 0 {
-        return 0.0;
-    }
-    now.tv_sec as f64 + now.tv_nsec as f64 * 1e-9
 }
