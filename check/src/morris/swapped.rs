@@ -111,9 +111,11 @@ pub(super) fn capture_read<'a>(
 /// megabytes; made a batch at a time they wait for memory together (made
 /// one per entry, placement checks spent a tenth of their time there).
 pub(super) struct OwnCells {
-    /// The mover's set, the other side's.
-    waiting: Vec<(PointSet, PointSet)>,
+    /// The waiting entries' own sets (movers) and other sides, the first
+    /// `len` of each.
     movers: [PointSet; BATCH],
+    opponents: [PointSet; BATCH],
+    len: usize,
     classes: [MoverClass; BATCH],
     cells: [usize; BATCH],
 }
@@ -121,8 +123,9 @@ pub(super) struct OwnCells {
 impl Default for OwnCells {
     fn default() -> OwnCells {
         OwnCells {
-            waiting: Vec::with_capacity(BATCH),
             movers: [PointSet::default(); BATCH],
+            opponents: [PointSet::default(); BATCH],
+            len: 0,
             classes: [MoverClass::default(); BATCH],
             cells: [0; BATCH],
         }
@@ -134,8 +137,10 @@ impl OwnCells {
     /// [`OwnCells::flush`] it).
     #[inline]
     pub(super) fn push(&mut self, mover: PointSet, opponent: PointSet) -> bool {
-        self.waiting.push((mover, opponent));
-        self.waiting.len() == BATCH
+        self.movers[self.len] = mover;
+        self.opponents[self.len] = opponent;
+        self.len += 1;
+        self.len == BATCH
     }
 
     /// Visits the waiting entries in the order they came, each with its
@@ -146,21 +151,16 @@ impl OwnCells {
         table: &CellTable,
         mut visit: impl FnMut(PointSet, PointSet, usize),
     ) {
-        let n = self.waiting.len();
-        for (set, &(mover, _)) in self.movers.iter_mut().zip(&self.waiting) {
-            *set = mover;
-        }
+        let n = std::mem::take(&mut self.len);
+        let (movers, opponents) = (&self.movers[..n], &self.opponents[..n]);
         let index = &table.index;
-        index.mover_classes(&self.movers[..n], &mut self.classes[..n]);
-        for ((cell, class), &(_, opponent)) in
-            self.cells.iter_mut().zip(&self.classes).zip(&self.waiting)
-        {
+        index.mover_classes(movers, &mut self.classes[..n]);
+        for ((cell, class), &opponent) in self.cells.iter_mut().zip(&self.classes).zip(opponents) {
             *cell = index.index_in(class, opponent) as usize;
             prefetch(&table.cells, *cell);
         }
-        for (&(mover, opponent), &own) in self.waiting.iter().zip(&self.cells) {
+        for ((&mover, &opponent), &own) in movers.iter().zip(opponents).zip(&self.cells) {
             visit(mover, opponent, own);
         }
-        self.waiting.clear();
     }
 }
