@@ -2,10 +2,9 @@
 //! floods of expensive queries cannot hold the server: connections per
 //! server, time to send a request, and expensive requests at once.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, TryAcquireError};
 use tonic::Status;
 
 /// The limits of one `egdb serve` (README: "A server for the public").
@@ -47,15 +46,19 @@ impl Default for Limits {
 /// back later. A waiting request holds no more than its connection.
 pub(super) struct Gate {
     running: Semaphore,
-    waiting: AtomicUsize,
+    /// Those running and those waiting. A permit, not a count: a request
+    /// dropped while it waits (its client hung up, its deadline passed)
+    /// leaves the room with it.
+    room: Semaphore,
     max_waiting: usize,
 }
 
 impl Gate {
     pub(super) fn new(limits: &Limits) -> Gate {
+        let running = limits.max_expensive.max(1);
         Gate {
-            running: Semaphore::new(limits.max_expensive.max(1)),
-            waiting: AtomicUsize::new(0),
+            running: Semaphore::new(running),
+            room: Semaphore::new(running + limits.max_waiting),
             max_waiting: limits.max_waiting,
         }
     }
@@ -69,16 +72,15 @@ impl Gate {
         &self,
         work: impl std::future::Future<Output = Result<T, Status>>,
     ) -> Result<T, Status> {
-        if self.waiting.fetch_add(1, Ordering::AcqRel) >= self.max_waiting {
-            self.waiting.fetch_sub(1, Ordering::AcqRel);
-            return Err(Status::resource_exhausted(format!(
+        let stopping = || Status::unavailable("the server is stopping");
+        let _in_room = self.room.try_acquire().map_err(|e| match e {
+            TryAcquireError::NoPermits => Status::resource_exhausted(format!(
                 "busy: {} expensive requests (lines, batches) are waiting already; try again shortly",
                 self.max_waiting
-            )));
-        }
-        let permit = self.running.acquire().await;
-        self.waiting.fetch_sub(1, Ordering::AcqRel);
-        let _permit = permit.map_err(|_| Status::unavailable("the server is stopping"))?;
+            )),
+            TryAcquireError::Closed => stopping(),
+        })?;
+        let _running = self.running.acquire().await.map_err(|_| stopping())?;
         work.await
     }
 }
@@ -126,6 +128,39 @@ mod tests {
             task.await.unwrap().unwrap();
         }
         // The room is empty again.
+        gate.pass(async { Ok(()) }).await.unwrap();
+    }
+
+    /// A request dropped while it waits (a client that hung up) gives its
+    /// place back: before, each one kept it, and after `max_waiting` of
+    /// them every expensive request was refused until a restart.
+    #[tokio::test]
+    async fn requests_dropped_while_waiting_leave_the_room() {
+        let gate = std::sync::Arc::new(Gate::new(&Limits {
+            max_expensive: 1,
+            max_waiting: 2,
+            ..Limits::default()
+        }));
+        let (release, hold) = tokio::sync::watch::channel(false);
+        let runner = {
+            let (gate, mut hold) = (gate.clone(), hold.clone());
+            tokio::spawn(async move {
+                gate.pass(async move {
+                    let _ = hold.wait_for(|go| *go).await;
+                    Ok(())
+                })
+                .await
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        // Three times as many as may wait, each dropped while it waits.
+        for _ in 0..6 {
+            let waiting =
+                tokio::time::timeout(Duration::from_millis(20), gate.pass(async { Ok(()) })).await;
+            assert!(waiting.is_err(), "it should still be waiting");
+        }
+        release.send_replace(true);
+        runner.await.unwrap().unwrap();
         gate.pass(async { Ok(()) }).await.unwrap();
     }
 }
