@@ -277,6 +277,16 @@ fn errors_carry_their_grpc_codes() {
         .unwrap()
         .into_inner();
     refused(runtime.block_on(stream.message()).unwrap_err());
+    // A stream answers as a probe does: the slice is still to come.
+    let mut stream = runtime
+        .block_on(client.probe_stream(tokio_stream::iter([PositionRequest {
+            position: "start".to_string(),
+        }])))
+        .unwrap()
+        .into_inner();
+    let coming = runtime.block_on(stream.message()).unwrap_err();
+    assert_eq!(coming.code(), tonic::Code::Unavailable, "{coming:?}");
+    assert!(coming.message().contains("not built yet"), "{coming:?}");
 
     // Bytes that are no protobuf message: the sender's fault, said so.
     let channel = runtime

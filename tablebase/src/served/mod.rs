@@ -58,14 +58,20 @@ fn bounded(text: &str) -> Result<(), Status> {
 }
 
 pub struct QueryService {
-    /// The store as last opened; reopened to catch up with a build that is
-    /// still writing it.
+    opened: Arc<Opened>,
+    /// Lines and batches: a few at once.
+    expensive: limits::Gate,
+}
+
+/// The store as last opened, reopened to catch up with a build that is
+/// still writing it; shared with the probe streams, which read whatever
+/// is current at each message (a stream that kept the instance it began
+/// with would keep its block cache alive too, one more per reopen).
+struct Opened {
     current: RwLock<Arc<Tablebase>>,
     path: PathBuf,
     cache_bytes: u64,
     last_opened: Mutex<Instant>,
-    /// Lines and batches: a few at once.
-    expensive: limits::Gate,
 }
 
 /// A store still being built is opened again at most this often.
@@ -84,19 +90,59 @@ impl QueryService {
     ) -> Result<QueryService, TablebaseError> {
         let tablebase = Tablebase::open(path)?.with_cache_bytes(cache_bytes);
         Ok(QueryService {
-            current: RwLock::new(Arc::new(tablebase)),
-            path: path.to_path_buf(),
-            cache_bytes,
-            last_opened: Mutex::new(Instant::now()),
+            opened: Arc::new(Opened {
+                current: RwLock::new(Arc::new(tablebase)),
+                path: path.to_path_buf(),
+                cache_bytes,
+                last_opened: Mutex::new(Instant::now()),
+            }),
             expensive: limits::Gate::new(limits),
         })
     }
 
+    /// The store as last opened.
     pub fn tablebase(&self) -> Arc<Tablebase> {
+        self.opened.tablebase()
+    }
+
+    async fn run<T, F>(&self, f: F) -> Result<Response<T>, Status>
+    where
+        F: Fn(&Tablebase) -> Result<T, TablebaseError>,
+    {
+        // Most probes hit cached blocks and take microseconds: run in place
+        // (the runtime moves its other tasks away meanwhile) rather than pay
+        // a hand-over to the blocking pool on every request.
+        tokio::task::block_in_place(|| self.opened.answer(f)).map(Response::new)
+    }
+}
+
+impl Opened {
+    fn tablebase(&self) -> Arc<Tablebase> {
         self.current
             .read()
             .unwrap_or_else(|p| p.into_inner())
             .clone()
+    }
+
+    /// `f` on the store; asked again once the store has been opened anew
+    /// when it names a slice not built yet.
+    fn answer<T>(&self, f: impl Fn(&Tablebase) -> Result<T, TablebaseError>) -> Result<T, Status> {
+        let mut tablebase = self.tablebase();
+        let mut outcome = f(&tablebase);
+        if matches!(outcome, Err(TablebaseError::SliceNotFound { .. })) && self.catch_up(&tablebase)
+        {
+            tablebase = self.tablebase();
+            outcome = f(&tablebase);
+        }
+        outcome.map_err(|e| match e {
+            // The build has not got there yet: worth asking again later.
+            TablebaseError::SliceNotFound { slice } if !tablebase.is_complete() => {
+                Status::unavailable(format!(
+                    "slice {slice} is not built yet; the store's build is still running"
+                ))
+            }
+            e => status_of(e),
+        })
     }
 
     /// Opens the store again if `seen` is not complete and was opened long
@@ -121,32 +167,6 @@ impl QueryService {
                 false
             }
         }
-    }
-
-    async fn run<T, F>(&self, f: F) -> Result<Response<T>, Status>
-    where
-        F: Fn(&Tablebase) -> Result<T, TablebaseError>,
-    {
-        // Most probes hit cached blocks and take microseconds: run in place
-        // (the runtime moves its other tasks away meanwhile) rather than pay
-        // a hand-over to the blocking pool on every request.
-        let mut tablebase = self.tablebase();
-        let mut outcome = tokio::task::block_in_place(|| f(&tablebase));
-        if matches!(outcome, Err(TablebaseError::SliceNotFound { .. }))
-            && tokio::task::block_in_place(|| self.catch_up(&tablebase))
-        {
-            tablebase = self.tablebase();
-            outcome = tokio::task::block_in_place(|| f(&tablebase));
-        }
-        outcome.map(Response::new).map_err(|e| match e {
-            // The build has not got there yet: worth asking again later.
-            TablebaseError::SliceNotFound { slice } if !tablebase.is_complete() => {
-                Status::unavailable(format!(
-                    "slice {slice} is not built yet; the store's build is still running"
-                ))
-            }
-            e => status_of(e),
-        })
     }
 }
 
@@ -254,14 +274,12 @@ impl Query for QueryService {
         &self,
         request: Request<Streaming<PositionRequest>>,
     ) -> Result<Response<Self::ProbeStreamStream>, Status> {
-        // One stream reads the store as it was when the stream began.
-        let tablebase = self.tablebase();
+        let opened = Arc::clone(&self.opened);
         let replies = request.into_inner().map(move |asked| {
             let text = asked?.position;
             bounded(&text)?;
-            tokio::task::block_in_place(|| tablebase.probe_named(&text))
+            tokio::task::block_in_place(|| opened.answer(|t| t.probe_named(&text)))
                 .map(|(position, probe)| probe_reply(position, probe))
-                .map_err(status_of)
         });
         Ok(Response::new(Box::pin(replies)))
     }
