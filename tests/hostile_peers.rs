@@ -145,9 +145,17 @@ fn blocks_announcing_other_sizes_are_refused_before_inflating() {
     let slice = plan.iter().find(|s| s.id == task.slice_id).unwrap();
     let honest = forged(slice, encoding);
     let shard = honest.shard.clone();
-    // One block whose header announces 64 MiB of zeros (a few KB on the
-    // wire) where the slice holds a few bytes.
-    let bomb = encode_block(0, encoding, &vec![0u8; 64 << 20], Packing::Small(1)).unwrap();
+    // One block whose header announces twice the slice's bytes (zeros:
+    // a few bytes on the wire, as a bomb of gigabytes would be): refused
+    // on its header, before anything is inflated.
+    let announced = 2 * shard.raw_len;
+    let bomb = encode_block(
+        0,
+        encoding,
+        &vec![0u8; announced as usize],
+        Packing::Small(1),
+    )
+    .unwrap();
     let bombed = SliceResult {
         shard: Shard {
             blocks: vec![bomb],
@@ -157,7 +165,8 @@ fn blocks_announcing_other_sizes_are_refused_before_inflating() {
     };
     let err = mallory.complete("mallory", bombed).unwrap_err();
     assert!(
-        err.message.contains("announces 67108864 raw bytes"),
+        err.message
+            .contains(&format!("announces {announced} raw bytes")),
         "{err}"
     );
     // A refused result gives the lease back; take it again. A layout the
@@ -171,12 +180,35 @@ fn blocks_announcing_other_sizes_are_refused_before_inflating() {
     let split = SliceResult {
         shard: Shard {
             block_bytes: 1 << 30,
+            ..shard.clone()
+        },
+        ..honest.clone()
+    };
+    let err = mallory.complete("mallory", split).unwrap_err();
+    assert!(err.message.contains("block size"), "{err}");
+    // Blocks of a byte each: each would cost the coordinator more to hold
+    // than the byte it carries.
+    let crumbs = SliceResult {
+        shard: Shard {
+            block_bytes: 1,
+            blocks: vec![vec![0]; shard.raw_len as usize],
+            ..shard.clone()
+        },
+        ..honest.clone()
+    };
+    let err = mallory.complete("mallory", crumbs).unwrap_err();
+    assert!(err.message.contains("at least 1024"), "{err}");
+    // A block longer than its raw bytes can compress to is refused as it
+    // arrives, not held with the rest until the result is checked.
+    let bloated = SliceResult {
+        shard: Shard {
+            blocks: vec![vec![0; 1 << 20]],
             ..shard
         },
         ..honest
     };
-    let err = mallory.complete("mallory", split).unwrap_err();
-    assert!(err.message.contains("block size"), "{err}");
+    let err = mallory.complete("mallory", bloated).unwrap_err();
+    assert!(err.message.contains("can compress to"), "{err}");
     drop(server);
     assert!(stored_slices(&store).is_empty());
 }

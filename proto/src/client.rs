@@ -6,17 +6,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use egdb_db_format::{block_len, max_record_len, MAX_BLOCK_BYTES};
 use tokio::runtime::Runtime;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Code, Status};
 
 use crate::server::MAX_MESSAGE_BYTES;
+use crate::shard::{header_fault, unexpected_block};
 use crate::tls::{client_config, client_refusal, TlsFiles};
 use crate::v1::coordination_client::CoordinationClient;
 use crate::v1::{
     self, result_part, shard_part, Caller, FailRequest, FetchRequest, HeartbeatRequest,
-    LeaseRequest, RegisterRequest, ResultHeader, ResultPart, ShardBlock, StatusRequest,
+    LeaseRequest, RegisterRequest, ResultHeader, ResultPart, StatusRequest,
 };
 use crate::{
     BuildStatus, CheckReport, Coordinator, Lease, LinkError, LinkKind, Registration, Shard,
@@ -185,27 +185,6 @@ async fn within<T>(
         })
 }
 
-/// What is wrong with `block` as the next block of `shard`, if anything:
-/// one more than the header's layout gives, or longer than its raw bytes
-/// can compress to. Checked as each block arrives, so that a coordinator
-/// cannot make a worker hold more than the shard it announced.
-fn unexpected_block(shard: &v1::Shard, block: &ShardBlock) -> Option<String> {
-    let index = shard.blocks.len() as u64;
-    if index >= shard.raw_len.div_ceil(shard.block_bytes) {
-        return Some(format!(
-            "block {index} is past the {} bytes the shard announced",
-            shard.raw_len
-        ));
-    }
-    let raw = block_len(shard.raw_len, shard.block_bytes, u32::try_from(index).ok()?);
-    (block.record.len() as u64 > max_record_len(raw)).then(|| {
-        format!(
-            "block {index} is {} bytes, more than {raw} raw bytes can compress to",
-            block.record.len()
-        )
-    })
-}
-
 /// Whether a call failed because the coordinator could not be reached, went
 /// away mid-call (a connection broken under a stream comes back as UNKNOWN
 /// with the transport's error as its source) or stalled past its deadline,
@@ -324,11 +303,8 @@ impl Coordinator for RemoteCoordinator {
                 while let Some(part) = within(deadline, parts.message()).await? {
                     match (part.part, shard.as_mut()) {
                         (Some(shard_part::Part::Header(header)), None) => {
-                            if header.block_bytes == 0 || header.block_bytes > MAX_BLOCK_BYTES {
-                                return Err(Status::data_loss(format!(
-                                    "shard block size {} is not between 1 and {MAX_BLOCK_BYTES}",
-                                    header.block_bytes
-                                )));
+                            if let Some(fault) = header_fault(&header) {
+                                return Err(Status::data_loss(fault));
                             }
                             if header.raw_len > max_shard_bytes {
                                 return Err(Status::data_loss(format!(

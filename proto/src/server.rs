@@ -14,6 +14,7 @@ use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::client::DEADLINE;
+use crate::shard::{header_fault, unexpected_block};
 use crate::tls::ServerTls;
 use crate::v1::coordination_server::{Coordination, CoordinationServer};
 use crate::v1::{
@@ -267,21 +268,23 @@ impl Coordination for Service {
                 "a result header carries no blocks; they follow it",
             ));
         }
+        if let Some(fault) = header_fault(shard) {
+            return Err(Status::invalid_argument(fault));
+        }
         let header = Shard::try_from(shard.clone()).map_err(invalid)?;
         let slice = header.slice_id.clone();
         let admitted = worker.clone();
         // The header's slice id was checked as it converted.
         self.call(move |c| c.admit_result(&admitted, &header))
             .await?;
-        // Admitted: the header's length is the slice's, and its blocks
-        // are at most that many.
-        let most = shard.raw_len.div_ceil(shard.block_bytes.max(1));
+        // Admitted: the header's length is the slice's, and each block is
+        // held only if the layout has room for it and its size fits.
         while let Some(part) = parts.next().await {
             match part?.part {
                 Some(result_part::Part::Block(block)) => {
-                    if shard.blocks.len() as u64 >= most {
+                    if let Some(fault) = unexpected_block(shard, &block) {
                         return Err(Status::invalid_argument(format!(
-                            "more than the {most} blocks of slice {}",
+                            "slice {}: {fault}",
                             shard.slice_id
                         )));
                     }
@@ -428,6 +431,7 @@ mod tests {
 
     use super::*;
     use crate::client::RemoteCoordinator;
+    use crate::shard::MIN_WIRE_BLOCK_BYTES;
     use crate::{BuildStatus, CheckReport, Lease, Registration};
 
     /// Block records a [`Slow`] coordinator gives, and the time it takes
@@ -444,9 +448,9 @@ mod tests {
             Shard {
                 slice_id: SliceId::new("outer-03"),
                 encoding: CellEncoding::ValueDepth16,
-                raw_len: BLOCKS as u64,
+                raw_len: BLOCKS as u64 * MIN_WIRE_BLOCK_BYTES,
                 raw_crc32: 0,
-                block_bytes: 1,
+                block_bytes: MIN_WIRE_BLOCK_BYTES,
                 blocks: Vec::new(),
             }
         }

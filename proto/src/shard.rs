@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use egdb_db_format::{CellEncoding, SliceCounts};
+use egdb_db_format::{block_len, max_record_len, CellEncoding, SliceCounts, MAX_BLOCK_BYTES};
 use egdb_games::SliceId;
 
 use crate::{v1, WireError};
@@ -30,6 +30,52 @@ impl Shard {
     pub fn stored_bytes(&self) -> u64 {
         self.blocks.iter().map(|b| b.len() as u64).sum()
     }
+}
+
+/// The smallest blocks a shard of more than one block may be cut into on
+/// the wire (builds cut at 64 KiB). Each block costs whoever holds it a few
+/// dozen bytes beside its record: a peer sending blocks of a byte or two
+/// could make the other side hold a hundred times the shard it announced.
+pub const MIN_WIRE_BLOCK_BYTES: u64 = 1024;
+
+/// What is wrong with the layout a shard's header announces, if anything:
+/// a block size out of range, or blocks too small for a shard this long.
+/// Checked before any block is taken, by both ends of a transfer.
+pub(crate) fn header_fault(shard: &v1::Shard) -> Option<String> {
+    if shard.block_bytes == 0 || shard.block_bytes > MAX_BLOCK_BYTES {
+        return Some(format!(
+            "shard block size {} is not between 1 and {MAX_BLOCK_BYTES}",
+            shard.block_bytes
+        ));
+    }
+    (shard.raw_len > shard.block_bytes && shard.block_bytes < MIN_WIRE_BLOCK_BYTES).then(|| {
+        format!(
+            "shard of {} bytes in blocks of {}: a shard of several blocks has blocks of at least {MIN_WIRE_BLOCK_BYTES} bytes",
+            shard.raw_len, shard.block_bytes
+        )
+    })
+}
+
+/// What is wrong with `block` as the next block of `shard` (whose header
+/// passed [`header_fault`]), if anything: one more than the header's
+/// layout gives, or longer than its raw bytes can compress to. Checked as
+/// each block arrives, so that a peer cannot make the other side hold more
+/// than the shard it announced.
+pub(crate) fn unexpected_block(shard: &v1::Shard, block: &v1::ShardBlock) -> Option<String> {
+    let index = shard.blocks.len() as u64;
+    if index >= shard.raw_len.div_ceil(shard.block_bytes.max(1)) {
+        return Some(format!(
+            "block {index} is past the {} bytes the shard announced",
+            shard.raw_len
+        ));
+    }
+    let raw = block_len(shard.raw_len, shard.block_bytes, u32::try_from(index).ok()?);
+    (block.record.len() as u64 > max_record_len(raw)).then(|| {
+        format!(
+            "block {index} is {} bytes, more than {raw} raw bytes can compress to",
+            block.record.len()
+        )
+    })
 }
 
 /// A shard as it is read, a piece at a time: the shard without its
@@ -192,5 +238,39 @@ mod tests {
             id,
             WireError::NotASliceId(egdb_games::NotASliceId { bytes: 3 })
         );
+    }
+
+    #[test]
+    fn a_transfer_takes_only_the_layout_its_header_announced() {
+        let header = |raw_len: u64, block_bytes: u64| v1::Shard {
+            raw_len,
+            block_bytes,
+            ..v1::Shard::from(shard())
+        };
+        // Block sizes out of range, and tiny blocks for a shard of several.
+        assert!(header_fault(&header(10, 0))
+            .unwrap()
+            .contains("not between"));
+        assert!(header_fault(&header(10, MAX_BLOCK_BYTES + 1)).is_some());
+        let tiny = header_fault(&header(1 << 20, 1)).unwrap();
+        assert!(tiny.contains("at least 1024"), "{tiny}");
+        // One short block, or blocks of at least the least size: taken.
+        assert_eq!(header_fault(&header(10, 4096)), None);
+        assert_eq!(header_fault(&header(10, 10)), None);
+        assert_eq!(header_fault(&header(5000, MIN_WIRE_BLOCK_BYTES)), None);
+        // Each block: no more of them than the layout has, none longer
+        // than its raw bytes can compress to.
+        let mut taking = header(3000, 2048);
+        taking.blocks.clear();
+        let block = |len: usize| v1::ShardBlock {
+            index: 0,
+            record: vec![0; len],
+        };
+        let bloated = unexpected_block(&taking, &block(1 << 20)).unwrap();
+        assert!(bloated.contains("more than 2048 raw bytes"), "{bloated}");
+        assert_eq!(unexpected_block(&taking, &block(100)), None);
+        taking.blocks = vec![block(100), block(100)];
+        let extra = unexpected_block(&taking, &block(10)).unwrap();
+        assert!(extra.contains("past the 3000 bytes"), "{extra}");
     }
 }
