@@ -5,9 +5,10 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::Read as _;
 use std::path::Path;
 
+use egdb_games::bounded_file::{read_at_most, BoundedFileError};
+use egdb_games::SliceId;
 use serde_json::json;
 
 use crate::cli::CompareArgs;
@@ -223,17 +224,14 @@ fn as_json(c: &Comparison, game: &str) -> serde_json::Value {
 /// it whole.
 pub(crate) fn read_list(path: &Path) -> Result<Vec<(String, Listed)>, Failure> {
     let shown = path.display();
-    let file = std::fs::File::open(path)
-        .map_err(|e| Failure::bad_input(format!("cannot read {shown}: {e}")))?;
-    let mut text = String::new();
-    file.take(MAX_LIST_BYTES + 1)
-        .read_to_string(&mut text)
-        .map_err(|e| Failure::bad_input(format!("cannot read {shown}: {e}")))?;
-    if text.len() as u64 > MAX_LIST_BYTES {
-        return Err(Failure::bad_input(format!(
+    let bytes = read_at_most(path, MAX_LIST_BYTES).map_err(|e| match e {
+        BoundedFileError::TooLarge { .. } => Failure::bad_input(format!(
             "{shown} is longer than {MAX_LIST_BYTES} bytes: not a checksum list"
-        )));
-    }
+        )),
+        e => Failure::bad_input(format!("cannot read {shown}: {e}")),
+    })?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Failure::bad_input(format!("{shown} is not text: not a checksum list")))?;
     parse_list(&text).map_err(|e| Failure::bad_input(format!("{shown}: {e}")))
 }
 
@@ -251,6 +249,8 @@ fn parse_list(text: &str) -> Result<Vec<(String, Listed)>, String> {
             }
             return Err(fault("expected `slice positions crc32`"));
         };
+        // Names are printed back: only plain ones are taken.
+        SliceId::parse(slice).map_err(|_| fault("the slice is not a slice id"))?;
         let positions = positions
             .parse()
             .map_err(|_| fault("positions is not a count"))?;
@@ -298,6 +298,7 @@ mod tests {
                 "a 1 00000000\na 2 00000001\n",
                 "line 2: slice a is listed twice",
             ),
+            ("a\u{1b}[2J 1 00000000\n", "line 1: the slice is not"),
         ] {
             let error = parse_list(text).unwrap_err();
             assert!(error.starts_with(fault), "{text:?}: {error}");

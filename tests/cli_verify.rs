@@ -380,6 +380,17 @@ fn compare_holds_a_store_finished_or_building_to_a_published_checksum_list() {
         assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
         assert!(stderr(&out).contains(&said), "{said}: {}", stderr(&out));
     }
+    // A pipe that nobody writes to is refused, not waited on.
+    let pipe = path("pipe.crc");
+    let made = std::process::Command::new("mkfifo").arg(&pipe).status();
+    assert!(made.unwrap().success());
+    let out = compare(&store, &pipe, false);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("not a regular file"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
