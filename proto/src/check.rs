@@ -198,9 +198,15 @@ impl TryFrom<v1::CheckReport> for CheckReport {
     /// [`EXAMPLES`] examples, a value that is none, a time that is not a
     /// number of seconds).
     fn try_from(report: v1::CheckReport) -> Result<CheckReport, WireError> {
+        // Texts are printed where the coordinator runs: a control
+        // character (a terminal's escape, say) is shown as `?`.
         let text = |s: String, what: &'static str| {
             if s.len() > MAX_TEXT {
                 Err(WireError::TooLong { what })
+            } else if s.chars().any(char::is_control) {
+                Ok(s.chars()
+                    .map(|c| if c.is_control() { '?' } else { c })
+                    .collect())
             } else {
                 Ok(s)
             }
@@ -294,5 +300,11 @@ mod tests {
             })
         }));
         assert!(refused(|r| r.seconds = f64::INFINITY));
+        let mut escaping = wire.clone();
+        escaping.examples[0].position = "B.\u{1b}[2J w 2 3".to_string();
+        escaping.corrupt = Some("block 3\u{7}\n".to_string());
+        let shown = CheckReport::try_from(escaping).unwrap().check;
+        assert_eq!(shown.examples[0].position, "B.?[2J w 2 3");
+        assert_eq!(shown.corrupt.as_deref(), Some("block 3??"));
     }
 }
