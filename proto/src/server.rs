@@ -9,6 +9,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use egdb_games::SliceId;
+use tokio::sync::Semaphore;
 use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
@@ -33,16 +34,27 @@ pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
 /// Shard parts read ahead of the network, per fetch.
 const FETCH_QUEUE: usize = 32;
 
+/// Shards read for workers at once; more wait for their turn. Each holds
+/// a thread of the blocking pool, which every other call runs on too:
+/// fetches nobody reads (each lets go after [`DEADLINE`]) must not take
+/// them all and leave leases unrenewed.
+const MAX_FETCHES: usize = 64;
+
 /// The service around a coordinator.
 pub struct Service {
     coordinator: Arc<dyn Coordinator>,
     /// The cluster token; `None`: any caller is let in.
     token: Option<String>,
+    fetches: Arc<Semaphore>,
 }
 
 impl Service {
     pub fn new(coordinator: Arc<dyn Coordinator>, token: Option<String>) -> Service {
-        Service { coordinator, token }
+        Service {
+            coordinator,
+            token,
+            fetches: Arc::new(Semaphore::new(MAX_FETCHES)),
+        }
     }
 
     /// Refuses callers of another protocol version or without the token,
@@ -206,7 +218,12 @@ impl Coordination for Service {
         let (sender, receiver) = tokio::sync::mpsc::channel(FETCH_QUEUE);
         let coordinator = self.coordinator.clone();
         let runtime = tokio::runtime::Handle::current();
+        let turn = Arc::clone(&self.fetches)
+            .acquire_owned()
+            .await
+            .map_err(|_| Status::unavailable("the coordinator is stopping"))?;
         tokio::task::spawn_blocking(move || {
+            let _turn = turn;
             // A reader that takes nothing for as long as a worker waits for
             // a message has gone: its thread is not held any longer.
             let send = |part| {
@@ -529,6 +546,39 @@ mod tests {
             },
             Slow::header()
         );
+        let _ = stop.send(());
+    }
+
+    #[test]
+    fn fetches_past_the_limit_wait_for_their_turn() {
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let (listener, address) = runtime.block_on(bind("127.0.0.1:0")).unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let mut service = Service::new(Arc::new(Slow), None);
+        service.fetches = Arc::new(Semaphore::new(1));
+        runtime.spawn(serve(service, listener, None, async {
+            let _ = stopped.await;
+        }));
+        let url = format!("http://{address}");
+        let started = std::time::Instant::now();
+        let fetchers: Vec<_> = ["ws1", "ws2"]
+            .into_iter()
+            .map(|name| {
+                let url = url.clone();
+                std::thread::spawn(move || {
+                    RemoteCoordinator::new(&url, None, Duration::from_secs(10), None)
+                        .unwrap()
+                        .fetch_shard(name, &SliceId::new("outer-03"))
+                        .unwrap()
+                })
+            })
+            .collect();
+        for fetcher in fetchers {
+            assert_eq!(fetcher.join().unwrap().blocks.len(), BLOCKS);
+        }
+        // One shard read at a time: the second began when the first ended.
+        let one = READ * BLOCKS as u32;
+        assert!(started.elapsed() >= one * 2, "{:?}", started.elapsed());
         let _ = stop.send(());
     }
 
