@@ -9,6 +9,7 @@
 
 pub mod check;
 pub mod client;
+pub mod client_io;
 pub mod codec;
 pub mod job;
 pub mod lease;

@@ -7,6 +7,7 @@
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::time::Duration;
 
 use egdb_games::SliceId;
 use tokio::sync::Semaphore;
@@ -15,6 +16,7 @@ use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
 
 use crate::client::DEADLINE;
+use crate::client_io::limited;
 use crate::shard::{header_fault, unexpected_block};
 use crate::tls::ServerTls;
 use crate::v1::coordination_server::{Coordination, CoordinationServer};
@@ -39,6 +41,19 @@ const FETCH_QUEUE: usize = 32;
 /// fetches nobody reads (each lets go after [`DEADLINE`]) must not take
 /// them all and leave leases unrenewed.
 const MAX_FETCHES: usize = 64;
+
+/// Open connections a coordinator keeps (a worker holds one); at the
+/// limit, accepting waits until one closes, so that a flood of idle ones
+/// cannot take every file descriptor the store needs too.
+const MAX_CONNECTIONS: usize = 1024;
+
+/// A connection that sends nothing for this long is closed. A worker sends
+/// a heartbeat at least every 10 minutes (more often with shorter leases).
+const IDLE_TIMEOUT: Duration = Duration::from_secs(15 * 60);
+
+/// Calls in flight on one connection (a worker makes one at a time, and a
+/// fetch beside it).
+const MAX_STREAMS: u32 = 64;
 
 /// The service around a coordinator.
 pub struct Service {
@@ -370,16 +385,18 @@ pub async fn serve(
     let service = CoordinationServer::new(service)
         .max_decoding_message_size(MAX_MESSAGE_BYTES)
         .max_encoding_message_size(MAX_MESSAGE_BYTES);
-    let server = tonic::transport::Server::builder();
+    let server = tonic::transport::Server::builder().max_concurrent_streams(MAX_STREAMS);
     match tls {
         Some(tls) => {
+            let connections = limited(tls.incoming(listener), MAX_CONNECTIONS, IDLE_TIMEOUT);
             server
-                .serve_with_incoming_shutdown(service, tls.incoming(listener), shutdown)
+                .serve_with_incoming_shutdown(service, connections, shutdown)
                 .await
         }
         None => {
+            let connections = limited(incoming(listener), MAX_CONNECTIONS, IDLE_TIMEOUT);
             server
-                .serve_with_incoming_shutdown(service, incoming(listener), shutdown)
+                .serve_with_incoming_shutdown(service, connections, shutdown)
                 .await
         }
     }

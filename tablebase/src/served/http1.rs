@@ -15,8 +15,8 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::sync::Notify;
 
-use super::client_io::ClientIo;
 use super::Limits;
+use egdb_proto::client_io::ClientIo;
 
 /// One open HTTP connection as the registry sees it.
 #[derive(Default)]

@@ -2,6 +2,7 @@
 //! reflection services (so that `grpcurl` and load balancers work), with
 //! the connections a public server allows (HTTP's are `http1.rs`'s).
 
+use egdb_proto::client_io::limited;
 use egdb_proto::server::{incoming, MAX_MESSAGE_BYTES};
 use egdb_proto::tls::ServerTls;
 use egdb_proto::v1::query_server::QueryServer;
@@ -9,10 +10,6 @@ use egdb_proto::v1::FILE_DESCRIPTOR_SET;
 
 use std::sync::Arc;
 
-use tokio::sync::Semaphore;
-use tokio_stream::{Stream, StreamExt};
-
-use super::client_io::ClientIo;
 use super::{Limits, QueryService};
 
 /// The largest request taken: a batch of [`super::MAX_BATCH`] positions of
@@ -53,35 +50,28 @@ pub async fn serve(
     let served = match tls {
         Some(tls) => {
             router
-                .serve_with_incoming_shutdown(limited(tls.incoming(listener), limits), shutdown)
+                .serve_with_incoming_shutdown(
+                    limited(
+                        tls.incoming(listener),
+                        limits.max_grpc_connections,
+                        limits.idle_timeout,
+                    ),
+                    shutdown,
+                )
                 .await
         }
         None => {
             router
-                .serve_with_incoming_shutdown(limited(incoming(listener), limits), shutdown)
+                .serve_with_incoming_shutdown(
+                    limited(
+                        incoming(listener),
+                        limits.max_grpc_connections,
+                        limits.idle_timeout,
+                    ),
+                    shutdown,
+                )
                 .await
         }
     };
     served.map_err(|e| format!("serving failed: {e}"))
-}
-
-/// The connections `incoming` yields, at most
-/// `limits.max_grpc_connections` open at once (the next is taken once one
-/// closes), each closed when it sends nothing for `limits.idle_timeout`.
-fn limited<S, IO>(incoming: S, limits: Limits) -> impl Stream<Item = std::io::Result<ClientIo<IO>>>
-where
-    S: Stream<Item = std::io::Result<IO>>,
-{
-    let open = Arc::new(Semaphore::new(limits.max_grpc_connections.max(1)));
-    incoming.then(move |io| {
-        let open = open.clone();
-        async move {
-            let io = io?;
-            let place = open
-                .acquire_owned()
-                .await
-                .map_err(|_| std::io::Error::other("the server is stopping"))?;
-            Ok(ClientIo::quiet(io, place, limits.idle_timeout))
-        }
-    })
 }

@@ -7,7 +7,6 @@
 //! [`listen`] puts the service on the network.
 
 mod board;
-mod client_io;
 pub mod http;
 mod http1;
 mod limits;

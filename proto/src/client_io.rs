@@ -1,17 +1,20 @@
-//! A client's connection as a public server reads it: bytes read ahead
-//! come first; with an idle limit its reads fail once the client has been
-//! silent that long, and it holds a place among the open connections
-//! until dropped.
+//! A client's connection as a server open to others reads it (the query
+//! server, the coordinator): bytes read ahead come first; with an idle
+//! limit its reads fail once the client has been silent that long, and it
+//! holds a place among the open connections until dropped ([`limited`]).
 
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::sync::OwnedSemaphorePermit;
 
-pub(super) struct ClientIo<IO> {
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio_stream::{Stream, StreamExt};
+
+pub struct ClientIo<IO> {
     io: IO,
     /// Bytes read already, handed out before the socket's.
     head: Vec<u8>,
@@ -28,7 +31,7 @@ struct Idle {
 
 impl<IO> ClientIo<IO> {
     /// `io`, whose first bytes `head` were read already.
-    pub(super) fn after(head: Vec<u8>, io: IO) -> ClientIo<IO> {
+    pub fn after(head: Vec<u8>, io: IO) -> ClientIo<IO> {
         ClientIo {
             io,
             head,
@@ -38,7 +41,7 @@ impl<IO> ClientIo<IO> {
     }
 
     /// `io`, holding `place`, its reads failing after `limit` of silence.
-    pub(super) fn quiet(io: IO, place: OwnedSemaphorePermit, limit: Duration) -> ClientIo<IO> {
+    pub fn quiet(io: IO, place: OwnedSemaphorePermit, limit: Duration) -> ClientIo<IO> {
         ClientIo {
             io,
             head: Vec::new(),
@@ -128,6 +131,31 @@ impl<IO: tonic::transport::server::Connected> tonic::transport::server::Connecte
     fn connect_info(&self) -> Self::ConnectInfo {
         self.io.connect_info()
     }
+}
+
+/// The connections `incoming` yields, at most `max_connections` open at
+/// once (the next is taken once one closes), each closed when it sends
+/// nothing for `idle_timeout`.
+pub fn limited<S, IO>(
+    incoming: S,
+    max_connections: usize,
+    idle_timeout: Duration,
+) -> impl Stream<Item = std::io::Result<ClientIo<IO>>>
+where
+    S: Stream<Item = std::io::Result<IO>>,
+{
+    let open = Arc::new(Semaphore::new(max_connections.max(1)));
+    incoming.then(move |io| {
+        let open = open.clone();
+        async move {
+            let io = io?;
+            let place = open
+                .acquire_owned()
+                .await
+                .map_err(|_| std::io::Error::other("the server is stopping"))?;
+            Ok(ClientIo::quiet(io, place, idle_timeout))
+        }
+    })
 }
 
 #[cfg(test)]
