@@ -17,6 +17,7 @@ use egdb_db_format::{block_len, max_record_len, MAX_BLOCK_BYTES};
 use egdb_proto::check::{Probe, EXAMPLES, MAX_TEXT};
 use egdb_proto::client::RemoteCoordinator;
 use egdb_proto::server::{bind, incoming, serve, Service};
+use egdb_proto::shard::MIN_WIRE_BLOCK_BYTES;
 use egdb_proto::tls::{client_config, query_client_config, ServerTls, TlsFiles};
 use egdb_proto::v1::coordination_client::CoordinationClient;
 use egdb_proto::v1::coordination_server::{Coordination, CoordinationServer};
@@ -74,9 +75,11 @@ fn shard() -> impl Strategy<Value = Shard> {
     (
         slice_id(),
         0u32..5,
-        prop_oneof![3 => 0u64..200, 1 => any::<u64>()],
+        prop_oneof![3 => 0u64..200, 2 => 0u64..3000, 1 => any::<u64>()],
         any::<u32>(),
-        prop_oneof![3 => 1u64..=64, 1 => any::<u64>()],
+        // Blocks too small for a shard of several (refused), and of about
+        // the least size taken.
+        prop_oneof![3 => 1u64..=64, 2 => 1000u64..=1100, 1 => any::<u64>()],
         prop::collection::vec(shard_block(), 0..3),
     )
         .prop_map(
@@ -703,18 +706,22 @@ fn shard_parts() -> impl Strategy<Value = Vec<Result<ShardPart, Status>>> {
 
 /// The most raw bytes the client below takes in a shard (a worker's
 /// memory for one slice): less than some of the headers announce.
-const MAX_SHARD_BYTES: u64 = 100;
+const MAX_SHARD_BYTES: u64 = 2500;
 
-/// The shard `parts` make, if they are a header of a possible layout, no
-/// larger than [`MAX_SHARD_BYTES`], and no more blocks than it gives, none
-/// longer than zstd can make of its raw bytes, and it converts (a known
-/// encoding, blocks in order).
+/// The shard `parts` make, if they are a header of a possible layout (one
+/// block, or blocks of at least [`MIN_WIRE_BLOCK_BYTES`]), no larger than
+/// [`MAX_SHARD_BYTES`], and no more blocks than it gives, none longer than
+/// zstd can make of its raw bytes, and it converts (a known encoding,
+/// blocks in order).
 fn assembled(parts: &[Result<ShardPart, Status>]) -> Option<egdb_proto::Shard> {
     let mut shard: Option<Shard> = None;
     for part in parts {
         match (part.as_ref().ok()?.part.as_ref()?, shard.as_mut()) {
             (shard_part::Part::Header(h), None) => {
-                if !(1..=MAX_BLOCK_BYTES).contains(&h.block_bytes) || h.raw_len > MAX_SHARD_BYTES {
+                if !(1..=MAX_BLOCK_BYTES).contains(&h.block_bytes)
+                    || h.raw_len > MAX_SHARD_BYTES
+                    || (h.raw_len > h.block_bytes && h.block_bytes < MIN_WIRE_BLOCK_BYTES)
+                {
                     return None;
                 }
                 shard = Some(h.clone());
