@@ -88,43 +88,44 @@ impl Gate {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
+    use tokio::sync::watch;
+    use tokio::task::JoinHandle;
 
-    #[tokio::test]
-    async fn past_the_waiting_room_requests_are_told_to_come_back() {
-        let gate = std::sync::Arc::new(Gate::new(&Limits {
+    /// A gate where one request runs and two may wait.
+    fn small_gate() -> Arc<Gate> {
+        Arc::new(Gate::new(&Limits {
             max_expensive: 1,
             max_waiting: 2,
             ..Limits::default()
-        }));
-        let (release, hold) = tokio::sync::watch::channel(false);
-        let mut held = Vec::new();
-        // One runs and two wait: the gate is full.
-        for _ in 0..2 {
-            let (gate, mut hold) = (gate.clone(), hold.clone());
-            held.push(tokio::spawn(async move {
-                gate.pass(async move {
-                    let _ = hold.wait_for(|go| *go).await;
-                    Ok(())
-                })
-                .await
-            }));
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        let third = {
-            let (gate, mut hold) = (gate.clone(), hold.clone());
-            tokio::spawn(async move {
-                gate.pass(async move {
-                    let _ = hold.wait_for(|go| *go).await;
-                    Ok(())
-                })
-                .await
+        }))
+    }
+
+    /// A request that, once it runs, holds its turn until `hold` says go.
+    fn held(gate: &Arc<Gate>, hold: &watch::Receiver<bool>) -> JoinHandle<Result<(), Status>> {
+        let (gate, mut hold) = (gate.clone(), hold.clone());
+        tokio::spawn(async move {
+            gate.pass(async move {
+                let _ = hold.wait_for(|go| *go).await;
+                Ok(())
             })
-        };
+            .await
+        })
+    }
+
+    #[tokio::test]
+    async fn past_the_waiting_room_requests_are_told_to_come_back() {
+        let gate = small_gate();
+        let (release, hold) = watch::channel(false);
+        // One runs and two wait: the gate is full.
+        let mut waiting = vec![held(&gate, &hold), held(&gate, &hold)];
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        waiting.push(held(&gate, &hold));
         tokio::time::sleep(Duration::from_millis(50)).await;
         let refused = gate.pass(async { Ok(()) }).await.unwrap_err();
         assert_eq!(refused.code(), tonic::Code::ResourceExhausted);
         release.send_replace(true);
-        for task in held.into_iter().chain([third]) {
+        for task in waiting {
             task.await.unwrap().unwrap();
         }
         // The room is empty again.
@@ -136,22 +137,9 @@ mod tests {
     /// them every expensive request was refused until a restart.
     #[tokio::test]
     async fn requests_dropped_while_waiting_leave_the_room() {
-        let gate = std::sync::Arc::new(Gate::new(&Limits {
-            max_expensive: 1,
-            max_waiting: 2,
-            ..Limits::default()
-        }));
-        let (release, hold) = tokio::sync::watch::channel(false);
-        let runner = {
-            let (gate, mut hold) = (gate.clone(), hold.clone());
-            tokio::spawn(async move {
-                gate.pass(async move {
-                    let _ = hold.wait_for(|go| *go).await;
-                    Ok(())
-                })
-                .await
-            })
-        };
+        let gate = small_gate();
+        let (release, hold) = watch::channel(false);
+        let runner = held(&gate, &hold);
         tokio::time::sleep(Duration::from_millis(50)).await;
         // Three times as many as may wait, each dropped while it waits.
         for _ in 0..6 {
