@@ -63,13 +63,16 @@ pub(crate) fn header_fault(shard: &v1::Shard) -> Option<String> {
 /// than the shard it announced.
 pub(crate) fn unexpected_block(shard: &v1::Shard, block: &v1::ShardBlock) -> Option<String> {
     let index = shard.blocks.len() as u64;
-    if index >= shard.raw_len.div_ceil(shard.block_bytes.max(1)) {
+    let numbered = u32::try_from(index).ok();
+    let Some(number) =
+        numbered.filter(|_| index < shard.raw_len.div_ceil(shard.block_bytes.max(1)))
+    else {
         return Some(format!(
             "block {index} is past the {} bytes the shard announced",
             shard.raw_len
         ));
-    }
-    let raw = block_len(shard.raw_len, shard.block_bytes, u32::try_from(index).ok()?);
+    };
+    let raw = block_len(shard.raw_len, shard.block_bytes, number);
     (block.record.len() as u64 > max_record_len(raw)).then(|| {
         format!(
             "block {index} is {} bytes, more than {raw} raw bytes can compress to",
