@@ -5,15 +5,16 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use std::sync::Arc;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio_stream::{Stream, StreamExt};
 
+/// A client's connection: reads what was read ahead first, then the
+/// socket's, within its idle limit if it has one.
 pub struct ClientIo<IO> {
     io: IO,
     /// Bytes read already, handed out before the socket's.
