@@ -177,13 +177,18 @@ pub fn checksum_holds(record: &[u8]) -> bool {
 /// refused before anything is allocated or inflated.
 pub const MAX_BLOCK_BYTES: u64 = 16 << 20;
 
+/// Why `block_bytes` is no block size, if it is not: 1 to
+/// [`MAX_BLOCK_BYTES`].
+pub fn block_size_fault(block_bytes: u64) -> Option<String> {
+    (block_bytes == 0 || block_bytes > MAX_BLOCK_BYTES)
+        .then(|| format!("block size {block_bytes} is not between 1 and {MAX_BLOCK_BYTES} bytes"))
+}
+
 /// Why a slice of `raw_len` bytes cannot be cut into `blocks` blocks of
 /// `block_bytes` (the last one shorter); `None` when it can.
 pub fn layout_fault(raw_len: u64, block_bytes: u64, blocks: u64) -> Option<String> {
-    if block_bytes == 0 || block_bytes > MAX_BLOCK_BYTES {
-        return Some(format!(
-            "block size {block_bytes} is not between 1 and {MAX_BLOCK_BYTES} bytes"
-        ));
+    if let Some(fault) = block_size_fault(block_bytes) {
+        return Some(fault);
     }
     let needed = raw_len.div_ceil(block_bytes);
     (blocks != needed).then(|| {

@@ -20,8 +20,8 @@ pub mod store;
 pub mod symbols;
 
 pub use block::{
-    block_codec, block_len, check_block, decode_block, decode_block_part, encode_block,
-    layout_fault, max_record_len, rank_block, BlockPart, BlockRecord, Codec, Packing,
+    block_codec, block_len, block_size_fault, check_block, decode_block, decode_block_part,
+    encode_block, layout_fault, max_record_len, rank_block, BlockPart, BlockRecord, Codec, Packing,
     MAX_BLOCK_BYTES,
 };
 pub use counts::SliceCounts;

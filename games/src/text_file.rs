@@ -73,9 +73,10 @@ pub(crate) fn plain_name(name: String) -> Result<String, String> {
     Ok(name)
 }
 
-/// A file's path as a default name: control characters shown as `?`.
-pub(crate) fn printable(path: &str) -> String {
-    path.chars()
+/// Text from outside as it may be printed (a file's path as a default
+/// name, a peer's report): control characters shown as `?`.
+pub fn printable(text: &str) -> String {
+    text.chars()
         .map(|c| if c.is_control() { '?' } else { c })
         .collect()
 }

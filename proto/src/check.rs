@@ -3,7 +3,7 @@
 //! The report crosses the wire as [`v1::CheckReport`]; these are the two
 //! conversions, the incoming one bounded.
 
-use egdb_games::{SliceId, Value};
+use egdb_games::{printable, SliceId, Value};
 
 use crate::v1::{self, CheckMismatch, CheckedProbe};
 use crate::values::tag_of;
@@ -203,12 +203,8 @@ impl TryFrom<v1::CheckReport> for CheckReport {
         let text = |s: String, what: &'static str| {
             if s.len() > MAX_TEXT {
                 Err(WireError::TooLong { what })
-            } else if s.chars().any(char::is_control) {
-                Ok(s.chars()
-                    .map(|c| if c.is_control() { '?' } else { c })
-                    .collect())
             } else {
-                Ok(s)
+                Ok(printable(&s))
             }
         };
         if report.examples.len() > EXAMPLES {

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use egdb_db_format::{block_len, max_record_len, CellEncoding, SliceCounts, MAX_BLOCK_BYTES};
+use egdb_db_format::{block_len, block_size_fault, max_record_len, CellEncoding, SliceCounts};
 use egdb_games::SliceId;
 
 use crate::{v1, WireError};
@@ -42,11 +42,8 @@ pub const MIN_WIRE_BLOCK_BYTES: u64 = 1024;
 /// a block size out of range, or blocks too small for a shard this long.
 /// Checked before any block is taken, by both ends of a transfer.
 pub(crate) fn header_fault(shard: &v1::Shard) -> Option<String> {
-    if shard.block_bytes == 0 || shard.block_bytes > MAX_BLOCK_BYTES {
-        return Some(format!(
-            "shard block size {} is not between 1 and {MAX_BLOCK_BYTES}",
-            shard.block_bytes
-        ));
+    if let Some(fault) = block_size_fault(shard.block_bytes) {
+        return Some(fault);
     }
     (shard.raw_len > shard.block_bytes && shard.block_bytes < MIN_WIRE_BLOCK_BYTES).then(|| {
         format!(
@@ -184,6 +181,7 @@ impl TryFrom<v1::SliceResult> for SliceResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use egdb_db_format::MAX_BLOCK_BYTES;
 
     fn shard() -> Shard {
         Shard {
