@@ -11,7 +11,8 @@
 # At its first start on a machine it pins the binary of the build cache in
 # DIR/bin/, and it runs copies of the cluster scripts taken in DIR/deploy/
 # at each start: the checkout and its build cache may change under a build
-# that runs for days. Settings (THREADS, MEMORY, MEMORY_WS1, CACHE_LIMIT,
+# that runs for days. When the build is over, taiwan-12-publish.sh makes
+# its results in DIR/results. Settings (THREADS, MEMORY, MEMORY_WS1, CACHE_LIMIT,
 # NICE) are netns-cluster.sh's, with defaults for two cores and 24 GiB: two
 # workers of two engine threads beside a coordinator of about 2.5 GiB, ws1
 # with 9.75 GiB for slices, as `move-09-08-p0/p1` need 9.68 GiB (`egdb plan
@@ -30,7 +31,7 @@ if [ ! -x "$dir/bin/egdb" ]; then
   ln -sfn "$pinned" "$dir/bin/egdb"
 fi
 # Renamed into place: a copy a running build reads is never rewritten.
-for script in netns-cluster.sh env.sh; do
+for script in netns-cluster.sh env.sh taiwan-12-publish.sh; do
   cp "deploy/$script" "$dir/deploy/$script.new"
   mv "$dir/deploy/$script.new" "$dir/deploy/$script"
 done
@@ -43,5 +44,9 @@ export NICE="${NICE:-19}"
 # compile a heartbeat once came later than the default 30 s: a worker's
 # move-06-06 was refused, and solved again (333 s). A worker that dies is started
 # again at once, and its new process frees the slice it held.
-exec bash "$dir/deploy/netns-cluster.sh" morris:taiwan:12 "$dir/tw12.egdb" 2 -- \
-  --verify-as-built --lease-seconds 120
+# Once the build is over, its results are made at once (into DIR/results):
+# a machine that is replaced loses the store. One string for bash -c, read
+# whole: this file may change under a run of days.
+exec bash -c 'bash "$1/deploy/netns-cluster.sh" morris:taiwan:12 "$1/tw12.egdb" 2 -- \
+  --verify-as-built --lease-seconds 120 && bash "$1/deploy/taiwan-12-publish.sh" "$1" "$2"' \
+  taiwan-12 "$dir" "$PWD"
