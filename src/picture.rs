@@ -10,7 +10,7 @@ use egdb_games::GameSpec;
 /// names; `rules` where the spec alone does not give them (rules files).
 pub fn picture(spec: &GameSpec, rules: Option<MorrisRules>, position: &str) -> Option<String> {
     match spec {
-        GameSpec::NimTriangle { .. } => Some(triangle(position)),
+        GameSpec::NimTriangle { layers, .. } => triangle(*layers, position),
         GameSpec::Morris { variant, pieces } => {
             morris(&MorrisRules::preset(*variant, *pieces), position)
         }
@@ -86,17 +86,28 @@ fn morris(rules: &MorrisRules, text: &str) -> Option<String> {
 }
 
 /// Rows of the triangle's notation (`o/oo/ooo`), centred, row letters on
-/// the left as moves name them.
-fn triangle(text: &str) -> String {
-    let rows: Vec<&str> = text.split('/').collect();
+/// the left as moves name them; `None` unless `text` has the triangle's
+/// shape (a server's answer is drawn only after it is checked: a long
+/// string of slashes must not become a quadratic picture).
+fn triangle(layers: u32, text: &str) -> Option<String> {
+    let layers = usize::try_from(layers).ok()?;
+    let rows: Vec<&str> = text.splitn(layers + 1, '/').collect();
+    let shaped = rows.len() == layers
+        && rows
+            .iter()
+            .enumerate()
+            .all(|(r, row)| row.len() == r + 1 && row.bytes().all(|b| b == b'o' || b == b'.'));
+    if !shaped {
+        return None;
+    }
     let mut out = String::new();
     for (r, row) in rows.iter().enumerate() {
         let cells: Vec<String> = row.chars().map(String::from).collect();
         let letter = char::from(b'a' + (r % 26) as u8);
-        let indent = " ".repeat(rows.len() - r - 1);
+        let indent = " ".repeat(layers - r - 1);
         out += &format!("{letter}  {indent}{}\n", cells.join(" "));
     }
-    out
+    Some(out)
 }
 
 #[cfg(test)]
@@ -148,6 +159,13 @@ mod tests {
         let drawn = picture(&spec("nim:triangle:3:normal"), None, "o/.o/ooo").unwrap();
         assert_eq!(drawn, "a    o\nb   . o\nc  o o o\n");
         assert_eq!(picture(&spec("nim:hexagram"), None, "2088"), None);
+        // Only the triangle's own shape is drawn.
+        let triangle3 = spec("nim:triangle:3:normal");
+        for bad in ["o/oo", "o/oo/ooo/o", "o/o/ooo", "o/ox/ooo", "", "start"] {
+            assert_eq!(picture(&triangle3, None, bad), None, "{bad}");
+        }
+        let slashes = "/".repeat(1 << 20);
+        assert_eq!(picture(&triangle3, None, &slashes), None);
         assert_eq!(picture(&spec("morris:file:x.toml"), None, "start"), None);
         assert_eq!(
             picture(&spec("morris:taiwan:3"), None, "not a position"),

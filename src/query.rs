@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 use std::path::Path;
 
-use egdb_games::{Game, GameSpec};
+use egdb_games::{printable, Game, GameSpec};
 
 use egdb_proto::client::with_causes;
 use egdb_proto::tls::{client_refusal, query_client_config};
@@ -66,9 +66,15 @@ pub fn run(args: QueryArgs) -> Exit {
             println!("{drawn}");
         }
     }
-    println!("{}: {}", answer.position, describe(&answer.probe));
+    // A server's strings may hold anything: no control character reaches
+    // the terminal.
+    println!(
+        "{}: {}",
+        printable(&answer.position),
+        describe(&answer.probe)
+    );
     for m in &answer.moves {
-        println!("  {:<10} -> {}", m.mv, describe(&m.probe));
+        println!("  {:<10} -> {}", printable(&m.mv), describe(&m.probe));
     }
     if answer.moves.is_empty() {
         println!("  (no moves: the game is over)");
