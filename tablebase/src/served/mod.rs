@@ -19,7 +19,7 @@ use wire::{moves_reply, probe_reply};
 
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock, TryLockError};
 use std::time::{Duration, Instant};
 
 use egdb_db_format::FormatError;
@@ -146,16 +146,26 @@ impl Opened {
 
     /// Opens the store again if `seen` is not complete and was opened long
     /// enough ago: slices finished since become visible. Whether it did.
+    /// One request opens it while the others go on with what they have
+    /// (they do not queue behind the lock), and the next opening waits a
+    /// full period from the end of this one: on a store so large that
+    /// opening it takes longer than the period, openings are not back to
+    /// back.
     fn catch_up(&self, seen: &Tablebase) -> bool {
         if seen.is_complete() {
             return false;
         }
-        let mut last = self.last_opened.lock().unwrap_or_else(|p| p.into_inner());
+        let mut last = match self.last_opened.try_lock() {
+            Ok(last) => last,
+            Err(TryLockError::WouldBlock) => return false,
+            Err(TryLockError::Poisoned(p)) => p.into_inner(),
+        };
         if last.elapsed() < CATCH_UP_EVERY {
             return false;
         }
+        let opened = Tablebase::open(&self.path);
         *last = Instant::now();
-        match Tablebase::open(&self.path) {
+        match opened {
             Ok(fresh) => {
                 let fresh = Arc::new(fresh.with_cache_bytes(self.cache_bytes));
                 *self.current.write().unwrap_or_else(|p| p.into_inner()) = fresh;
