@@ -17,9 +17,10 @@ use crate::failure::Failure;
 use crate::query::describe;
 use crate::Exit;
 
-/// Moves a line given to `--along` may hold: far beyond any game's length
-/// in plies that anyone follows by hand.
-const MAX_LINE_MOVES: usize = 10_000;
+/// Moves a line given to `--along` may hold: beyond any game's length in
+/// plies that anyone follows by hand (the longest P = 9 line is 49). Each
+/// entry carries the line up to it, so the output grows as its square.
+const MAX_LINE_MOVES: usize = 1_000;
 
 pub fn run(args: BookArgs) -> Exit {
     let tablebase = Tablebase::open(&args.store)?;
@@ -38,11 +39,14 @@ pub fn run(args: BookArgs) -> Exit {
     };
     let mut out = BufWriter::new(sink);
     let game = tablebase.game().spec().to_string();
-    let mut summary = Summary::new(&game, &args);
+    // Gathered only when asked for: its rows grow with the book.
+    let mut summary = args.summary.as_ref().map(|_| Summary::new(&game, &args));
     let mut write = |entry: BookEntry| -> Result<(), Failure> {
         writeln!(out, "{}", entry_json(&entry))
             .map_err(|e| Failure::failed(format!("cannot write the book: {e}")))?;
-        summary.add(&entry);
+        if let Some(summary) = summary.as_mut() {
+            summary.add(&entry);
+        }
         Ok(())
     };
     match &args.along {
@@ -62,7 +66,7 @@ pub fn run(args: BookArgs) -> Exit {
     }
     out.flush()
         .map_err(|e| Failure::failed(format!("cannot write the book: {e}")))?;
-    if let Some(path) = &args.summary {
+    if let (Some(path), Some(summary)) = (&args.summary, &summary) {
         std::fs::write(path, summary.markdown())
             .map_err(|e| Failure::failed(format!("cannot write {}: {e}", path.display())))?;
     }

@@ -187,6 +187,15 @@ fn along_follows_a_line_and_names_an_illegal_move() {
         "{}",
         stderr(&out)
     );
+    // A line longer than any game is refused before it is followed.
+    let long = vec!["b2"; 1001].join(" ");
+    let out = egdb(&["book", "--store", store.to_str().unwrap(), "--along", &long]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("--along holds 1001 moves; at most 1000"),
+        "{}",
+        stderr(&out)
+    );
     let out = egdb(&[
         "book",
         "--store",
