@@ -370,10 +370,28 @@ impl Worker<'_> {
     }
 }
 
-/// The game a task names.
+/// Longest game spec a task may name: a file's path (as Linux bounds it)
+/// and the family's words around it.
+const MAX_TASK_SPEC_BYTES: usize = 4096 + 64;
+
+/// The game a task names. A game file's definition comes with the task:
+/// the worker never reads a path the coordinator names on this machine.
 fn game_of(task: &Task) -> Result<Game, WorkerError> {
+    if task.game.len() > MAX_TASK_SPEC_BYTES {
+        return Err(WorkerError::BadTask(format!(
+            "the task's game spec holds {} bytes; at most {MAX_TASK_SPEC_BYTES}",
+            task.game.len()
+        )));
+    }
     let bad = |e: egdb_games::GameError| WorkerError::BadTask(e.to_string());
     let spec: GameSpec = task.game.parse().map_err(bad)?;
+    let from_file = matches!(spec, GameSpec::NimFile { .. } | GameSpec::MorrisFile { .. });
+    if from_file && task.game_definition.is_none() {
+        return Err(WorkerError::BadTask(format!(
+            "the task names the game file `{}` without its definition",
+            egdb_games::printable(&task.game)
+        )));
+    }
     Game::from_spec_with_definition(&spec, task.game_definition.as_deref()).map_err(bad)
 }
 
@@ -427,5 +445,44 @@ fn keep_lease(
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(game: &str, definition: Option<&str>) -> Task {
+        Task {
+            game: game.to_string(),
+            game_definition: definition.map(str::to_string),
+            slice_id: SliceId::new("stones-3"),
+            depth: true,
+            dependencies: Vec::new(),
+            verify: false,
+            zstd_only: false,
+        }
+    }
+
+    #[test]
+    fn a_task_names_no_file_for_the_worker_to_read() {
+        // The file exists here: still refused, as it came without its text.
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), "cells = 3\nmoves = [[0], [1], [2]]\n").unwrap();
+        for family in ["nim", "morris"] {
+            let game = format!("{family}:file:{}", file.path().display());
+            match game_of(&task(&game, None)) {
+                Err(WorkerError::BadTask(reason)) => {
+                    assert!(reason.contains("without its definition"), "{reason}")
+                }
+                other => panic!("{game}: {:?}", other.err()),
+            }
+        }
+        let long = format!("nim:file:/{}", "x".repeat(MAX_TASK_SPEC_BYTES));
+        match game_of(&task(&long, Some("cells = 3"))) {
+            Err(WorkerError::BadTask(reason)) => assert!(reason.contains("at most"), "{reason}"),
+            other => panic!("{:?}", other.err()),
+        }
+        assert!(game_of(&task("nim:triangle:3:normal", None)).is_ok());
     }
 }
