@@ -1,7 +1,10 @@
 //! `egdb stats`: per-slice counts of a store.
 
+use std::collections::HashMap;
+
 use egdb_db_format::SliceRecord;
 use egdb_games::morris::MorrisSlice;
+use egdb_games::printable;
 use egdb_tablebase::Tablebase;
 use serde_json::{json, Value as Json};
 
@@ -13,8 +16,14 @@ pub fn run(args: StatsArgs) -> Exit {
     let game = tablebase.game();
     let plan = game.slices();
     let mut records = tablebase.records();
-    // Plan order: dependencies first, as the build solved them.
-    records.sort_by_key(|r| plan.iter().position(|s| s.id.as_str() == r.slice));
+    // Plan order: dependencies first, as the build solved them; ids off
+    // the plan (a damaged store) last.
+    let order: HashMap<&str, usize> = plan
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.id.as_str(), i))
+        .collect();
+    records.sort_by_key(|r| order.get(r.slice.as_str()).copied().unwrap_or(usize::MAX));
     let complete = tablebase.is_complete();
     if args.json {
         let slices: Vec<Json> = records.iter().map(|r| slice_json(r)).collect();
@@ -55,7 +64,8 @@ pub fn run(args: StatsArgs) -> Exit {
     for r in &records {
         let c = &r.counts;
         row([
-            r.slice.clone(),
+            // A record's id is the store's word: printed, not obeyed.
+            printable(&r.slice),
             c.positions.to_string(),
             c.win.to_string(),
             c.loss.to_string(),

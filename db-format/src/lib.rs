@@ -28,7 +28,7 @@ pub use counts::SliceCounts;
 pub use encoding::{CellEncoding, ValueCode};
 pub use error::FormatError;
 #[cfg(feature = "store")]
-pub use store::{SliceRecord, SolvedBy, Store, StoreIdentity};
+pub use store::{SliceRecord, SolvedBy, Store, StoreIdentity, MAX_STORE_SLICES};
 
 /// Version of the block records and the store layout written today.
 /// Format 3 added ranked blocks (two-byte cells range-coded, in parts that

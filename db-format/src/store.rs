@@ -78,6 +78,43 @@ pub struct SliceRecord {
     pub solved_by: Option<SolvedBy>,
 }
 
+/// Slices a store may hold: far more than any game's plan (Taiwan P = 12
+/// has 1478), so that a damaged or hostile manifest is refused before it
+/// is read whole.
+pub const MAX_STORE_SLICES: usize = 1 << 21;
+
+/// Bytes of one manifest record: a record is a few hundred.
+const MAX_RECORD_BYTES: usize = 64 << 10;
+
+/// A manifest record read back, bounded before it is parsed; a bad key is
+/// named only as far as it is a plain slice id.
+fn record_of(key: &[u8], bytes: &[u8]) -> Result<SliceRecord, FormatError> {
+    let corrupt = |reason: String| FormatError::Corrupt {
+        slice: match std::str::from_utf8(key) {
+            Ok(id) if plain_id(id) => id.to_string(),
+            _ => format!("<a key of {} bytes>", key.len()),
+        },
+        block: None,
+        reason,
+    };
+    if bytes.len() > MAX_RECORD_BYTES {
+        return Err(corrupt(format!(
+            "manifest record of {} bytes; at most {MAX_RECORD_BYTES}",
+            bytes.len()
+        )));
+    }
+    serde_json::from_slice(bytes).map_err(|e| corrupt(format!("manifest record: {e}")))
+}
+
+/// Whether a manifest key reads as a slice id: short, letters, digits,
+/// `-` and `_`.
+fn plain_id(id: &str) -> bool {
+    (1..=64).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
 /// The path a slice took into its store: how much of a build went through
 /// the network is the store's own record, not a log's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -390,15 +427,7 @@ impl Store {
     pub fn slice(&self, id: &str) -> Result<Option<SliceRecord>, FormatError> {
         match self.db.get_cf(self.cf(MANIFEST)?, id.as_bytes())? {
             None => Ok(None),
-            Some(bytes) => {
-                serde_json::from_slice(&bytes)
-                    .map(Some)
-                    .map_err(|e| FormatError::Corrupt {
-                        slice: id.to_string(),
-                        block: None,
-                        reason: format!("manifest record: {e}"),
-                    })
-            }
+            Some(bytes) => record_of(id.as_bytes(), &bytes).map(Some),
         }
     }
 
@@ -412,13 +441,13 @@ impl Store {
             .db
             .iterator_cf(self.cf(MANIFEST)?, rocksdb::IteratorMode::Start)
         {
+            if records.len() == MAX_STORE_SLICES {
+                return Err(FormatError::Damaged(format!(
+                    "more than {MAX_STORE_SLICES} slices in the manifest, more than any game has"
+                )));
+            }
             let (key, bytes) = item?;
-            let record = serde_json::from_slice(&bytes).map_err(|e| FormatError::Corrupt {
-                slice: String::from_utf8_lossy(&key).into_owned(),
-                block: None,
-                reason: format!("manifest record: {e}"),
-            })?;
-            records.push(record);
+            records.push(record_of(&key, &bytes)?);
         }
         Ok(records)
     }

@@ -788,6 +788,56 @@ mod stored {
     }
 
     #[test]
+    fn an_oversized_manifest_record_is_refused_unread() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let path = dir.path().join("s");
+        let mine = StoreIdentity {
+            game: "nim:hexagram".to_string(),
+            fingerprint: 7,
+            definition: None,
+            depth: true,
+        };
+        drop(Store::create_or_open(&path, &mine).expect("a store"));
+        let huge = format!("{{\"slice\": \"{}\"}}", "x".repeat(64 << 10));
+        for key in [&b"move-03-03"[..], b"\x1b[2Jcleared"] {
+            {
+                let cfs = ["meta", "manifest", "blocks"]
+                    .map(|name| ColumnFamilyDescriptor::new(name, Options::default()));
+                let db = DB::open_cf_descriptors(&Options::default(), &path, cfs).expect("opens");
+                let cf = db.cf_handle("manifest").expect("manifest");
+                db.put_cf(cf, key, huge.as_bytes()).expect("writes");
+            }
+            let store = Store::open_read_only(&path).expect("opens");
+            match store.slices() {
+                Err(FormatError::Corrupt { slice, reason, .. }) => {
+                    assert!(reason.contains("at most 65536"), "{reason}");
+                    let named = if key[0] == b'm' {
+                        "move-03-03".to_string()
+                    } else {
+                        format!("<a key of {} bytes>", key.len())
+                    };
+                    assert_eq!(slice, named);
+                }
+                other => panic!("{other:?}"),
+            }
+            if key[0] == b'm' {
+                let one = store.slice("move-03-03");
+                assert!(matches!(one, Err(FormatError::Corrupt { .. })), "{one:?}");
+            }
+            drop(store);
+            let db = DB::open_cf_descriptors(
+                &Options::default(),
+                &path,
+                ["meta", "manifest", "blocks"]
+                    .map(|name| ColumnFamilyDescriptor::new(name, Options::default())),
+            )
+            .expect("opens");
+            db.delete_cf(db.cf_handle("manifest").expect("manifest"), key)
+                .expect("deletes");
+        }
+    }
+
+    #[test]
     fn stored_identities_open_or_fail_cleanly() {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let path = dir.path().join("s");

@@ -7,8 +7,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 /// Slices a tablebase may number: their numbers fill the top bits of a
-/// [`key`].
-pub(super) const MAX_SLICES: usize = 1 << 21;
+/// [`key`]. A store holds no more (its manifest is refused first).
+pub(super) const MAX_SLICES: usize = egdb_db_format::MAX_STORE_SLICES;
 
 /// A block part's key: its slice's number in the tablebase (below
 /// [`MAX_SLICES`]), the block's index, the part's (below 2048: blocks are
