@@ -57,7 +57,16 @@ impl Journal {
     fn start(mut self, header: &str) -> Journal {
         let written = (|| -> std::io::Result<File> {
             let new_path = self.path.with_extension("journal.new");
-            let mut file = File::create(&new_path)?;
+            // Made anew, never opened through whatever stands at the name
+            // (a link there would have the write land elsewhere).
+            match std::fs::remove_file(&new_path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+            let mut file = OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&new_path)?;
             writeln!(file, "{header}")?;
             for (slice, crc) in &self.passed {
                 writeln!(file, "{slice} {crc:08x}")?;
@@ -102,7 +111,15 @@ impl Journal {
 /// The passes of a journal whose header is `header`; a journal with a line
 /// far longer than any slice id is damaged, and not read further.
 fn read(path: &Path, header: &str) -> Option<HashMap<SliceId, u32>> {
+    // A pipe or a device at the name would block the open or never end:
+    // only a regular file is a journal, looked at before and after.
+    if !std::fs::symlink_metadata(path).ok()?.is_file() {
+        return None;
+    }
     let file = OpenOptions::new().read(true).open(path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
     let mut file = BufReader::new(file);
     let mut next_line = || -> Option<Option<String>> {
         let mut line = Vec::new();
@@ -171,5 +188,33 @@ mod tests {
         assert!(!fresh.passed(&SliceId::new("place-05-02-03"), 7));
         fresh.finish();
         assert!(!dir.path().join(NAME).exists());
+    }
+
+    #[test]
+    fn a_pipe_or_a_link_in_the_journals_place_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(NAME);
+        // A pipe nobody writes to: read at once as no journal, not waited on.
+        let made = std::process::Command::new("mkfifo")
+            .arg(&path)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        assert!(read(&path, "egdb-verify 1 g").is_none());
+        std::fs::remove_file(&path).unwrap();
+        // A link at the new file's name: the file it points to is untouched.
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "keep me").unwrap();
+        std::os::unix::fs::symlink(&victim, path.with_extension("journal.new")).unwrap();
+        let mut journal = Journal::open_with(dir.path(), "egdb-verify 1 g", false);
+        journal.record(&SliceId::new("move-03-03"), 1);
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+        assert!(read(&path, "egdb-verify 1 g")
+            .unwrap()
+            .contains_key("move-03-03"));
+        // A link in the journal's own place is not read as one.
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(&victim, &path).unwrap();
+        assert!(read(&path, "egdb-verify 1 g").is_none());
     }
 }
