@@ -75,16 +75,22 @@ impl SymmetryGroup {
 
     /// Adds compositions until the set is closed (small groups only), in
     /// the order stores were built with: the group's order decides layouts.
+    /// Stops once it holds as many as the group has: every later
+    /// composition is known (for a group of 4096, that skips most of the
+    /// 16.8 M products), and the order up to there is the same.
     fn close(&mut self) -> Result<(), GameError> {
-        self.refuse_large_groups()?;
+        let order = self.refuse_large_groups()?;
         let mut known: HashSet<Vec<u32>> = self.perms.iter().cloned().collect();
         let mut i = 0;
-        while i < self.perms.len() {
+        while i < self.perms.len() && self.perms.len() < order {
             for j in 0..self.perms.len() {
                 let composed = compose(&self.perms[i], &self.perms[j]);
                 if known.insert(composed.clone()) {
                     self.maps.push(CellMap::new(&composed));
                     self.perms.push(composed);
+                    if self.perms.len() == order {
+                        return Ok(());
+                    }
                 }
             }
             i += 1;
@@ -94,8 +100,8 @@ impl SymmetryGroup {
 
     /// Counts the generated group by a walk that stops past
     /// [`LARGEST_GROUP`]: a dozen generators of a large board generate
-    /// more permutations than any table could use.
-    fn refuse_large_groups(&self) -> Result<(), GameError> {
+    /// more permutations than any table could use. The group's order.
+    fn refuse_large_groups(&self) -> Result<usize, GameError> {
         let mut known: HashSet<Vec<u32>> = HashSet::new();
         let mut queue = vec![self.perms[0].clone()];
         known.insert(self.perms[0].clone());
@@ -114,7 +120,7 @@ impl SymmetryGroup {
                 }
             }
         }
-        Ok(())
+        Ok(known.len())
     }
 
     pub fn len(&self) -> usize {
@@ -295,6 +301,46 @@ mod tests {
         let err = super::SymmetryGroup::new(cells, &moves, &[swap, cycle]).unwrap_err();
         assert!(err.to_string().contains("more than 4096"), "{err}");
         assert!(started.elapsed().as_secs() < 10, "{:?}", started.elapsed());
+    }
+
+    /// The closure without its early stop: every product of every pair,
+    /// in the order `close` adds them.
+    fn closed_in_full(given: &[Vec<u32>]) -> Vec<Vec<u32>> {
+        let mut perms: Vec<Vec<u32>> = given.to_vec();
+        let mut i = 0;
+        while i < perms.len() {
+            for j in 0..perms.len() {
+                let composed = super::compose(&perms[i], &perms[j]);
+                if !perms.contains(&composed) {
+                    perms.push(composed);
+                }
+            }
+            i += 1;
+        }
+        perms
+    }
+
+    #[test]
+    fn the_largest_group_is_built_in_the_order_of_the_full_closure() {
+        // Twelve disjoint swaps of 24 cells: 2^12 = 4096 permutations.
+        let cells = 24u32;
+        let moves: Vec<u64> = (0..cells).map(|c| 1 << c).collect();
+        let swaps: Vec<Vec<u32>> = (0..12)
+            .map(|k| {
+                (0..cells)
+                    .map(|c| if c / 2 == k { c ^ 1 } else { c })
+                    .collect()
+            })
+            .collect();
+        let group = super::SymmetryGroup::new(cells, &moves, &swaps).unwrap();
+        assert_eq!(group.len(), 4096);
+        // A smaller group, whose full closure is quick to take by hand:
+        // the same permutations in the same order.
+        let few = &swaps[..6];
+        let mut given = vec![(0..cells).collect::<Vec<u32>>()];
+        given.extend_from_slice(few);
+        let small = super::SymmetryGroup::new(cells, &moves, few).unwrap();
+        assert_eq!(small.permutations(), closed_in_full(&given).as_slice());
     }
 
     #[test]
