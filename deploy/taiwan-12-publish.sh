@@ -14,7 +14,13 @@
 set -euo pipefail
 dir=$(realpath -m "${1:-$HOME/p12}")
 checkout=$(realpath -m "${2:-$(dirname "$0")/..}")
-store="$dir/tw12.egdb"
+# GAME, NAME and STORE (the store's name in DIR) only for a rehearsal on a
+# small game, e.g. after `NETNS=reh EGDB_BIN=D/bin/egdb bash
+# deploy/netns-cluster.sh morris:taiwan:3 D/tw3.egdb 2 -- --verify-as-built`:
+# `GAME=morris:taiwan:3 NAME=taiwan-3 STORE=tw3.egdb bash
+# deploy/taiwan-12-publish.sh D` (rehearsed so on 2026-11-28).
+game=${GAME:-morris:taiwan:12} name=${NAME:-taiwan-12}
+store="$dir/${STORE:-tw12.egdb}"
 log="$store.cluster/coordinator.out"
 results="$dir/results"
 export EGDB_BIN="$dir/bin/egdb"
@@ -27,11 +33,11 @@ fi
 mkdir -p "$results"
 say "results page, checksums and stats (every block is read)"
 RESULTS_DIR="$results" BUILD_LOG="$log" \
-  bash "$checkout/deploy/results.sh" morris:taiwan:12 taiwan-12 "$store"
+  bash "$checkout/deploy/results.sh" "$game" "$name" "$store"
 say "opening book, 4 plies"
 "$EGDB_BIN" book --store "$store" --plies 4 \
-  --out "$results/taiwan-12-book-4.jsonl" --summary "$results/taiwan-12-book-4.md"
-zstd -q -19 -f --rm "$results/taiwan-12-book-4.jsonl"
+  --out "$results/$name-book-4.jsonl" --summary "$results/$name-book-4.md"
+zstd -q -19 -f --rm "$results/$name-book-4.jsonl"
 say "movement slices beside P = 9's published checksums"
 grep '^move-' "$checkout/docs/results/taiwan-9.crc" >"$results/taiwan-9-move.crc"
 "$EGDB_BIN" compare --store "$store" --crc "$results/taiwan-9-move.crc" \
