@@ -107,7 +107,8 @@ fn record_of(key: &[u8], bytes: &[u8]) -> Result<SliceRecord, FormatError> {
 }
 
 /// Whether a manifest key reads as a slice id: short, letters, digits,
-/// `-` and `_`.
+/// `-` and `_` (the rule of `egdb_games::SliceId::parse`, which this crate,
+/// beneath the games, cannot call).
 fn plain_id(id: &str) -> bool {
     (1..=64).contains(&id.len())
         && id

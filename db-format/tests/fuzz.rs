@@ -771,10 +771,27 @@ mod stored {
         (version, identity).prop_map(|(version, identity)| Meta { version, identity })
     }
 
-    fn write_meta(path: &std::path::Path, meta: &Meta) {
+    /// The store's RocksDB itself, to write what egdb would not.
+    fn raw_db(path: &std::path::Path) -> DB {
         let cfs = ["meta", "manifest", "blocks"]
             .map(|name| ColumnFamilyDescriptor::new(name, Options::default()));
-        let db = DB::open_cf_descriptors(&Options::default(), path, cfs).expect("opens");
+        DB::open_cf_descriptors(&Options::default(), path, cfs).expect("opens")
+    }
+
+    /// A new empty store of `nim:hexagram` at `path`, and its identity.
+    fn empty_store(path: &std::path::Path) -> StoreIdentity {
+        let mine = StoreIdentity {
+            game: "nim:hexagram".to_string(),
+            fingerprint: 7,
+            definition: None,
+            depth: true,
+        };
+        drop(Store::create_or_open(path, &mine).expect("a store"));
+        mine
+    }
+
+    fn write_meta(path: &std::path::Path, meta: &Meta) {
+        let db = raw_db(path);
         let cf = db.cf_handle("meta").expect("meta");
         for (key, value) in [
             (&b"format_version"[..], &meta.version),
@@ -791,19 +808,11 @@ mod stored {
     fn an_oversized_manifest_record_is_refused_unread() {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let path = dir.path().join("s");
-        let mine = StoreIdentity {
-            game: "nim:hexagram".to_string(),
-            fingerprint: 7,
-            definition: None,
-            depth: true,
-        };
-        drop(Store::create_or_open(&path, &mine).expect("a store"));
+        empty_store(&path);
         let huge = format!("{{\"slice\": \"{}\"}}", "x".repeat(64 << 10));
         for key in [&b"move-03-03"[..], b"\x1b[2Jcleared"] {
             {
-                let cfs = ["meta", "manifest", "blocks"]
-                    .map(|name| ColumnFamilyDescriptor::new(name, Options::default()));
-                let db = DB::open_cf_descriptors(&Options::default(), &path, cfs).expect("opens");
+                let db = raw_db(&path);
                 let cf = db.cf_handle("manifest").expect("manifest");
                 db.put_cf(cf, key, huge.as_bytes()).expect("writes");
             }
@@ -825,13 +834,7 @@ mod stored {
                 assert!(matches!(one, Err(FormatError::Corrupt { .. })), "{one:?}");
             }
             drop(store);
-            let db = DB::open_cf_descriptors(
-                &Options::default(),
-                &path,
-                ["meta", "manifest", "blocks"]
-                    .map(|name| ColumnFamilyDescriptor::new(name, Options::default())),
-            )
-            .expect("opens");
+            let db = raw_db(&path);
             db.delete_cf(db.cf_handle("manifest").expect("manifest"), key)
                 .expect("deletes");
         }
@@ -841,13 +844,7 @@ mod stored {
     fn stored_identities_open_or_fail_cleanly() {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let path = dir.path().join("s");
-        let mine = StoreIdentity {
-            game: "nim:hexagram".to_string(),
-            fingerprint: 7,
-            definition: None,
-            depth: true,
-        };
-        drop(Store::create_or_open(&path, &mine).expect("a store"));
+        let mine = empty_store(&path);
         // Three RocksDB opens a case: a fiftieth of the cases.
         let cases = config().cases.div_ceil(50).max(16);
         run_cases(cases, meta(), |meta| {

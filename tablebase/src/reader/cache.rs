@@ -6,13 +6,10 @@ use std::collections::{HashMap, VecDeque};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-/// Slices a tablebase may number: their numbers fill the top bits of a
-/// [`key`]. A store holds no more (its manifest is refused first).
-pub(super) const MAX_SLICES: usize = egdb_db_format::MAX_STORE_SLICES;
-
 /// A block part's key: its slice's number in the tablebase (below
-/// [`MAX_SLICES`]), the block's index, the part's (below 2048: blocks are
-/// at most 16 MiB, parts 8 KiB).
+/// [`egdb_db_format::MAX_STORE_SLICES`], as no store holds more: 21 bits),
+/// the block's index, the part's (below 2048: blocks are at most 16 MiB,
+/// parts 8 KiB).
 pub(super) fn key(slice: u32, block: u32, part: u32) -> u64 {
     (u64::from(slice) << 43) | (u64::from(block) << 11) | u64::from(part & 0x7FF)
 }
