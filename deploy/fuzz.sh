@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The fuzz targets (every crate's tests/fuzz.rs: decoders and parsers fed
+# The fuzz targets (every library crate's tests/fuzz.rs: decoders and parsers fed
 # arbitrary and near-valid input, none may panic) for a long soak:
 #   bash deploy/fuzz.sh            a million cases per target (hours)
 #   bash deploy/fuzz.sh 20000      fewer
