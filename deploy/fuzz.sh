@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The fuzz targets (every library crate's tests/fuzz.rs: decoders and parsers fed
-# arbitrary and near-valid input, none may panic) for a long soak:
+# The fuzz targets (every library crate's tests/fuzz.rs: decoders and
+# parsers fed arbitrary and near-valid input, none may panic) for a long soak:
 #   bash deploy/fuzz.sh            a million cases per target (hours)
 #   bash deploy/fuzz.sh 20000      fewer
 # The ordinary test run (deploy/test.sh, CI) runs them with 256 cases each.
