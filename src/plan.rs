@@ -61,6 +61,7 @@ pub fn run(args: PlanArgs) -> Exit {
             stored: encoding.table_bytes(s.entries),
             memory: memory_need(&plan, s, encoding),
             seconds: rates.as_ref().and_then(|r| r.seconds(s, encoding)),
+            reads: s.dependencies.iter().map(ToString::to_string).collect(),
         })
         .collect();
     let largest = rows.iter().max_by_key(|r| r.memory);
@@ -186,6 +187,8 @@ struct Row {
     stored: u64,
     memory: u64,
     seconds: Option<f64>,
+    /// The slices its solve reads.
+    reads: Vec<String>,
 }
 
 impl Row {
@@ -198,6 +201,7 @@ impl Row {
             "stored_bytes": self.stored,
             "memory_need": self.memory,
             "projected_seconds": self.seconds,
+            "reads": self.reads,
         })
     }
 }

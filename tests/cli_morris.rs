@@ -235,6 +235,37 @@ fn nine_and_twelve_pieces_are_planned_within_twenty_gib() {
 }
 
 #[test]
+fn a_plan_names_what_each_slice_reads_and_it_comes_earlier() {
+    let out = egdb(&["plan", "morris:taiwan:6", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut earlier = std::collections::HashSet::new();
+    let mut reading = 0;
+    for slice in plan["slices"].as_array().unwrap() {
+        let id = slice["slice"].as_str().unwrap();
+        let reads = slice["reads"].as_array().unwrap();
+        for read in reads {
+            let read = read.as_str().unwrap();
+            assert!(
+                earlier.contains(read),
+                "{id} reads {read}, not planned before it"
+            );
+        }
+        // A placement before the last leads to a placement slice; the last
+        // may end the game (fewer than three pieces) and read nothing.
+        let before_last = id.starts_with("place-") && !id.starts_with("place-11-");
+        assert!(!before_last || !reads.is_empty(), "{id} reads nothing");
+        reading += usize::from(!reads.is_empty());
+        earlier.insert(id.to_string());
+    }
+    assert!(
+        reading > earlier.len() / 2,
+        "{reading} of {} slices read others",
+        earlier.len()
+    );
+}
+
+#[test]
 fn a_plan_with_the_rates_of_its_own_build_in_progress_projects_what_is_left() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("tw4");
