@@ -570,6 +570,24 @@ fn netns_cluster_sh_builds_on_hosts_of_its_own_starts_a_killed_worker_again_and_
     for kind in ["| solve | placement |", "| check | placement |"] {
         assert!(time.contains(kind), "{report}");
     }
+    // The model of other cache limits: these caches had none, so with none
+    // it can count no more than the coordinator sent (which also carried
+    // the reads of the task lost with ws2), and with less it counts more.
+    let bytes_in = |row: &str| -> u64 {
+        let line = report
+            .lines()
+            .find(|l| l.starts_with(row))
+            .unwrap_or_else(|| panic!("no {row:?} in {report}"));
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let sent = cells.iter().find(|c| c.ends_with(" GiB)")).unwrap();
+        sent.split(' ').next().unwrap().parse().unwrap()
+    };
+    let measured = bytes_in("| all |");
+    let (unlimited, small) = (bytes_in("| none |"), bytes_in("| 1 GiB |"));
+    assert!(
+        0 < unlimited && unlimited <= measured && unlimited <= small,
+        "{report}"
+    );
     // The published page carries it, under the store's own results.
     let results = dir.path().join("results");
     let published = std::process::Command::new("bash")
