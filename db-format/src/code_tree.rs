@@ -148,6 +148,7 @@ fn huffman_lengths(counts: &[u32]) -> Vec<u8> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use proptest::strategy::ValueTree;
 
     fn walk(tree: &CodeTree, rank: u8) -> u8 {
         let (code, length) = tree.code(rank);
@@ -164,6 +165,41 @@ mod tests {
         panic!("the code of {rank} ends inside the tree")
     }
 
+    /// Lengths at random (nearly always refused), and a prefix code's
+    /// lengths as they are or with one length moved by one (the code then
+    /// overfull or leaving a gap, or still one).
+    fn any_lengths() -> impl Strategy<Value = Vec<u8>> {
+        let edited = (
+            proptest::collection::vec(1u32..1_000_000, 2..=256),
+            any::<proptest::sample::Index>(),
+            prop_oneof![Just(0i8), Just(-1), Just(1)],
+        )
+            .prop_map(|(counts, at, by)| {
+                let mut lengths = CodeTree::lengths(&counts);
+                let i = at.index(lengths.len());
+                lengths[i] = lengths[i].saturating_add_signed(by);
+                lengths
+            });
+        prop_oneof![proptest::collection::vec(0u8..=16, 0..=257), edited]
+    }
+
+    #[test]
+    fn any_lengths_reach_both_trees_and_refusals() {
+        let mut runner = proptest::test_runner::TestRunner::deterministic();
+        let (mut made, mut refused) = (0, 0);
+        for _ in 0..300 {
+            let lengths = any_lengths().new_tree(&mut runner).unwrap().current();
+            match CodeTree::from_lengths(&lengths) {
+                Ok(_) => made += 1,
+                Err(_) => refused += 1,
+            }
+        }
+        assert!(
+            made >= 30 && refused >= 30,
+            "{made} trees, {refused} refusals"
+        );
+    }
+
     proptest! {
         #[test]
         fn codes_lead_to_their_ranks_and_are_short_for_frequent_ones(counts in proptest::collection::vec(1u32..1_000_000, 2..=256)) {
@@ -178,7 +214,7 @@ mod tests {
         }
 
         #[test]
-        fn any_lengths_make_a_tree_or_are_refused(lengths in proptest::collection::vec(0u8..=16, 0..=257)) {
+        fn any_lengths_make_a_tree_or_are_refused(lengths in any_lengths()) {
             if let Ok(tree) = CodeTree::from_lengths(&lengths) {
                 for rank in 0..lengths.len() {
                     prop_assert_eq!(walk(&tree, rank as u8), rank as u8);

@@ -129,7 +129,7 @@ mod tests {
         }
 
         #[test]
-        fn edited_streams_decode_to_the_cells_or_are_refused(
+        fn edited_streams_decode_to_a_block_of_the_right_length_or_are_refused(
             cells in prop::collection::vec(0u16..40, 0..500),
             at in any::<prop::sample::Index>(),
             byte in any::<u8>(),
