@@ -72,7 +72,11 @@ fn a_changed_value_with_good_checksums_names_slice_and_position() {
         ("morris:taiwan:3", &[][..]),
     ] {
         let store = dir.path().join(game.replace(':', "-"));
+        let reference = dir
+            .path()
+            .join(format!("{}-reference", game.replace(':', "-")));
         build(game, &store, extra);
+        build(game, &reference, extra);
         let slice = largest_slice(&store);
         rewrite_slice(&store, &slice, |record, raw| {
             let cell_bytes = match record.encoding {
@@ -102,6 +106,35 @@ fn a_changed_value_with_good_checksums_names_slice_and_position() {
             "{game}: {said}"
         );
         assert!(said.contains("its moves say"), "{game}: {said}");
+        // Its examples name the changed position: one whose stored answer,
+        // as the report gives it, is not the untouched store's (the others
+        // named disagree with their moves only through it).
+        let named: Vec<(&str, &str)> = said
+            .lines()
+            .filter_map(|l| l.strip_prefix("  ")?.split_once(": stored "))
+            .filter_map(|(position, rest)| Some((position, rest.split_once(", its moves say")?.0)))
+            .collect();
+        assert!(!named.is_empty(), "{game}: {said}");
+        let true_answer = |position: &str| {
+            let out = egdb(&[
+                "query",
+                "--store",
+                reference.to_str().unwrap(),
+                position,
+                "--plain",
+            ]);
+            let said = stdout(&out);
+            let first = said.lines().next().unwrap_or_default();
+            first
+                .rsplit_once(": ")
+                .map(|(_, answer)| answer.to_string())
+        };
+        assert!(
+            named
+                .iter()
+                .any(|&(position, stored)| true_answer(position).is_some_and(|a| a != stored)),
+            "{game}: {said}"
+        );
     }
 }
 
@@ -554,9 +587,34 @@ fn build_verify_as_built_checks_every_slice_and_stops_at_a_bad_one() {
     // with --verify-as-built checks it first and stops there.
     let half = dir.path().join("half");
     build("morris:taiwan:4", &half, &["--max-slices", "30"]);
-    let slice = largest_slice(&half);
+    let ids = |store: &Path| -> std::collections::HashSet<String> {
+        stats_json(store)
+            .iter()
+            .map(|r| r["slice"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let before = ids(&half);
+    let plan: serde_json::Value =
+        serde_json::from_slice(&egdb(&["plan", "morris:taiwan:4", "--json"]).stdout).unwrap();
+    let planned = plan["slices"].as_array().unwrap();
+    let reads_of = |s: &serde_json::Value| -> Vec<String> {
+        let reads = s["reads"].as_array().unwrap();
+        reads.iter().map(|r| r.as_str().unwrap().into()).collect()
+    };
+    // The largest stored slice that a slice still to build reads.
+    let slice = planned
+        .iter()
+        .filter(|s| before.contains(s["slice"].as_str().unwrap()))
+        .filter(|s| {
+            planned.iter().any(|later| {
+                !before.contains(later["slice"].as_str().unwrap())
+                    && reads_of(later).contains(&s["slice"].as_str().unwrap().to_string())
+            })
+        })
+        .max_by_key(|s| s["positions"].as_u64().unwrap())
+        .map(|s| s["slice"].as_str().unwrap().to_string())
+        .expect("a stored slice that slices still to build read");
     rewrite_slice(&half, &slice, |_, raw| turn_a_value(raw));
-    let before = stats_json(&half).len();
     let stopped = egdb(&[
         "build",
         "morris:taiwan:4",
@@ -575,8 +633,16 @@ fn build_verify_as_built_checks_every_slice_and_stops_at_a_bad_one() {
         "{}",
         stderr(&stopped)
     );
-    let after = stats_json(&half).len();
-    assert!(after < checksums(&reference).len(), "{before} → {after}");
+    // Nothing stored since reads the bad slice: the build stopped there.
+    let after = ids(&half);
+    for later in planned {
+        let id = later["slice"].as_str().unwrap();
+        assert!(
+            before.contains(id) || !after.contains(id) || !reads_of(later).contains(&slice),
+            "{id} was built on the bad {slice}"
+        );
+    }
+    assert!(after.len() < checksums(&reference).len());
     let refused = verify(&half);
     assert_eq!(refused.status.code(), Some(2), "still not complete");
 }

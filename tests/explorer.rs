@@ -456,7 +456,7 @@ fn typed_and_edited_positions_are_checked_by_the_server() {
         browser.click(&selector);
     }
     browser.click("#edit-done");
-    expect_error(&mut browser, "", 400);
+    expect_error(&mut browser, "more than the 3 of the game", 400);
     assert_eq!(
         browser.eval("document.getElementById('editor').hidden"),
         Json::Bool(false)

@@ -328,6 +328,20 @@ fn a_slurm_build_survives_a_dead_node_whose_worker_job_is_requeued() {
             .any(|l| l.contains("worker registered") && l.contains(&rejoined_any))
     });
     let rejoin = killed.elapsed();
+    // The workers' shard caches, in the TMPDIR their jobs were given.
+    let caches = || {
+        std::fs::read_dir(dir.path().join("tmp"))
+            .unwrap()
+            .flatten()
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .filter(|name| name.starts_with("egdb-shards-"))
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        !caches().is_empty(),
+        "no shard cache under {:?}",
+        dir.path().join("tmp")
+    );
     slurm
         .run("scontrol", &["resume", &survivor_task])
         .expect("the other worker's job resumes");
@@ -356,14 +370,6 @@ fn a_slurm_build_survives_a_dead_node_whose_worker_job_is_requeued() {
     drop(jobs);
     // Each worker's shard cache goes with it, cancelled or not; the dead
     // node's was its requeued task's, on this same machine.
-    let caches = || {
-        std::fs::read_dir(dir.path().join("tmp"))
-            .unwrap()
-            .flatten()
-            .map(|entry| entry.file_name().to_string_lossy().into_owned())
-            .filter(|name| name.starts_with("egdb-shards-"))
-            .collect::<Vec<_>>()
-    };
     wait_until("the workers' shard caches removed", minute, &watch, || {
         caches().is_empty()
     });

@@ -209,6 +209,21 @@ fn peers_without_the_clusters_certificates_are_refused_on_both_sides() {
         "{}",
         stderr(&no_files)
     );
+    let http_with_files = worker(
+        &url.replacen("https://", "http://", 1),
+        &tls_args(&lab, "ws-1"),
+    );
+    assert_eq!(
+        http_with_files.status.code(),
+        Some(2),
+        "{}",
+        stderr(&http_with_files)
+    );
+    assert!(
+        stderr(&http_with_files).contains("the coordinator's URL is https://"),
+        "{}",
+        stderr(&http_with_files)
+    );
 
     // TLS spoken to a plaintext coordinator: the worker says so at once.
     let plaintext = dir.path().join("plain");

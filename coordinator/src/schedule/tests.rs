@@ -391,7 +391,9 @@ proptest! {
                 }
                 Event::Complete { w, slice } => {
                     let id = format!("s{}", slice % count);
-                    if !s.is_done(&id) && s.holds(&name(w), &id) {
+                    // Build stores a result from the lease holder alone:
+                    // counted here without asking whether it is done.
+                    if s.holds(&name(w), &id) {
                         stored[slice % count] += 1;
                         prop_assert!(s.finish(&id));
                     }
