@@ -10,3 +10,8 @@ bash deploy/setup-browser.sh
 bash deploy/setup-slurm.sh || echo "test: no Slurm here; tests/slurm.rs will say why" >&2
 . deploy/env.sh
 cargo test --release --workspace "$@"
+# The release profile has neither debug assertions nor overflow checks: the
+# crates that build without RocksDB (games; db-format's codecs) run once
+# more in the dev profile, which has both (about two minutes).
+cargo test -p egdb-games
+cargo test -p egdb-db-format --no-default-features --lib
