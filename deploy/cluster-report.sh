@@ -20,7 +20,8 @@ home="$(realpath -m "$store").cluster"
 [ -d "$home" ] || { echo "cluster-report: no $home (not built by netns-cluster.sh)" >&2; exit 2; }
 . "$(dirname "$0")/env.sh"
 exec python3 - "$home" "$EGDB_BIN" <<'PY'
-import json, os, re, subprocess, sys
+import datetime, json, os, re, subprocess, sys
+from collections import OrderedDict
 
 home = sys.argv[1]
 
@@ -147,12 +148,21 @@ for i, run in enumerate(runs, 1):
 # The checks of a build with --verify-as-built (or of a leased verify), as
 # the coordinator logged them: each slice's pass with the checking worker's
 # seconds; a check repeated after a lost lease counts its seconds again.
+def coordinator_events():
+    """The coordinator's log lines as parsed JSON (a line cut off by a kill
+    is left out); read once, for the checks and the cache model."""
+    for line in lines("coordinator.log"):
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(event, dict) and isinstance(event.get("fields"), dict):
+            yield event
+
+logged = list(coordinator_events())
 passed, failed, per_worker = {}, [], {}
-for line in lines("coordinator.log"):
-    try:
-        fields = json.loads(line)["fields"]
-    except (json.JSONDecodeError, KeyError, TypeError):
-        continue
+for event in logged:
+    fields = event["fields"]
     message = fields.get("message")
     if message == "slice verified":
         worker = per_worker.setdefault(fields.get("worker", "?"), [0, 0, 0.0])
@@ -212,22 +222,18 @@ if tasks:
 # Replayed on the P = 12 build's log it came within 3 % of the
 # coordinator's counts for runs with 3 GiB caches. Tasks lost with a
 # worker are not in the log.
-import datetime
-from collections import OrderedDict
-
 def model_events():
     """Each logged task's start and end in time order, and each slice's
     stored size."""
     events, sizes = [], {}
-    for line in lines("coordinator.log"):
+    for event in logged:
         try:
-            event = json.loads(line)
             fields = event["fields"]
             kind = {"slice done": "solve", "slice verified": "check"}[fields["message"]]
             when = datetime.datetime.fromisoformat(event["timestamp"].replace("Z", "+00:00")).timestamp()
             task = (kind, fields["slice"], fields["worker"])
             start = when - float(fields["seconds"])
-        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError):
             continue
         if kind == "solve":
             sizes[task[1]] = int(fields.get("stored_bytes", 0))

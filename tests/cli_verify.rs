@@ -588,10 +588,7 @@ fn build_verify_as_built_checks_every_slice_and_stops_at_a_bad_one() {
     let half = dir.path().join("half");
     build("morris:taiwan:4", &half, &["--max-slices", "30"]);
     let ids = |store: &Path| -> std::collections::HashSet<String> {
-        stats_json(store)
-            .iter()
-            .map(|r| r["slice"].as_str().unwrap().to_string())
-            .collect()
+        stored_slices(store).into_iter().collect()
     };
     let before = ids(&half);
     let plan: serde_json::Value =

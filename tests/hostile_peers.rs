@@ -83,16 +83,6 @@ fn forged(slice: &SliceInfo, encoding: CellEncoding) -> SliceResult {
     }
 }
 
-fn stored_slices(store: &Path) -> Vec<String> {
-    let opened = Store::open_read_only(store).unwrap();
-    opened
-        .slices()
-        .unwrap()
-        .into_iter()
-        .map(|r| r.slice)
-        .collect()
-}
-
 #[test]
 fn results_for_slices_not_leased_to_the_sender_are_refused() {
     let dir = tempfile::tempdir().unwrap();

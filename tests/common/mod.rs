@@ -166,6 +166,17 @@ pub fn spawn_listening(args: &[&str]) -> (std::process::Child, String) {
     (child, format!("http://{address}"))
 }
 
+/// The ids of the slices a store holds.
+pub fn stored_slices(store: &Path) -> Vec<String> {
+    let opened = egdb_db_format::Store::open_read_only(store).unwrap();
+    opened
+        .slices()
+        .unwrap()
+        .into_iter()
+        .map(|r| r.slice)
+        .collect()
+}
+
 /// Rewrites one slice's bytes through `change`, with fresh checksums, so
 /// that only the consistency check can tell.
 pub fn rewrite_slice(
