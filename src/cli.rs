@@ -34,6 +34,9 @@ pub enum Command {
     /// Bytes per symmetry class a store's blocks would take under other
     /// codecs and zstd levels, measured on its own blocks (writes nothing).
     BenchStore(BenchStoreArgs),
+    /// Seconds per GiB and disk bytes per byte of a worker's shard cache,
+    /// on shards of noise put and read back as a worker does.
+    BenchCache(BenchCacheArgs),
     /// Serve a tablebase over gRPC (egdb.v1.Query, health, reflection).
     Serve(ServeArgs),
     /// Check a finished store: every checksum, then every position's value
@@ -272,6 +275,26 @@ pub struct BenchStoreArgs {
     /// Measure every Nth block only (the high levels take minutes per GB).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub every: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct BenchCacheArgs {
+    /// Where the cache is made (a directory of this run's own, removed
+    /// after): on the disk a worker's --cache would use.
+    #[arg(long)]
+    pub dir: PathBuf,
+    /// Raw bytes of each shard, e.g. 256MiB.
+    #[arg(long, default_value = "256MiB", value_parser = parse_memory)]
+    pub shard_bytes: u64,
+    /// Shards put, one after another.
+    #[arg(long, default_value_t = 24, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub shards: u32,
+    /// The cache's limit (--cache-limit of a worker).
+    #[arg(long, default_value = "1GiB", value_parser = parse_bytes)]
+    pub limit: u64,
+    /// Shards put last read back after each put.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub reads: u32,
 }
 
 #[derive(Debug, Args)]

@@ -1,6 +1,7 @@
 //! `egdb`: build, inspect and query endgame databases. See README.md.
 
 mod bench;
+mod bench_cache;
 mod bench_hostile;
 mod bench_http;
 mod bench_query;
@@ -52,6 +53,7 @@ fn main() {
         Command::Serve(args) => serve::run(args),
         Command::BenchQuery(args) => bench_query::run(args),
         Command::BenchStore(args) => bench_store::run(args),
+        Command::BenchCache(args) => bench_cache::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Plan(args) => plan::run(args),
         Command::Coordinator(args) => coordinator::run(args),
