@@ -2,11 +2,16 @@
 //! (`egdb worker --cache DIR`): a worker started again reads its
 //! dependencies from disk instead of the network.
 //!
-//! One egdb store per build under `DIR`, named after the game, its
+//! One directory per build under `DIR`, named after the game, its
 //! definition and whether depths are stored, so that a cache serves every
-//! build of the same tables and never another's. Slices never change once
-//! done, so cached shards never go stale; the worker checks each one again
-//! before use. The directory is locked while a worker uses it.
+//! build of the same tables and never another's; in it one plain file per
+//! shard (`cache_file`). Not a store: putting a shard writes its bytes
+//! once, and dropping one unlinks a file, where a RocksDB store wrote each
+//! byte to its log, its tables and again in compactions (twice to five
+//! times in all, measured), for data that can always be fetched again.
+//! Slices never change once done, so cached shards never go stale; the
+//! worker checks each one again before use. The directory is locked while
+//! a worker uses it.
 //!
 //! A limit ([`ShardCache::with_limit`]) bounds the bytes kept of the build
 //! in use: past it, the shards used least recently go, so that a long build
@@ -24,12 +29,12 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use egdb_db_format::{SliceCounts, Store, StoreIdentity};
+use egdb_db_format::StoreIdentity;
 use egdb_games::bounded_file::read_at_most;
-use egdb_proto::stored::{read_shard, write_shard};
 use egdb_proto::Task;
 use egdb_proto::{Shard, SliceId};
 
+use crate::cache_file::{self, file_bytes};
 use crate::WorkerError;
 
 /// The file naming the process that last joined a build with the cache.
@@ -50,34 +55,82 @@ pub struct ShardCache {
     limit: u64,
 }
 
-/// One build's cached shards.
+/// One build's cached shards: a directory of shard files
+/// (`cache_file`), one per slice, and an identity file naming the build.
 struct OpenBuild {
     name: String,
-    store: Store,
-    /// Each cached slice's last use (a tick of this cache) and stored
-    /// bytes.
+    dir: PathBuf,
+    /// Each cached slice's last use (a tick of this cache) and bytes on
+    /// disk.
     used: HashMap<String, (u64, u64)>,
     tick: u64,
     bytes: u64,
 }
 
+/// The file naming a build's directory's game and rules.
+const IDENTITY_FILE: &str = "IDENTITY";
+
+/// The longest identity file read (a game file's definition included).
+const MAX_IDENTITY_BYTES: u64 = 1 << 20;
+
+/// What cached shard files end in; written under this name plus
+/// [`ASIDE`] first.
+const SHARD_SUFFIX: &str = ".shard";
+const ASIDE: &str = ".new";
+
 impl OpenBuild {
     fn open(dir: &Path, name: String, identity: &StoreIdentity) -> Result<OpenBuild, WorkerError> {
-        let store = Store::create_or_open(&dir.join(&name), identity)?;
-        // Kept from an earlier run: used before anything of this one.
-        let used: HashMap<String, (u64, u64)> = store
-            .slices()?
-            .into_iter()
-            .map(|r| (r.slice, (0, r.stored_bytes)))
-            .collect();
+        let failed = |reason: String| WorkerError::Cache {
+            dir: dir.display().to_string(),
+            reason,
+        };
+        // Caches before shard files kept each build in an egdb store under
+        // the build's name: its disk is given back.
+        let older = dir.join(&name);
+        if older.join("CURRENT").is_file() && older.join(IDENTITY_FILE).is_file() {
+            std::fs::remove_dir_all(&older).map_err(|e| failed(e.to_string()))?;
+            tracing::info!(dir = %older.display(), "removed a shard cache an earlier egdb kept as a store");
+        }
+        let build = dir.join(format!("{name}{SHARD_SUFFIX}s"));
+        std::fs::create_dir_all(&build).map_err(|e| failed(e.to_string()))?;
+        let expected = serde_json::to_vec(identity).map_err(|e| failed(e.to_string()))?;
+        let found = read_at_most(&build.join(IDENTITY_FILE), MAX_IDENTITY_BYTES).ok();
+        let mut files = shard_files(&build).map_err(|e| failed(e.to_string()))?;
+        if found.as_deref() != Some(expected.as_slice()) {
+            // Another build under the same name (a fingerprint shared by
+            // other rules), or a directory never finished: emptied.
+            for (path, _, _) in files.drain(..) {
+                std::fs::remove_file(path).map_err(|e| failed(e.to_string()))?;
+            }
+            std::fs::write(build.join(IDENTITY_FILE), &expected)
+                .map_err(|e| failed(e.to_string()))?;
+        }
+        // Kept from an earlier run: used before anything of this one, in
+        // the order they were written.
+        files.sort_by_key(|&(_, _, written)| written);
+        let mut used = HashMap::new();
+        for (tick, (path, bytes, _)) in (1u64..).zip(files) {
+            let slice = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_suffix(SHARD_SUFFIX))
+                .map(str::to_string);
+            if let Some(slice) = slice {
+                used.insert(slice, (tick, bytes));
+            }
+        }
         let bytes = used.values().map(|&(_, b)| b).sum();
         Ok(OpenBuild {
             name,
-            store,
+            dir: build,
+            tick: used.len() as u64,
             used,
-            tick: 0,
             bytes,
         })
+    }
+
+    fn path(&self, slice: &SliceId) -> PathBuf {
+        self.dir.join(format!("{slice}{SHARD_SUFFIX}"))
     }
 
     fn touch(&mut self, slice: &str, bytes: u64) {
@@ -86,6 +139,14 @@ impl OpenBuild {
             self.bytes -= old;
         }
         self.bytes += bytes;
+    }
+
+    /// Forgets a slice whose file is gone or unusable.
+    fn forget(&mut self, slice: &SliceId) {
+        if let Some((_, bytes)) = self.used.remove(slice.as_str()) {
+            self.bytes -= bytes;
+        }
+        let _ = std::fs::remove_file(self.path(slice));
     }
 
     /// Removes the least recently used shards but `keep` until at most
@@ -97,17 +158,53 @@ impl OpenBuild {
                 .iter()
                 .filter(|(slice, _)| slice.as_str() != keep)
                 .min_by_key(|(_, &(tick, _))| tick)
-                .map(|(slice, _)| slice.clone());
+                .map(|(slice, _)| SliceId::new(slice.clone()));
             let Some(slice) = oldest else {
                 return Ok(());
             };
-            self.store.remove_slice(&slice)?;
-            if let Some((_, bytes)) = self.used.remove(&slice) {
+            match std::fs::remove_file(self.path(&slice)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(WorkerError::Cache {
+                        dir: self.dir.display().to_string(),
+                        reason: e.to_string(),
+                    })
+                }
+                _ => {}
+            }
+            if let Some((_, bytes)) = self.used.remove(slice.as_str()) {
                 self.bytes -= bytes;
             }
         }
         Ok(())
     }
+}
+
+/// The shard files in `dir` with their bytes and when each was written;
+/// files half written by a process that stopped are removed.
+fn shard_files(dir: &Path) -> std::io::Result<Vec<(PathBuf, u64, std::time::SystemTime)>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        let path = entry.path();
+        if name.ends_with(ASIDE) {
+            std::fs::remove_file(&path)?;
+            continue;
+        }
+        let Some(slice) = name.strip_suffix(SHARD_SUFFIX) else {
+            continue;
+        };
+        let meta = entry.metadata()?;
+        if SliceId::parse(slice).is_err() || !meta.is_file() {
+            continue;
+        }
+        let written = meta.modified().unwrap_or(std::time::UNIX_EPOCH);
+        files.push((path, meta.len(), written));
+    }
+    Ok(files)
 }
 
 impl std::fmt::Debug for ShardCache {
@@ -214,37 +311,42 @@ impl ShardCache {
     /// # Errors
     /// Store errors, corrupt blocks, [`WorkerError::BadShard`].
     pub fn get(&self, task: &Task, slice_id: &SliceId) -> Result<Option<Shard>, WorkerError> {
-        let shard = self.with_build(task, |build| {
-            let shard = read_shard(&build.store, slice_id)?;
-            if let Some(shard) = &shard {
-                build.touch(slice_id.as_str(), shard.stored_bytes());
+        let max_raw = self.max_shard_bytes;
+        self.with_build(task, |build| {
+            let read = cache_file::read(&build.path(slice_id), slice_id, max_raw);
+            match &read {
+                Ok(Some(shard)) => build.touch(slice_id.as_str(), file_bytes(shard)),
+                Ok(None) => build.forget(slice_id),
+                // Damaged: fetched again and put in its place. (One too
+                // large for this worker may serve one with more memory.)
+                Err(WorkerError::Format(_)) => build.forget(slice_id),
+                Err(_) => {}
             }
-            Ok(shard)
-        })?;
-        match shard {
-            Some(shard) if shard.raw_len > self.max_shard_bytes => Err(WorkerError::BadShard {
-                slice: slice_id.to_string(),
-                reason: format!(
-                    "the cache holds {} raw bytes for it, more than this worker's memory for a slice ({})",
-                    shard.raw_len, self.max_shard_bytes
-                ),
-            }),
-            shard => Ok(shard),
-        }
+            read
+        })
     }
 
     /// Keeps a checked shard of `task`'s build (again, if it was there),
     /// then removes the least recently used others past the limit.
     ///
     /// # Errors
-    /// Store errors.
+    /// I/O errors, a slice id that names no file.
     pub fn put(&self, task: &Task, shard: &Shard) -> Result<(), WorkerError> {
         let limit = self.limit;
+        let slice = SliceId::parse(shard.slice_id.as_str()).map_err(|e| WorkerError::BadShard {
+            slice: shard.slice_id.to_string(),
+            reason: e.to_string(),
+        })?;
         self.with_build(task, |build| {
-            write_shard(&build.store, shard, SliceCounts::default())?;
-            let slice = shard.slice_id.as_str();
-            build.touch(slice, shard.stored_bytes());
-            build.shrink_to(limit, slice)
+            let path = build.path(&slice);
+            let aside = build.dir.join(format!("{slice}{SHARD_SUFFIX}{ASIDE}"));
+            let bytes =
+                cache_file::write(&path, &aside, shard).map_err(|e| WorkerError::Cache {
+                    dir: build.dir.display().to_string(),
+                    reason: e.to_string(),
+                })?;
+            build.touch(slice.as_str(), bytes);
+            build.shrink_to(limit, slice.as_str())
         })
     }
 

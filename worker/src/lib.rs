@@ -16,6 +16,7 @@
 //! * [`worker`] — the pull loop: lease, fetch dependencies, solve, hand over.
 
 pub mod cache;
+mod cache_file;
 pub mod error;
 #[cfg(feature = "fault")]
 pub mod fault;

@@ -1,10 +1,18 @@
 //! The worker's shard cache: what is put comes back, per build, across
-//! reopening; damage is caught; one worker at a time.
+//! reopening; damage is caught, and the damaged file goes; one worker at a
+//! time.
 
-use egdb_db_format::{CellEncoding, Packing};
+use std::path::{Path, PathBuf};
+
+use egdb_db_format::{CellEncoding, Packing, Store, StoreIdentity};
 use egdb_proto::{SliceId, Task};
 use egdb_worker::shard::{decode_shard, encode_shard};
 use egdb_worker::{ShardCache, WorkerError};
+use proptest::prelude::*;
+
+#[path = "../../tests/common/fuzz_edits.rs"]
+mod fuzz_edits;
+use fuzz_edits::*;
 
 fn task(game: &str, depth: bool) -> Task {
     Task {
@@ -236,5 +244,181 @@ fn past_its_limit_the_cache_drops_the_shards_used_least_recently() {
     let tiny = ShardCache::open(other.path()).unwrap().with_limit(1);
     tiny.put(&nim, &shards[0]).unwrap();
     tiny.put(&nim, &shards[1]).unwrap();
-    assert_eq!(tiny.bytes(), shards[1].stored_bytes());
+    assert_eq!(held(&tiny), ["b"]);
+    // What it counts is what its files take.
+    assert_eq!(tiny.bytes(), disk_bytes(other.path()));
+    assert!(tiny.bytes() > shards[1].stored_bytes());
+}
+
+/// Bytes of every shard file under `dir`.
+fn disk_bytes(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| {
+            let entry = entry.unwrap();
+            let meta = entry.metadata().unwrap();
+            if meta.is_dir() {
+                disk_bytes(&entry.path())
+            } else if entry.file_name().to_str().unwrap().ends_with(".shard") {
+                meta.len()
+            } else {
+                0
+            }
+        })
+        .sum()
+}
+
+/// The file holding `slice`'s shard somewhere under `dir`.
+fn shard_file(dir: &Path, slice: &str) -> Option<PathBuf> {
+    std::fs::read_dir(dir).unwrap().find_map(|entry| {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            shard_file(&path, slice)
+        } else {
+            (path.file_name()? == format!("{slice}.shard").as_str()).then_some(path)
+        }
+    })
+}
+
+/// A shard of a few blocks, its raw table, and a cache holding it.
+fn cached_shard(dir: &Path) -> (Task, egdb_proto::Shard, Vec<u8>, ShardCache) {
+    let raw: Vec<u8> = (0..20_000u32).map(|i| (i % 7) as u8).collect();
+    let shard = encode_shard(
+        &SliceId::new("kept"),
+        CellEncoding::ValueDepth8,
+        &raw,
+        4096,
+        Packing::Small(1),
+    )
+    .unwrap();
+    let nim = task("nim:triangle:6:normal", true);
+    let cache = ShardCache::open(dir).unwrap().with_max_shard_bytes(1 << 20);
+    cache.put(&nim, &shard).unwrap();
+    (nim, shard, raw, cache)
+}
+
+#[test]
+fn a_damaged_file_is_refused_dropped_and_replaced_by_the_next_put() {
+    let dir = tempfile::tempdir().unwrap();
+    let (nim, shard, _, cache) = cached_shard(dir.path());
+    let file = shard_file(dir.path(), "kept").unwrap();
+    let good = std::fs::read(&file).unwrap();
+    let mut damages: Vec<(&str, Vec<u8>)> = vec![
+        ("cut in the header", good[..12].to_vec()),
+        ("cut in a block", good[..good.len() / 2].to_vec()),
+        ("a byte more", [&good[..], &[0]].concat()),
+        ("another format", [&b"egdbshc9"[..], &good[8..]].concat()),
+        ("empty", Vec::new()),
+    ];
+    // The count of blocks (after magic, id, encoding, lengths), then the
+    // first block's length, set past anything the file holds.
+    let blocks_at = 8 + 1 + "kept".len() + 1 + 8 + 4 + 8;
+    for (what, at) in [("blocks", blocks_at), ("block length", blocks_at + 4)] {
+        let mut bad = good.clone();
+        bad[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        damages.push((what, bad));
+    }
+    for (what, bytes) in damages {
+        std::fs::write(&file, &bytes).unwrap();
+        match cache.get(&nim, &SliceId::new("kept")) {
+            Err(WorkerError::Format(e)) => {
+                assert!(e.to_string().contains("cached file"), "{what}: {e}")
+            }
+            other => panic!("{what}: {other:?}"),
+        }
+        assert!(!file.exists(), "{what}: the damaged file stays");
+        assert!(cache.get(&nim, &SliceId::new("kept")).unwrap().is_none());
+        cache.put(&nim, &shard).unwrap();
+        assert_eq!(
+            cache.get(&nim, &SliceId::new("kept")).unwrap(),
+            Some(shard.clone())
+        );
+    }
+}
+
+#[test]
+fn links_and_pipes_in_place_of_a_shard_are_not_read_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let (nim, shard, _, cache) = cached_shard(dir.path());
+    let file = shard_file(dir.path(), "kept").unwrap();
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::rename(&file, &elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &file).unwrap();
+    assert!(cache.get(&nim, &SliceId::new("kept")).is_err());
+    // The next put writes over the link, not through it.
+    cache.put(&nim, &shard).unwrap();
+    assert!(!std::fs::symlink_metadata(&file).unwrap().is_symlink());
+    assert_eq!(
+        std::fs::read(&elsewhere).unwrap(),
+        std::fs::read(&file).unwrap()
+    );
+    std::fs::remove_file(&file).unwrap();
+    let made = std::process::Command::new("mkfifo").arg(&file).status();
+    assert!(made.unwrap().success());
+    assert!(cache.get(&nim, &SliceId::new("kept")).is_err());
+    assert!(!file.exists());
+}
+
+#[test]
+fn a_cache_an_earlier_egdb_kept_as_a_store_is_removed_and_half_written_files_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let identity = StoreIdentity {
+        game: "nim:triangle:6:normal".to_string(),
+        fingerprint: u64::from(crc32fast::hash(b"")),
+        definition: None,
+        depth: true,
+    };
+    let older = dir.path().join("nim-triangle-6-normal-depth-00000000");
+    drop(Store::create_or_open(&older, &identity).unwrap());
+    let (nim, shard, _, cache) = cached_shard(dir.path());
+    assert!(!older.exists());
+    // A put a stopped process left half done.
+    let file = shard_file(dir.path(), "kept").unwrap();
+    let aside = file.with_file_name("next.shard.new");
+    std::fs::write(&aside, b"half").unwrap();
+    drop(cache);
+    let cache = ShardCache::open(dir.path()).unwrap();
+    assert_eq!(cache.get(&nim, &SliceId::new("kept")).unwrap(), Some(shard));
+    assert!(!aside.exists());
+    assert_eq!(cache.bytes(), disk_bytes(dir.path()));
+}
+
+#[test]
+fn another_builds_files_under_the_same_name_are_not_served() {
+    let dir = tempfile::tempdir().unwrap();
+    let (nim, _, _, cache) = cached_shard(dir.path());
+    drop(cache);
+    // Rules whose fingerprint (CRC-32 of the definition) is the same.
+    let build = shard_file(dir.path(), "kept").unwrap();
+    let identity = build.with_file_name("IDENTITY");
+    let text = std::fs::read_to_string(&identity).unwrap();
+    std::fs::write(&identity, text.replace("\"depth\":true", "\"depth\":false")).unwrap();
+    let cache = ShardCache::open(dir.path()).unwrap();
+    assert!(cache.get(&nim, &SliceId::new("kept")).unwrap().is_none());
+    assert!(!build.exists());
+}
+
+#[test]
+fn edited_files_are_refused_or_decode_to_the_table_put() {
+    let dir = tempfile::tempdir().unwrap();
+    let (nim, shard, raw, cache) = cached_shard(dir.path());
+    let file = shard_file(dir.path(), "kept").unwrap();
+    let good = std::fs::read(&file).unwrap();
+    run(byte_edits(), |edits| {
+        std::fs::write(&file, edited(&good, &edits)).unwrap();
+        match cache.get(&nim, &SliceId::new("kept")) {
+            Ok(Some(back)) => {
+                // Header fields outside the blocks are checked whole.
+                if let Ok((_, table)) = decode_shard(&back) {
+                    prop_assert_eq!(&table, &raw);
+                }
+            }
+            Ok(None) => prop_assert!(false, "a file there reads as none"),
+            // Kept for a worker with the memory it announces.
+            Err(WorkerError::BadShard { .. }) => prop_assert!(file.exists()),
+            Err(e) => prop_assert!(!file.exists(), "{e}"),
+        }
+        cache.put(&nim, &shard).unwrap();
+        Ok(())
+    });
 }
