@@ -2,10 +2,10 @@
 //! costs per GiB kept and read back, and how many bytes it writes to disk
 //! for each byte kept, on shards the size of a big build's.
 //!
-//! The run replays a worker's traffic: each shard is put (as a fetched or
-//! solved one is), then the last few put are read back (as later tasks
-//! read their dependencies), with a limit that makes the cache drop the
-//! oldest. The shards hold noise, so each stores about its raw size. The
+//! The run replays a worker's traffic: each task reads the last few
+//! shards put (its dependencies), then puts its own (as a solved or
+//! fetched one is), under a limit that makes the cache drop those used
+//! least recently. The shards hold noise, so each stores about its raw size. The
 //! disk's bytes come from `/proc/self/io`, which counts the cache's
 //! background threads too.
 
@@ -36,7 +36,7 @@ pub fn run(args: BenchCacheArgs) -> Exit {
         .map_err(|e| Failure::failed(format!("{}: {e}", scratch.0.display())))?;
     // Every shard is held in memory as it is put.
     if args.shard_bytes > MAX_SHARD_BYTES {
-        return Err(Failure::failed(format!(
+        return Err(Failure::bad_input(format!(
             "--shard-bytes {} is more than the {MAX_SHARD_BYTES} this bench holds",
             args.shard_bytes
         )));
@@ -73,18 +73,20 @@ pub fn run(args: BenchCacheArgs) -> Exit {
     let (mut puts, mut gets) = (Vec::new(), Vec::new());
     let started = Instant::now();
     for n in 0..args.shards {
-        let mut shard = template.clone();
-        shard.slice_id = SliceId::new(format!("s{n}"));
-        let put = Instant::now();
-        cache.put(&task, &shard).map_err(failed)?;
-        puts.push(put.elapsed());
-        for back in 1..=args.reads.min(n) {
+        // A task reads its dependencies, the shards put last, then keeps
+        // its own.
+        for back in (1..=args.reads.min(n)).rev() {
             let id = SliceId::new(format!("s{}", n - back));
             let get = Instant::now();
             if cache.get(&task, &id).map_err(failed)?.is_some() {
                 gets.push(get.elapsed());
             }
         }
+        let mut shard = template.clone();
+        shard.slice_id = SliceId::new(format!("s{n}"));
+        let put = Instant::now();
+        cache.put(&task, &shard).map_err(failed)?;
+        puts.push(put.elapsed());
     }
     drop(cache);
     let total = started.elapsed();
@@ -93,7 +95,7 @@ pub fn run(args: BenchCacheArgs) -> Exit {
         .map(|(a, b)| (a.0 - b.0, a.1 - b.1));
     let kept = stored as f64 * args.shards as f64;
     println!(
-        "shard cache, {} shards of {:.0} MiB stored ({} blocks), limit {:.2} GiB, {} read back after each put, in {}",
+        "shard cache, {} shards of {:.0} MiB stored ({} blocks), limit {:.2} GiB, the last {} read back before each put, in {}",
         args.shards,
         stored as f64 / (1 << 20) as f64,
         template.blocks.len(),

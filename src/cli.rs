@@ -292,7 +292,8 @@ pub struct BenchCacheArgs {
     /// The cache's limit (--cache-limit of a worker).
     #[arg(long, default_value = "1GiB", value_parser = parse_bytes)]
     pub limit: u64,
-    /// Shards put last read back after each put.
+    /// Shards put last read back before each put (a task reading its
+    /// dependencies before it keeps its own).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub reads: u32,
 }

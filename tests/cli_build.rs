@@ -195,3 +195,49 @@ fn output_into_a_closed_pipe_ends_quietly() {
     let out = child.wait_with_output().unwrap();
     assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
 }
+
+#[test]
+fn bench_cache_puts_reads_back_within_its_limit_and_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let hits = |limit: &str| {
+        let out = egdb(&[
+            "bench-cache",
+            "--dir",
+            d,
+            "--shard-bytes",
+            "1MiB",
+            "--shards",
+            "6",
+            "--limit",
+            limit,
+            "--reads",
+            "2",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let report = stdout(&out);
+        assert!(
+            report.contains("6 shards of 1 MiB") && report.contains("disk:"),
+            "{report}"
+        );
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "left behind"
+        );
+        report
+            .split_once(" hits)")
+            .and_then(|(head, _)| head.rsplit_once('(')?.1.parse::<u32>().ok())
+            .unwrap_or_else(|| panic!("{report}"))
+    };
+    // Room for two shards of noise: the two put before each task are
+    // read back (one before the second put, two before each of the four
+    // others).
+    assert_eq!(hits("2.5MiB"), 9);
+    // Room for none but the shard put last.
+    assert_eq!(hits("1MiB"), 5);
+
+    let out = egdb(&["bench-cache", "--dir", d, "--shard-bytes", "5GiB"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--shard-bytes"), "{}", stderr(&out));
+}
