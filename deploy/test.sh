@@ -9,6 +9,10 @@ bash deploy/setup-lab.sh
 bash deploy/setup-browser.sh
 bash deploy/setup-slurm.sh || echo "test: no Slurm here; tests/slurm.rs will say why" >&2
 . deploy/env.sh
+# What this machine was found able to do: tests needing it fail, not skip.
+EGDB_REQUIRE=$(bash deploy/facilities.sh)
+export EGDB_REQUIRE
+echo "test: tests needing any of [$EGDB_REQUIRE] must run here (deploy/facilities.sh)" >&2
 cargo test --release --workspace "$@"
 # The release profile has neither debug assertions nor overflow checks: the
 # crates that build without RocksDB (games; db-format's codecs) run once

@@ -27,7 +27,7 @@ fn an_interrupted_morris_build_resumes_without_redoing_slices() {
 fn a_full_disk_stops_the_build_and_the_same_command_finishes_it() {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: mounting a small disk needs root");
+        skip("root", "mounting a small disk needs root");
         return;
     }
     let dir = tempfile::tempdir().unwrap();

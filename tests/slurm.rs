@@ -212,7 +212,10 @@ fn a_slurm_build_survives_a_dead_node_whose_worker_job_is_requeued() {
     let slurm = match Slurm::start() {
         Ok(slurm) => slurm,
         Err(reason) => {
-            eprintln!("SKIPPED: the single-machine Slurm cannot start here: {reason}");
+            skip(
+                "slurm",
+                &format!("the single-machine Slurm cannot start: {reason}"),
+            );
             return;
         }
     };

@@ -50,8 +50,11 @@ impl Browser {
         let chromium = match chromium {
             Ok(child) => child,
             Err(e) => {
-                eprintln!(
-                    "SKIPPED the browser part: no chromium ({e}); deploy/setup-browser.sh installs it"
+                super::skip(
+                    "browser",
+                    &format!(
+                        "the browser part: no chromium ({e}); deploy/setup-browser.sh installs it"
+                    ),
                 );
                 return None;
             }

@@ -18,6 +18,20 @@ pub fn repo_file(path: &str) -> std::path::PathBuf {
     Path::new(&root).join(path)
 }
 
+/// A test that cannot run here for want of `facility` (one of
+/// deploy/facilities.sh's): skipped with the reason on standard error,
+/// unless `EGDB_REQUIRE` lists the facility (deploy/test.sh sets it to
+/// what this machine was found to have), when the test fails instead.
+pub fn skip(facility: &str, reason: &str) {
+    let required = std::env::var("EGDB_REQUIRE").unwrap_or_default();
+    if required.split(',').any(|f| f.trim() == facility) {
+        panic!(
+            "{reason}: this machine has {facility} (EGDB_REQUIRE={required}), so the test must run"
+        );
+    }
+    eprintln!("SKIPPED (no {facility} here): {reason}");
+}
+
 /// A file of `tests/data`.
 pub fn test_data(name: &str) -> std::path::PathBuf {
     repo_file("tests/data").join(name)

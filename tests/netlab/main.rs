@@ -23,10 +23,6 @@ use wire::Conditions;
 
 const PORT: u16 = 7070;
 
-fn skip(reason: &str) {
-    eprintln!("SKIPPED: the network-namespace lab cannot start here: {reason}");
-}
-
 /// A lab of a coordinator host (0) and worker hosts, with TLS files for each.
 struct Cluster {
     lab: Lab,
@@ -40,7 +36,10 @@ impl Cluster {
         let lab = match Lab::start(tag, hosts) {
             Ok(lab) => lab,
             Err(reason) => {
-                skip(&reason);
+                skip(
+                    "lab",
+                    &format!("the network-namespace lab cannot start: {reason}"),
+                );
                 return None;
             }
         };
@@ -308,7 +307,7 @@ fn launch_sh_starts_a_tls_cluster_over_ssh_on_the_lab_hosts() {
     let sshd =
         ssh_key(&client_key).and_then(|()| start_sshd(&cluster.lab, 3, dir.path(), &client_key));
     if let Err(reason) = sshd {
-        skip(&reason);
+        skip("ssh", &format!("no sshd on the lab's hosts: {reason}"));
         return;
     }
     let hosts = dir.path().join("hosts");
@@ -418,7 +417,7 @@ fn netns_cluster_sh_builds_on_hosts_of_its_own_starts_a_killed_worker_again_and_
 ) {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        skip("network namespaces need root");
+        skip("lab", "network namespaces need root");
         return;
     }
     let dir = tempfile::tempdir().unwrap();
