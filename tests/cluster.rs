@@ -471,6 +471,24 @@ fn damaged_transfers_are_sent_again_and_a_restarted_worker_reads_its_cache() {
         "{:?}",
         third_log.lock().unwrap()
     );
+    // Each task says where its fetching went: the bytes read from disk
+    // among them.
+    let from_cache: u64 = third_log
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|event| event["fields"]["message"] == "slice solved")
+        .map(|event| {
+            let fields = &event["fields"];
+            for seconds in ["wire", "decode", "cache_read", "cache_write"] {
+                assert!(fields[seconds].as_f64().is_some(), "{seconds}: {event}");
+            }
+            assert!(fields["bytes_fetched"].as_u64().is_some(), "{event}");
+            fields["bytes_from_cache"].as_u64().unwrap()
+        })
+        .sum();
+    assert!(from_cache > 0, "{:?}", third_log.lock().unwrap());
 
     assert_store_intact(&store);
     let single = dir.path().join("single");

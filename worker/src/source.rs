@@ -26,6 +26,38 @@ pub struct ShardSource<'a> {
     /// Nanoseconds spent in [`ShardSource::fetch`]: reading, checking and
     /// decoding dependencies, and writing fetched ones into the cache.
     fetching: AtomicU64,
+    /// Where those went, and the shards' stored bytes.
+    split: [AtomicU64; Part::COUNT],
+}
+
+/// The parts of a task's fetching counted apart.
+#[derive(Clone, Copy)]
+enum Part {
+    /// Waiting for the coordinator: its reading, the wire, the receiving.
+    Wire,
+    /// Checking each block and inflating the shard, wherever it came from.
+    Decode,
+    CacheRead,
+    CacheWrite,
+    BytesFetched,
+    BytesFromCache,
+}
+
+impl Part {
+    const COUNT: usize = 6;
+}
+
+/// Where a task's fetching went: seconds waiting for the coordinator,
+/// decoding, reading and writing the cache, and the stored bytes fetched
+/// and read from the cache.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FetchSplit {
+    pub wire: f64,
+    pub decode: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+    pub bytes_fetched: u64,
+    pub bytes_from_cache: u64,
 }
 
 impl<'a> ShardSource<'a> {
@@ -41,12 +73,39 @@ impl<'a> ShardSource<'a> {
             task,
             cache,
             fetching: AtomicU64::new(0),
+            split: Default::default(),
         }
     }
 
     /// The time spent fetching so far.
     pub fn fetch_time(&self) -> Duration {
         Duration::from_nanos(self.fetching.load(Ordering::Relaxed))
+    }
+
+    /// Where the time spent fetching went so far.
+    pub fn fetch_split(&self) -> FetchSplit {
+        let get = |part: Part| self.split[part as usize].load(Ordering::Relaxed);
+        let seconds = |part: Part| Duration::from_nanos(get(part)).as_secs_f64();
+        FetchSplit {
+            wire: seconds(Part::Wire),
+            decode: seconds(Part::Decode),
+            cache_read: seconds(Part::CacheRead),
+            cache_write: seconds(Part::CacheWrite),
+            bytes_fetched: get(Part::BytesFetched),
+            bytes_from_cache: get(Part::BytesFromCache),
+        }
+    }
+
+    fn count(&self, part: Part, amount: u64) {
+        self.split[part as usize].fetch_add(amount, Ordering::Relaxed);
+    }
+
+    /// Runs `f`, counting its time to `part`.
+    fn timed<T>(&self, part: Part, f: impl FnOnce() -> T) -> T {
+        let started = Instant::now();
+        let value = f();
+        self.count(part, nanos_since(started));
+        value
     }
 
     /// The checked bytes of a finished slice.
@@ -57,8 +116,8 @@ impl<'a> ShardSource<'a> {
     pub fn fetch(&self, slice_id: &SliceId) -> Result<(CellEncoding, Vec<u8>), WorkerError> {
         let started = Instant::now();
         let fetched = self.fetch_checked(slice_id);
-        let nanos = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
-        self.fetching.fetch_add(nanos, Ordering::Relaxed);
+        self.fetching
+            .fetch_add(nanos_since(started), Ordering::Relaxed);
         fetched
     }
 
@@ -68,8 +127,12 @@ impl<'a> ShardSource<'a> {
         }
         let mut attempt = 1;
         loop {
-            let shard = self.link.fetch_shard(self.worker, slice_id)?;
-            match checked_as(&shard, slice_id).and_then(|()| decode_shard(&shard)) {
+            let shard = self.timed(Part::Wire, || self.link.fetch_shard(self.worker, slice_id))?;
+            self.count(Part::BytesFetched, shard.stored_bytes());
+            let decoded = self.timed(Part::Decode, || {
+                checked_as(&shard, slice_id).and_then(|()| decode_shard(&shard))
+            });
+            match decoded {
                 Ok(decoded) => {
                     tracing::debug!(slice = slice_id.as_str(), "dependency fetched");
                     self.keep(&shard);
@@ -88,7 +151,7 @@ impl<'a> ShardSource<'a> {
     /// that cannot be written costs only a later fetch.
     pub fn keep(&self, shard: &Shard) {
         if let Some(cache) = self.cache {
-            if let Err(e) = cache.put(self.task, shard) {
+            if let Err(e) = self.timed(Part::CacheWrite, || cache.put(self.task, shard)) {
                 tracing::warn!(slice = %shard.slice_id, error = %e, "cannot cache shard");
             }
         }
@@ -96,12 +159,19 @@ impl<'a> ShardSource<'a> {
 
     fn cached(&self, slice_id: &SliceId) -> Option<(CellEncoding, Vec<u8>)> {
         let cache = self.cache?;
-        let found = cache.get(self.task, slice_id).and_then(|shard| {
-            shard
-                .map(|s| checked_as(&s, slice_id).and_then(|()| decode_shard(&s)))
-                .transpose()
+        let found = self
+            .timed(Part::CacheRead, || cache.get(self.task, slice_id))
+            .and_then(|shard| {
+                let Some(shard) = shard else {
+                    return Ok(None);
+                };
+                self.count(Part::BytesFromCache, shard.stored_bytes());
+                self.timed(Part::Decode, || {
+                    checked_as(&shard, slice_id).and_then(|()| decode_shard(&shard))
+                })
+                .map(Some)
                 .map_err(Into::into)
-        });
+            });
         match found {
             Ok(Some(decoded)) => {
                 tracing::debug!(slice = slice_id.as_str(), "dependency from the cache");
@@ -114,6 +184,10 @@ impl<'a> ShardSource<'a> {
             }
         }
     }
+}
+
+fn nanos_since(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX)
 }
 
 /// A shard must be the slice asked for: one labelled otherwise is neither

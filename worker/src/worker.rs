@@ -292,10 +292,12 @@ impl<'a> Worker<'a> {
             source.keep(&solved.shard);
         }
         let fetching = source.fetch_time().as_secs_f64();
+        let split = source.fetch_split();
         self.cache = cache;
         let solved = solved?;
-        // Where a task's time goes: fetching its dependencies, the rest.
-        tracing::info!(slice = %task.slice_id, seconds = started.elapsed().as_secs_f64(), fetching, "slice solved");
+        // Where a task's time goes: fetching its dependencies (split), the
+        // rest; keeping the solved shard counts as a cache write.
+        tracing::info!(slice = %task.slice_id, seconds = started.elapsed().as_secs_f64(), fetching, wire = split.wire, decode = split.decode, cache_read = split.cache_read, cache_write = split.cache_write, bytes_fetched = split.bytes_fetched, bytes_from_cache = split.bytes_from_cache, "slice solved");
         Ok(SliceResult {
             shard: solved.shard,
             counts: solved.counts,
@@ -359,9 +361,10 @@ impl Worker<'_> {
             }
         });
         let fetching = source.fetch_time().as_secs_f64();
+        let split = source.fetch_split();
         self.cache = cache;
         let check = checked?.ok_or(WorkerError::Cancelled)?;
-        tracing::info!(slice = %task.slice_id, passed = check.passed(), seconds = started.elapsed().as_secs_f64(), fetching, "slice checked");
+        tracing::info!(slice = %task.slice_id, passed = check.passed(), seconds = started.elapsed().as_secs_f64(), fetching, wire = split.wire, decode = split.decode, cache_read = split.cache_read, cache_write = split.cache_write, bytes_fetched = split.bytes_fetched, bytes_from_cache = split.bytes_from_cache, "slice checked");
         Ok(CheckReport {
             check,
             raw_crc32: crc,
