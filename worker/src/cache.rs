@@ -306,11 +306,16 @@ impl ShardCache {
 
     /// The shard of `slice_id` in `task`'s build, if cached; blocks whose
     /// checksum fails are an error, and so is a shard larger than
-    /// [`ShardCache::with_max_shard_bytes`] allows.
+    /// [`ShardCache::with_max_shard_bytes`] allows. An id that names no
+    /// file (none a family makes) is never cached.
     ///
     /// # Errors
-    /// Store errors, corrupt blocks, [`WorkerError::BadShard`].
+    /// I/O errors, damaged files ([`egdb_db_format::FormatError::Corrupt`],
+    /// the file removed), [`WorkerError::BadShard`].
     pub fn get(&self, task: &Task, slice_id: &SliceId) -> Result<Option<Shard>, WorkerError> {
+        if SliceId::parse(slice_id.as_str()).is_err() {
+            return Ok(None);
+        }
         let max_raw = self.max_shard_bytes;
         self.with_build(task, |build| {
             let read = cache_file::read(&build.path(slice_id), slice_id, max_raw);

@@ -337,6 +337,22 @@ fn a_damaged_file_is_refused_dropped_and_replaced_by_the_next_put() {
 }
 
 #[test]
+fn an_id_naming_a_path_is_neither_cached_nor_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let (nim, mut shard, _, cache) = cached_shard(dir.path());
+    let outside = dir.path().join("outside.shard");
+    std::fs::write(&outside, b"not to be read").unwrap();
+    let climbing = SliceId::new("../outside");
+    assert!(cache.get(&nim, &climbing).unwrap().is_none());
+    shard.slice_id = climbing;
+    assert!(matches!(
+        cache.put(&nim, &shard),
+        Err(WorkerError::BadShard { .. })
+    ));
+    assert_eq!(std::fs::read(&outside).unwrap(), b"not to be read");
+}
+
+#[test]
 fn links_and_pipes_in_place_of_a_shard_are_not_read_through() {
     let dir = tempfile::tempdir().unwrap();
     let (nim, shard, _, cache) = cached_shard(dir.path());
