@@ -8,11 +8,6 @@ use egdb_db_format::{CellEncoding, Packing, Store, StoreIdentity};
 use egdb_proto::{SliceId, Task};
 use egdb_worker::shard::{decode_shard, encode_shard};
 use egdb_worker::{ShardCache, WorkerError};
-use proptest::prelude::*;
-
-#[path = "../../tests/common/fuzz_edits.rs"]
-mod fuzz_edits;
-use fuzz_edits::*;
 
 fn task(game: &str, depth: bool) -> Task {
     Task {
@@ -412,29 +407,4 @@ fn another_builds_files_under_the_same_name_are_not_served() {
     let cache = ShardCache::open(dir.path()).unwrap();
     assert!(cache.get(&nim, &SliceId::new("kept")).unwrap().is_none());
     assert!(!build.exists());
-}
-
-#[test]
-fn edited_files_are_refused_or_decode_to_the_table_put() {
-    let dir = tempfile::tempdir().unwrap();
-    let (nim, shard, raw, cache) = cached_shard(dir.path());
-    let file = shard_file(dir.path(), "kept").unwrap();
-    let good = std::fs::read(&file).unwrap();
-    run(byte_edits(), |edits| {
-        std::fs::write(&file, edited(&good, &edits)).unwrap();
-        match cache.get(&nim, &SliceId::new("kept")) {
-            Ok(Some(back)) => {
-                // Header fields outside the blocks are checked whole.
-                if let Ok((_, table)) = decode_shard(&back) {
-                    prop_assert_eq!(&table, &raw);
-                }
-            }
-            Ok(None) => prop_assert!(false, "a file there reads as none"),
-            // Kept for a worker with the memory it announces.
-            Err(WorkerError::BadShard { .. }) => prop_assert!(file.exists()),
-            Err(e) => prop_assert!(!file.exists(), "{e}"),
-        }
-        cache.put(&nim, &shard).unwrap();
-        Ok(())
-    });
 }

@@ -28,7 +28,7 @@ use egdb_worker::shard::{decode_shard, encode_shard};
 use egdb_worker::solver::{ShardOptions, SliceSolver, SolveContext};
 use egdb_worker::sound::SoundShards;
 use egdb_worker::source::ShardSource;
-use egdb_worker::WorkerError;
+use egdb_worker::{ShardCache, WorkerError};
 use proptest::prelude::*;
 use proptest::sample::{select, Index};
 use proptest::strategy::ValueTree;
@@ -218,6 +218,50 @@ proptest! {
             check_decode(&received)?;
         }
     }
+}
+
+/// A worker's cached shard file, edited on disk: refused (and the file
+/// removed; or kept, when it announces more than the worker's memory, for
+/// one with more), or read back to a shard whose table is the one put.
+#[test]
+fn cached_shard_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let max_raw = 4000;
+    let cache = ShardCache::open(dir.path())
+        .unwrap()
+        .with_max_shard_bytes(max_raw);
+    let task = Task {
+        game: "nim:triangle:5:normal".to_string(),
+        depth: false,
+        game_definition: None,
+        slice_id: SliceId::new("next"),
+        dependencies: Vec::new(),
+        verify: false,
+        zstd_only: false,
+    };
+    let files = dir.path().join("nim-triangle-5-normal-00000000.shards");
+    run((valid_shard(), byte_edits()), |((sent, raw), edits)| {
+        let shard = Shard::try_from(sent).expect("valid");
+        cache.put(&task, &shard).unwrap();
+        let file = files.join(format!("{}.shard", shard.slice_id));
+        let good = std::fs::read(&file).unwrap();
+        std::fs::write(&file, edited(&good, &edits)).unwrap();
+        match cache.get(&task, &shard.slice_id) {
+            Ok(Some(back)) => {
+                // Fields outside the blocks are checked with the table.
+                if let Ok((_, table)) = decode_shard(&back) {
+                    prop_assert_eq!(table, raw);
+                }
+            }
+            Ok(None) => prop_assert!(false, "a file there reads as none"),
+            Err(WorkerError::BadShard { reason, .. }) => {
+                prop_assert!(reason.contains("raw bytes"), "{reason}");
+                prop_assert!(file.exists());
+            }
+            Err(e) => prop_assert!(!file.exists(), "{e}"),
+        }
+        Ok(())
+    });
 }
 
 // ---- Tables inside checked shards, and tasks ----
