@@ -186,7 +186,7 @@ if passed or failed:
 # Each worker's line per task (`slice solved` / `slice checked`, with the
 # seconds spent fetching its dependencies): only workers run with -v log
 # them, and only binaries from 2026-11-27 on, so these cover part of a build.
-tasks = {}
+tasks, split = {}, {}
 for name in sorted(os.listdir(home)):
     match = re.fullmatch(r"worker-(\d+)\.log", name)
     if not match:
@@ -203,6 +203,16 @@ for name in sorted(os.listdir(home)):
         row[0] += 1
         row[1] += seconds
         row[2] += fetching
+        # Binaries from 2026-11-28 on split the fetching.
+        try:
+            parts = [float(fields[k]) for k in ("wire", "decode", "cache_read", "cache_write")]
+            parts += [int(fields["bytes_fetched"]), int(fields["bytes_from_cache"])]
+        except (KeyError, TypeError, ValueError):
+            continue
+        total = split.setdefault((f"ws{match[1]}", kind), [0] * 7)
+        total[0] += 1
+        for i, part in enumerate(parts):
+            total[i + 1] += part
 if tasks:
     print("\n## Where the workers' time went\n")
     print("From each worker's line per task (those that logged one): its seconds,")
@@ -213,6 +223,20 @@ if tasks:
     for (worker, kind, phase), (count, seconds, fetching) in sorted(tasks.items()):
         share = 100 * fetching / seconds if seconds else 0
         print(f"| {worker} | {kind} | {phase} | {count} | {seconds:.0f} | {fetching:.0f} | {share:.1f} % |")
+if split:
+    print("\n## Where the fetching went\n")
+    print("From the tasks whose lines split it: seconds waiting for the coordinator")
+    print("(its reading, the wire), decoding (checksums, inflating, wherever the")
+    print("shard came from), reading and writing the worker's shard cache (a solved")
+    print("slice's shard is written too), and the stored bytes fetched and read from")
+    print("the cache.\n")
+    print("| worker | task | tasks | waiting | decoding | cache reads | cache writes | fetched | from the cache | decoding per GiB |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for (worker, kind), (count, wire, decode, read, write, fetched, cached) in sorted(split.items()):
+        decoded = (fetched + cached) / 2**30
+        per = f"{decode / decoded:.1f} s" if decoded else "–"
+        print(f"| {worker} | {kind} | {count} | {wire:.1f} s | {decode:.1f} s | {read:.1f} s | {write:.1f} s "
+              f"| {fetched / 2**20:.1f} MiB | {cached / 2**20:.1f} MiB | {per} |")
 # The same tasks under other shard-cache limits, a model: each task the
 # coordinator logged as finished (which worker, from when to when) reads
 # its slice's dependencies, a check the slice too, through a cache per

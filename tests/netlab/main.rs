@@ -569,6 +569,18 @@ fn netns_cluster_sh_builds_on_hosts_of_its_own_starts_a_killed_worker_again_and_
     for kind in ["| solve | placement |", "| check | placement |"] {
         assert!(time.contains(kind), "{report}");
     }
+    // And where their fetching went: both kinds, with bytes to decode.
+    let (_, fetching) = time
+        .split_once("\n## Where the fetching went\n")
+        .unwrap_or_else(|| panic!("{report}"));
+    for kind in ["| check |", "| solve |"] {
+        assert!(
+            fetching
+                .lines()
+                .any(|l| l.contains(kind) && l.trim_end().ends_with(" s |")),
+            "{kind}: {report}"
+        );
+    }
     // The model of other cache limits: these caches had none, so with none
     // it can count no more than the coordinator sent (which also carried
     // the reads of the task lost with ws2), and with less it counts more.
