@@ -27,13 +27,6 @@ const MAX_SHARD_BYTES: u64 = 4 << 30;
 const GIB: f64 = (1u64 << 30) as f64;
 
 pub fn run(args: BenchCacheArgs) -> Exit {
-    // A directory of this run's own, removed after.
-    let scratch = Scratch(
-        args.dir
-            .join(format!("egdb-bench-cache-{}", std::process::id())),
-    );
-    std::fs::create_dir_all(&scratch.0)
-        .map_err(|e| Failure::failed(format!("{}: {e}", scratch.0.display())))?;
     // Every shard is held in memory as it is put.
     if args.shard_bytes > MAX_SHARD_BYTES {
         return Err(Failure::bad_input(format!(
@@ -41,11 +34,18 @@ pub fn run(args: BenchCacheArgs) -> Exit {
             args.shard_bytes
         )));
     }
+    // A directory of this run's own, removed after.
+    let scratch = Scratch(
+        args.dir
+            .join(format!("egdb-bench-cache-{}", std::process::id())),
+    );
+    std::fs::create_dir_all(&scratch.0)
+        .map_err(|e| Failure::failed(format!("{}: {e}", scratch.0.display())))?;
     let block_bytes = egdb_db_format::DEFAULT_BLOCK_BYTES;
     let raw_len = usize::try_from(args.shard_bytes)
         .map_err(|_| Failure::failed("--shard-bytes is past this machine's addresses"))?;
-    // Stored, a block of noise is a zstd frame of its bytes: one frame made
-    // once, sent under every slice's name.
+    // Noise stores at about its raw size: one shard made once, put under
+    // every slice's name.
     let template = encode_shard_with(
         &SliceId::new("template"),
         CellEncoding::ValueDepth16,
@@ -92,7 +92,7 @@ pub fn run(args: BenchCacheArgs) -> Exit {
     let total = started.elapsed();
     let io = disk_io()
         .zip(io_before)
-        .map(|(a, b)| (a.0 - b.0, a.1 - b.1));
+        .map(|(a, b)| (a.0.saturating_sub(b.0), a.1.saturating_sub(b.1)));
     let kept = stored as f64 * args.shards as f64;
     println!(
         "shard cache, {} shards of {:.0} MiB stored ({} blocks), limit {:.2} GiB, the last {} read back before each put, in {}",
