@@ -1,4 +1,5 @@
-//! Ctrl-C in the middle of a build, then the same command again.
+//! Ctrl-C in the middle of a build, then the same command again; a disk
+//! that fills under a build and under a worker's shard cache.
 
 mod common;
 
@@ -67,6 +68,84 @@ fn a_full_disk_stops_the_build_and_the_same_command_finishes_it() {
 }
 
 /// A tmpfs mounted for one test, unmounted when dropped.
+/// A worker's shard cache on a disk that fills: the put fails with the
+/// device's error and leaves no half-written file, and the cache goes on.
+#[test]
+fn a_full_disk_fails_a_cache_put_and_keeps_no_half_of_it() {
+    use egdb_db_format::{CellEncoding, Packing};
+    use egdb_proto::{SliceId, Task};
+    use egdb_worker::shard::encode_shard;
+    use egdb_worker::{ShardCache, WorkerError};
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        skip("root", "mounting a small disk needs root");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let disk = Tmpfs::mount(&dir.path().join("disk"), "1M");
+    let noise = |len: usize| -> Vec<u8> {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x as u8
+            })
+            .collect()
+    };
+    let shard = |id: &str, len: usize| {
+        let raw = noise(len);
+        encode_shard(
+            &SliceId::new(id),
+            CellEncoding::ValueDepth8,
+            &raw,
+            64 << 10,
+            Packing::Small(1),
+        )
+        .unwrap()
+    };
+    let task = Task {
+        game: "nim:triangle:6:normal".to_string(),
+        depth: true,
+        game_definition: None,
+        slice_id: SliceId::new("next"),
+        dependencies: Vec::new(),
+        verify: false,
+        zstd_only: false,
+    };
+    let cache = ShardCache::open(&disk.0).unwrap();
+    match cache.put(&task, &shard("large", 2 << 20)) {
+        Err(WorkerError::Cache { reason, .. }) => {
+            assert!(reason.contains("No space left on device"), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+    let left: Vec<String> = walk(&disk.0);
+    assert!(left.iter().all(|f| !f.contains("large")), "{left:?}");
+    let small = shard("small", 100 << 10);
+    cache.put(&task, &small).unwrap();
+    assert_eq!(
+        cache.get(&task, &SliceId::new("small")).unwrap(),
+        Some(small)
+    );
+}
+
+/// Every file's path under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flat_map(|entry| {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path)
+            } else {
+                vec![path.display().to_string()]
+            }
+        })
+        .collect()
+}
+
 struct Tmpfs(std::path::PathBuf);
 
 impl Tmpfs {

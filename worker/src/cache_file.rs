@@ -42,7 +42,17 @@ pub(crate) fn write(path: &Path, aside: &Path, shard: &Shard) -> std::io::Result
         .create_new(true)
         .mode(0o600)
         .open(aside)?;
-    let mut out = BufWriter::with_capacity(BUFFER, file);
+    // A disk that fills keeps no half of it.
+    if let Err(e) = write_to(BufWriter::with_capacity(BUFFER, file), id_len, shard) {
+        let _ = std::fs::remove_file(aside);
+        return Err(e);
+    }
+    std::fs::rename(aside, path)?;
+    Ok(file_bytes(shard))
+}
+
+fn write_to(mut out: BufWriter<File>, id_len: u8, shard: &Shard) -> std::io::Result<()> {
+    let id = shard.slice_id.as_str().as_bytes();
     out.write_all(MAGIC)?;
     out.write_all(&[id_len])?;
     out.write_all(id)?;
@@ -60,8 +70,7 @@ pub(crate) fn write(path: &Path, aside: &Path, shard: &Shard) -> std::io::Result
         out.write_all(block)?;
     }
     out.into_inner().map_err(|e| e.into_error())?;
-    std::fs::rename(aside, path)?;
-    Ok(file_bytes(shard))
+    Ok(())
 }
 
 /// The bytes a shard's file takes: the header, then each block after its
