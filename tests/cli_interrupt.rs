@@ -1,6 +1,8 @@
 //! Ctrl-C in the middle of a build, then the same command again; a disk
 //! that fills under a build and under a worker's shard cache.
 
+#[path = "common/build_noise.rs"]
+mod build_noise;
 mod common;
 
 use std::process::{Command, Stdio};
@@ -83,19 +85,9 @@ fn a_full_disk_fails_a_cache_put_and_keeps_no_half_of_it() {
     }
     let dir = tempfile::tempdir().unwrap();
     let disk = Tmpfs::mount(&dir.path().join("disk"), "1M");
-    let noise = |len: usize| -> Vec<u8> {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        (0..len)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x as u8
-            })
-            .collect()
-    };
     let shard = |id: &str, len: usize| {
-        let raw = noise(len);
+        // Noise: stored at about its raw size.
+        let raw = build_noise::noise(7, len);
         encode_shard(
             &SliceId::new(id),
             CellEncoding::ValueDepth8,
