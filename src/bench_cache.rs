@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use egdb_db_format::{CellEncoding, Packing};
+use egdb_games::family::XorShift;
 use egdb_proto::{SliceId, Task};
 use egdb_worker::shard::encode_shard_with;
 use egdb_worker::ShardCache;
@@ -125,12 +126,9 @@ pub fn run(args: BenchCacheArgs) -> Exit {
 
 /// Bytes that do not compress (xorshift64 from the block's index).
 fn noise(index: u64, place: &mut [u8]) {
-    let mut x = index.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut x = XorShift(index.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     for chunk in place.chunks_mut(8) {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        chunk.copy_from_slice(&x.to_le_bytes()[..chunk.len()]);
+        chunk.copy_from_slice(&x.next().to_le_bytes()[..chunk.len()]);
     }
 }
 

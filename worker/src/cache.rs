@@ -99,26 +99,19 @@ impl OpenBuild {
         if found.as_deref() != Some(expected.as_slice()) {
             // Another build under the same name (a fingerprint shared by
             // other rules), or a directory never finished: emptied.
-            for (path, _, _) in files.drain(..) {
-                std::fs::remove_file(path).map_err(|e| failed(e.to_string()))?;
+            for file in files.drain(..) {
+                std::fs::remove_file(file.path).map_err(|e| failed(e.to_string()))?;
             }
             std::fs::write(build.join(IDENTITY_FILE), &expected)
                 .map_err(|e| failed(e.to_string()))?;
         }
         // Kept from an earlier run: used before anything of this one, in
         // the order they were written.
-        files.sort_by_key(|&(_, _, written)| written);
-        let mut used = HashMap::new();
-        for (tick, (path, bytes, _)) in (1u64..).zip(files) {
-            let slice = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(|n| n.strip_suffix(SHARD_SUFFIX))
-                .map(str::to_string);
-            if let Some(slice) = slice {
-                used.insert(slice, (tick, bytes));
-            }
-        }
+        files.sort_by_key(|file| file.written);
+        let used: HashMap<String, (u64, u64)> = (1u64..)
+            .zip(files)
+            .map(|(tick, file)| (file.slice, (tick, file.bytes)))
+            .collect();
         let bytes = used.values().map(|&(_, b)| b).sum();
         Ok(OpenBuild {
             name,
@@ -141,12 +134,11 @@ impl OpenBuild {
         self.bytes += bytes;
     }
 
-    /// Forgets a slice whose file is gone or unusable.
-    fn forget(&mut self, slice: &SliceId) {
-        if let Some((_, bytes)) = self.used.remove(slice.as_str()) {
+    /// Forgets a slice whose file is gone.
+    fn forget(&mut self, slice: &str) {
+        if let Some((_, bytes)) = self.used.remove(slice) {
             self.bytes -= bytes;
         }
-        let _ = std::fs::remove_file(self.path(slice));
     }
 
     /// Removes the least recently used shards but `keep` until at most
@@ -171,17 +163,23 @@ impl OpenBuild {
                 }
                 _ => {}
             }
-            if let Some((_, bytes)) = self.used.remove(slice.as_str()) {
-                self.bytes -= bytes;
-            }
+            self.forget(slice.as_str());
         }
         Ok(())
     }
 }
 
-/// The shard files in `dir` with their bytes and when each was written;
-/// files half written by a process that stopped are removed.
-fn shard_files(dir: &Path) -> std::io::Result<Vec<(PathBuf, u64, std::time::SystemTime)>> {
+/// A shard file found in a build's directory.
+struct ShardFile {
+    slice: String,
+    path: PathBuf,
+    bytes: u64,
+    written: std::time::SystemTime,
+}
+
+/// The shard files in `dir`; files half written by a process that stopped
+/// are removed.
+fn shard_files(dir: &Path) -> std::io::Result<Vec<ShardFile>> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
@@ -201,8 +199,12 @@ fn shard_files(dir: &Path) -> std::io::Result<Vec<(PathBuf, u64, std::time::Syst
         if SliceId::parse(slice).is_err() || !meta.is_file() {
             continue;
         }
-        let written = meta.modified().unwrap_or(std::time::UNIX_EPOCH);
-        files.push((path, meta.len(), written));
+        files.push(ShardFile {
+            slice: slice.to_string(),
+            path,
+            bytes: meta.len(),
+            written: meta.modified().unwrap_or(std::time::UNIX_EPOCH),
+        });
     }
     Ok(files)
 }
@@ -321,10 +323,13 @@ impl ShardCache {
             let read = cache_file::read(&build.path(slice_id), slice_id, max_raw);
             match &read {
                 Ok(Some(shard)) => build.touch(slice_id.as_str(), file_bytes(shard)),
-                Ok(None) => build.forget(slice_id),
+                Ok(None) => build.forget(slice_id.as_str()),
                 // Damaged: fetched again and put in its place. (One too
                 // large for this worker may serve one with more memory.)
-                Err(WorkerError::Format(_)) => build.forget(slice_id),
+                Err(WorkerError::Format(_)) => {
+                    build.forget(slice_id.as_str());
+                    let _ = std::fs::remove_file(build.path(slice_id));
+                }
                 Err(_) => {}
             }
             read
