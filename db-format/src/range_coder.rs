@@ -41,12 +41,10 @@ impl Encoder {
     #[inline]
     pub fn encode(&mut self, p0: u32, bit: u32) {
         let bound = (self.range >> 16) * p0;
-        if bit == 0 {
-            self.range = bound;
-        } else {
-            self.low += u64::from(bound);
-            self.range -= bound;
-        }
+        // Without a branch, as in the decoder.
+        let one = bit.wrapping_neg();
+        self.low += u64::from(bound & one);
+        self.range = (bound & !one) | (self.range.wrapping_sub(bound) & one);
         while self.range < TOP {
             self.range <<= 8;
             self.shift_low();
@@ -120,14 +118,12 @@ impl<'a> Decoder<'a> {
     #[inline]
     pub fn decode(&mut self, p0: u32) -> u32 {
         let bound = (self.range >> 16) * p0;
-        let bit = if self.code < bound {
-            self.range = bound;
-            0
-        } else {
-            self.code -= bound;
-            self.range -= bound;
-            1
-        };
+        // Without a branch: the bits are too often a toss-up for a branch
+        // predictor, and a miss costs more than both sides.
+        let bit = u32::from(self.code >= bound);
+        let one = bit.wrapping_neg();
+        self.code -= bound & one;
+        self.range = (bound & !one) | (self.range.wrapping_sub(bound) & one);
         while self.range < TOP {
             self.range <<= 8;
             self.code = self.code << 8 | u32::from(self.next_byte());

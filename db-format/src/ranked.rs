@@ -216,12 +216,12 @@ impl Counter {
 
     #[inline]
     fn update(&mut self, bit: u32) {
-        let target = if bit == 0 { 65535 } else { 0 };
+        // 65535 after a zero, 0 after a one, without a branch: the bits
+        // are too often a toss-up for a branch predictor.
+        let target = (bit as i32 - 1) & 65535;
         let p = i32::from(self.p);
         self.p = (p + (((target - p) * RATES[usize::from(self.seen)]) >> 16)) as u16;
-        if usize::from(self.seen) < SETTLED {
-            self.seen += 1;
-        }
+        self.seen += u8::from(usize::from(self.seen) < SETTLED);
     }
 }
 
