@@ -89,7 +89,9 @@ pub struct Build {
 struct State {
     schedule: Scheduler<JobId>,
     newly_done: u64,
-    /// Entries of the slices solved in this run.
+    /// Entries of the jobs finished in this run: each slice solved, and
+    /// each slice checked (a check reads as many entries as the solve
+    /// wrote, in about as long: the time left counts both).
     entries_done_now: u64,
     /// Jobs said to fit no worker (said once each).
     said_stranded: std::collections::HashSet<JobId>,

@@ -17,7 +17,8 @@ impl Build {
     }
 
     /// The build as it stands. The time left is the entries still to solve
-    /// at the rate (entries per second of wall time) of this run so far.
+    /// or check at the rate (entries per second of wall time) of this run
+    /// so far, solves and checks counted alike.
     pub fn status_now(&self) -> BuildStatus {
         let now = Instant::now();
         let state = self.lock();
@@ -26,10 +27,14 @@ impl Build {
         // checks after them.
         let (running, ready, waiting) = schedule.counts_of(0..self.plan.len());
         let (mut positions_done, mut entries_left) = (0, 0);
+        let checks = self.verifies_as_built();
         for slice in &self.plan {
             if schedule.is_done(&super::slice_job(&slice.id)) {
                 positions_done += slice.positions;
             } else {
+                entries_left += slice.entries;
+            }
+            if checks && !schedule.is_done(&super::check_id(&slice.id)) {
                 entries_left += slice.entries;
             }
         }

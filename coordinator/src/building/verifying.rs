@@ -208,6 +208,7 @@ impl Build {
         }
         if state.schedule.finish(&job) {
             self.ranking_after(&state.schedule, &job, false);
+            state.entries_done_now += self.entries_of(&slice);
         }
         if let Some(me) = state.schedule.seen(worker, Instant::now()) {
             me.slices_done += 1;
