@@ -334,7 +334,7 @@ pub struct BenchQueryArgs {
     #[arg(long)]
     pub store: PathBuf,
     /// Random positions to probe (each way of asking probes them all).
-    #[arg(long, default_value_t = 20_000)]
+    #[arg(long, default_value_t = 20_000, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=100_000_000))]
     pub probes: usize,
     /// Requests in flight at once in the concurrent run.
     #[arg(long, default_value_t = 16)]

@@ -240,4 +240,12 @@ fn bench_cache_puts_reads_back_within_its_limit_and_leaves_nothing_behind() {
     let out = egdb(&["bench-cache", "--dir", d, "--shard-bytes", "5GiB"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("--shard-bytes"), "{}", stderr(&out));
+
+    // bench-query's count of probes is bounded before the store is opened
+    // (one past the last usize overflowed the sample and panicked).
+    for probes in ["0", "18446744073709551615"] {
+        let out = egdb(&["bench-query", "--store", d, "--probes", probes]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(stderr(&out).contains("--probes"), "{}", stderr(&out));
+    }
 }

@@ -103,7 +103,17 @@ fn record_of(key: &[u8], bytes: &[u8]) -> Result<SliceRecord, FormatError> {
             bytes.len()
         )));
     }
-    serde_json::from_slice(bytes).map_err(|e| corrupt(format!("manifest record: {e}")))
+    let record: SliceRecord =
+        serde_json::from_slice(bytes).map_err(|e| corrupt(format!("manifest record: {e}")))?;
+    // A record filed under another slice's id would have its blocks read
+    // (and trusted) as that slice's.
+    if record.slice.as_bytes() != key {
+        return Err(corrupt(format!(
+            "the manifest record under this id is slice {:?}'s",
+            record.slice.chars().take(80).collect::<String>()
+        )));
+    }
+    Ok(record)
 }
 
 /// Whether a manifest key reads as a slice id: short, letters, digits,
@@ -732,6 +742,33 @@ mod tests {
         let other = dir.path().join("other");
         drop(DB::open_default(&other).unwrap());
         assert!(Store::create_or_open(&other, &identity("g")).is_err());
+    }
+
+    #[test]
+    fn a_record_filed_under_another_id_is_corrupt() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::create_or_open(&dir.path().join("s"), &identity("g")).unwrap();
+        let raw = vec![7u8; 100];
+        let blocks = vec![encode_block(
+            0,
+            CellEncoding::ValueDepth16,
+            &raw,
+            crate::Packing::Small(1),
+        )
+        .unwrap()];
+        store
+            .put_slice(&record_of("b", &raw, &blocks), &blocks)
+            .unwrap();
+        assert!(store.slice("b").unwrap().is_some());
+        // b's record copied under a's id, as a damaged or forged store has it.
+        let json = record_json(&record_of("b", &raw, &blocks)).unwrap();
+        store
+            .db
+            .put_cf(store.cf(MANIFEST).unwrap(), b"a", json)
+            .unwrap();
+        let err = store.slice("a").unwrap_err().to_string();
+        assert!(err.contains("slice \"b\"'s"), "{err}");
+        assert!(store.slices().is_err());
     }
 
     fn identity(game: &str) -> StoreIdentity {

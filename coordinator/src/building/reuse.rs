@@ -87,8 +87,18 @@ impl Build {
                 continue;
             };
             record.check_layout()?;
+            // Its bytes must be the planned slice's table before any block
+            // is read: a record may say anything about itself.
+            let expected_len = self.encoding.table_bytes(slice.entries);
+            if record.slice != slice.id.as_str() || record.raw_len != expected_len {
+                return Err(unreusable(format!(
+                    "its record of {} names slice {} of {} bytes; the table is {expected_len}",
+                    slice.id, record.slice, record.raw_len
+                )));
+            }
             let mut crc = crc32fast::Hasher::new();
-            let mut blocks = Vec::with_capacity(record.blocks as usize);
+            // Grown as blocks are read: the count is the record's word.
+            let mut blocks = Vec::new();
             for index in 0..record.blocks {
                 let bytes = other.block_record(&record.slice, index)?;
                 let block = decode_block(&record.slice, index, record.block_len(index), &bytes)?;
