@@ -27,6 +27,10 @@ pub use symmetry::SymmetryGroup;
 /// grow as 2^(cells − 21) (past 45 cells they would not fit either).
 pub const MAX_CELLS: u32 = 45;
 
+/// The longest high half of a layout: 45 cells less a word block of six
+/// and a low half of fifteen.
+const MAX_HIGH_BITS: u32 = MAX_CELLS - layout::MAX_WORD_CELLS - layout::MAX_LOW_BITS;
+
 /// Which notation the game's positions and moves use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Board {
@@ -143,6 +147,20 @@ impl NimGame {
         }
         let symmetry = SymmetryGroup::new(def.cells, &def.moves, &def.symmetries)?;
         let word_block = choose_word_block(def.cells, &def.moves, &symmetry);
+        // The rank tables of the high half take 2^high_bits entries: the
+        // bound MAX_CELLS keeps holds only with a full word block, which
+        // symmetries of long orbits alone can deny.
+        let high_bits = (def.cells - word_block.len() as u32).saturating_sub(layout::MAX_LOW_BITS);
+        if high_bits > MAX_HIGH_BITS {
+            return Err(GameError::Definition {
+                reason: format!(
+                    "its symmetries leave {} cells for the word block, orbits of six or fewer; \
+                     the other {} would need rank tables of 2^{high_bits} entries (at most 2^{MAX_HIGH_BITS})",
+                    word_block.len(),
+                    def.cells - word_block.len() as u32
+                ),
+            });
+        }
         let low_half = choose_low_half(def.cells, &word_block, &symmetry);
         let layout = NimLayout::with_low_half(def.cells, &word_block, &low_half);
         Ok(NimGame {
@@ -389,6 +407,27 @@ mod tests {
                 assert_eq!(game.symmetry().apply(g, mask), mask);
             }
         }
+    }
+
+    #[test]
+    fn symmetries_that_deny_the_word_block_are_refused_before_any_table() {
+        // One orbit of all 45 cells: no orbit fits a word of six, and the
+        // high half would have taken rank tables of 2^30 entries.
+        let def = NimDefinition {
+            name: "ring".to_string(),
+            board: Board::Custom,
+            cells: 45,
+            rule: Rule::Normal,
+            moves: (0..45).map(|c| 1u64 << c).collect(),
+            start: (1u64 << 45) - 1,
+            symmetries: vec![(0..45).map(|c| (c + 1) % 45).collect()],
+        };
+        let spec = GameSpec::NimTriangle {
+            layers: 9,
+            rule: Rule::Normal,
+        };
+        let err = NimGame::from_definition(spec, def).unwrap_err().to_string();
+        assert!(err.contains("2^30"), "{err}");
     }
 
     #[test]
