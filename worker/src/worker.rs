@@ -58,14 +58,35 @@ pub struct WorkerReport {
     pub seconds: f64,
 }
 
+/// Which game a kept engine or checker plays: the spec and, for game
+/// files, the definition, which a coordinator started again may have
+/// changed under the same path.
+struct GameKey {
+    spec: String,
+    definition: Option<String>,
+}
+
+impl GameKey {
+    fn of(task: &Task) -> GameKey {
+        GameKey {
+            spec: task.game.clone(),
+            definition: task.game_definition.clone(),
+        }
+    }
+
+    fn is_of(&self, task: &Task) -> bool {
+        self.spec == task.game && self.definition == task.game_definition
+    }
+}
+
 pub struct Worker<'a> {
     config: WorkerConfig,
     link: &'a dyn Coordinator,
     /// The engine of the game last leased, with the tables it keeps.
-    solver: Option<(String, Box<dyn SliceSolver + 'a>)>,
+    solver: Option<(GameKey, Box<dyn SliceSolver + 'a>)>,
     /// The checker of the game last leased for verification, with the
     /// decoded slices it keeps.
-    checker: Option<(String, Checker)>,
+    checker: Option<(GameKey, Checker)>,
     /// Shards kept on disk across restarts, if the worker has a cache.
     cache: Option<ShardCache>,
     /// Dependencies found sound, across solvers: a check drops the solver.
@@ -236,7 +257,7 @@ impl<'a> Worker<'a> {
         if self
             .solver
             .as_ref()
-            .is_none_or(|(game, _)| *game != task.game)
+            .is_none_or(|(game, _)| !game.is_of(task))
         {
             let solver: Box<dyn SliceSolver> = match game_of(task)? {
                 Game::Nim(game) => Box::new(NimTasks::new(game)),
@@ -247,7 +268,7 @@ impl<'a> Worker<'a> {
             };
             // Drop the old game's tables before the new one fills memory.
             self.solver = None;
-            self.solver = Some((task.game.clone(), solver));
+            self.solver = Some((GameKey::of(task), solver));
         }
         match &mut self.solver {
             Some((_, solver)) => Ok(solver),
@@ -328,11 +349,11 @@ impl Worker<'_> {
         if self
             .checker
             .as_ref()
-            .is_none_or(|(game, _)| *game != task.game)
+            .is_none_or(|(game, _)| !game.is_of(task))
         {
             let game = game_of(task)?;
             self.checker = None;
-            self.checker = Some((task.game.clone(), Checker::new(game, self.config.memory)));
+            self.checker = Some((GameKey::of(task), Checker::new(game, self.config.memory)));
         }
         let Some((_, checker)) = &mut self.checker else {
             unreachable!("set above");
@@ -465,6 +486,15 @@ mod tests {
             verify: false,
             zstd_only: false,
         }
+    }
+
+    #[test]
+    fn a_kept_engine_is_of_the_same_spec_and_definition() {
+        let kept = GameKey::of(&task("nim:file:g.toml", Some("cells = 3")));
+        assert!(kept.is_of(&task("nim:file:g.toml", Some("cells = 3"))));
+        // The file edited under the same path, the coordinator started again.
+        assert!(!kept.is_of(&task("nim:file:g.toml", Some("cells = 4"))));
+        assert!(!kept.is_of(&task("nim:file:h.toml", Some("cells = 3"))));
     }
 
     #[test]
