@@ -28,13 +28,9 @@ fn an_interrupted_morris_build_resumes_without_redoing_slices() {
 /// lab does); without, it says so and checks nothing.
 #[test]
 fn a_full_disk_stops_the_build_and_the_same_command_finishes_it() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        skip("root", "mounting a small disk needs root");
+    let Some((_dir, disk)) = small_disk() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let disk = Tmpfs::mount(&dir.path().join("disk"), "1M");
+    };
     let store = disk.0.join("store");
     // taiwan:4 takes about 3 MB.
     let out = egdb(&[
@@ -69,7 +65,6 @@ fn a_full_disk_stops_the_build_and_the_same_command_finishes_it() {
     assert!(verified.status.success(), "{}", stderr(&verified));
 }
 
-/// A tmpfs mounted for one test, unmounted when dropped.
 /// A worker's shard cache on a disk that fills: the put fails with the
 /// device's error and leaves no half-written file, and the cache goes on.
 #[test]
@@ -78,13 +73,9 @@ fn a_full_disk_fails_a_cache_put_and_keeps_no_half_of_it() {
     use egdb_proto::{SliceId, Task};
     use egdb_worker::shard::encode_shard;
     use egdb_worker::{ShardCache, WorkerError};
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        skip("root", "mounting a small disk needs root");
+    let Some((_dir, disk)) = small_disk() else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let disk = Tmpfs::mount(&dir.path().join("disk"), "1M");
+    };
     let shard = |id: &str, len: usize| {
         // Noise: stored at about its raw size.
         let raw = build_noise::noise(7, len);
@@ -138,6 +129,20 @@ fn walk(dir: &std::path::Path) -> Vec<String> {
         .collect()
 }
 
+/// A disk of 1 MiB (a tmpfs in a directory of its own), or `None`, said,
+/// without root.
+fn small_disk() -> Option<(tempfile::TempDir, Tmpfs)> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        skip("root", "mounting a small disk needs root");
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let disk = Tmpfs::mount(&dir.path().join("disk"), "1M");
+    Some((dir, disk))
+}
+
+/// A tmpfs mounted for one test, unmounted when dropped.
 struct Tmpfs(std::path::PathBuf);
 
 impl Tmpfs {

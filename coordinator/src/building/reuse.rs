@@ -87,13 +87,13 @@ impl Build {
                 continue;
             };
             record.check_layout()?;
-            // Its bytes must be the planned slice's table before any block
-            // is read: a record may say anything about itself.
+            // Its bytes must be the planned table's length before any block
+            // is read (the store checked that the record is this slice's).
             let expected_len = self.encoding.table_bytes(slice.entries);
-            if record.slice != slice.id.as_str() || record.raw_len != expected_len {
+            if record.raw_len != expected_len {
                 return Err(unreusable(format!(
-                    "its record of {} names slice {} of {} bytes; the table is {expected_len}",
-                    slice.id, record.slice, record.raw_len
+                    "its record of {} has {} bytes; the table is {expected_len}",
+                    slice.id, record.raw_len
                 )));
             }
             let mut crc = crc32fast::Hasher::new();
