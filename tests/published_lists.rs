@@ -1,0 +1,95 @@
+//! The published checksum lists (`docs/results/*.crc`) against the plans
+//! of their games and against each other: each list names every slice of
+//! `egdb plan GAME` with the plan's positions, and the movement slices
+//! that two sizes (or two placement readings) of one rule set share hold
+//! the same tables, as they must: a movement table does not depend on how
+//! many pieces each side began with, nor on the rules of placing.
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::{egdb, repo_file, stderr, stdout};
+
+/// Each published list, by its file's name, with its game.
+const LISTS: [(&str, &str); 7] = [
+    ("taiwan-6", "morris:taiwan:6"),
+    ("taiwan-9", "morris:taiwan:9"),
+    ("taiwan-12", "morris:taiwan:12"),
+    ("taiwan-protected-9", "morris:taiwan-protected:9"),
+    ("standard-6", "morris:standard:6"),
+    ("standard-9", "morris:standard:9"),
+    ("morabaraba-6", "morris:morabaraba:6"),
+];
+
+/// Lists whose movement slices of one name are one table.
+const FAMILIES: [&[&str]; 2] = [
+    &["taiwan-6", "taiwan-9", "taiwan-12", "taiwan-protected-9"],
+    &["standard-6", "standard-9"],
+];
+
+/// A list's lines in its order: slice, positions, CRC-32.
+fn list(name: &str) -> Vec<(String, u64, String)> {
+    let path = repo_file(&format!("docs/results/{name}.crc"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    text.lines()
+        .map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            assert_eq!(fields.len(), 3, "{name}.crc: {line:?}");
+            let positions = fields[1].parse().expect("positions");
+            (fields[0].to_string(), positions, fields[2].to_string())
+        })
+        .collect()
+}
+
+/// The plan's slices in its order, with their positions.
+fn plan(game: &str) -> Vec<(String, u64)> {
+    let out = egdb(&["plan", game, "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let plan: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    plan["slices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let slice = s["slice"].as_str().unwrap().to_string();
+            (slice, s["positions"].as_u64().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn each_published_list_names_every_slice_of_its_plan() {
+    for (name, game) in LISTS {
+        let listed: Vec<(String, u64)> = list(name).into_iter().map(|(s, p, _)| (s, p)).collect();
+        assert_eq!(listed, plan(game), "{name}.crc against `egdb plan {game}`");
+    }
+}
+
+#[test]
+fn movement_slices_shared_across_sizes_hold_one_table() {
+    for family in FAMILIES {
+        let movement: Vec<(&str, BTreeMap<String, (u64, String)>)> = family
+            .iter()
+            .map(|name| {
+                let lines = list(name)
+                    .into_iter()
+                    .filter(|(slice, _, _)| slice.starts_with("move-"))
+                    .map(|(slice, positions, crc)| (slice, (positions, crc)))
+                    .collect();
+                (*name, lines)
+            })
+            .collect();
+        for (i, (a, of_a)) in movement.iter().enumerate() {
+            for (b, of_b) in &movement[i + 1..] {
+                let shared: Vec<&String> = of_a.keys().filter(|s| of_b.contains_key(*s)).collect();
+                // The smaller game's movement slices are all the larger's.
+                let fewer = of_a.len().min(of_b.len());
+                assert_eq!(shared.len(), fewer, "{a} and {b} share {}", shared.len());
+                for slice in shared {
+                    assert_eq!(of_a[slice], of_b[slice], "{slice} in {a}.crc and {b}.crc");
+                }
+            }
+        }
+    }
+}
