@@ -537,6 +537,11 @@ pub struct CompareArgs {
     /// blocks (fast, and said so: damage to the blocks goes unseen).
     #[arg(long)]
     pub recorded: bool,
+    /// Compare only the slices the list names (e.g. the movement slices
+    /// another game's list shares with this one): the game's other slices
+    /// are not read and do not count against the list.
+    #[arg(long)]
+    pub listed_only: bool,
 }
 
 #[derive(Debug, Args)]

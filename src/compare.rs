@@ -40,6 +40,9 @@ struct Comparison {
     not_built: Vec<String>,
     /// In the plan, missing from the list.
     unlisted: Vec<String>,
+    /// In the plan, missing from the list, and not compared
+    /// (`--listed-only`).
+    not_compared: usize,
     /// Listed, but not a slice of the store's game.
     not_in_plan: Vec<String>,
     /// Slices whose blocks do not hold what their records say: the damage.
@@ -73,9 +76,12 @@ pub fn run(args: CompareArgs) -> Exit {
         })
         .collect();
     let plan: Vec<&str> = tablebase.plan().iter().map(|s| s.as_str()).collect();
-    let mut comparison = compare(&plan, &built, &list);
+    let mut comparison = compare(&plan, &built, &list, args.listed_only);
     if !args.recorded {
-        comparison.damaged = damaged(&tablebase)?;
+        let listed: std::collections::BTreeSet<&str> =
+            list.iter().map(|(s, _)| s.as_str()).collect();
+        let compared = |slice: &str| !args.listed_only || listed.contains(slice);
+        comparison.damaged = damaged_of(&tablebase, compared)?;
         comparison.read = true;
     }
     let game = tablebase.game().spec().to_string();
@@ -97,10 +103,19 @@ pub fn run(args: CompareArgs) -> Exit {
 /// The built slices whose blocks, read whole, fail their checksums or do
 /// not give the checksum their records hold (in plan order), with why.
 pub fn damaged(tablebase: &egdb_tablebase::Tablebase) -> Result<Vec<(String, String)>, Failure> {
+    damaged_of(tablebase, |_| true)
+}
+
+/// [`damaged`] among the built slices that `compared` takes.
+fn damaged_of(
+    tablebase: &egdb_tablebase::Tablebase,
+    compared: impl Fn(&str) -> bool + Sync,
+) -> Result<Vec<(String, String)>, Failure> {
     use rayon::prelude::*;
     let records = tablebase.planned_records()?;
     Ok(records
         .par_iter()
+        .filter(|r| compared(&r.slice))
         .filter_map(|r| {
             tablebase
                 .check_stored(r)
@@ -110,8 +125,14 @@ pub fn damaged(tablebase: &egdb_tablebase::Tablebase) -> Result<Vec<(String, Str
         .collect())
 }
 
-/// Plan order throughout, then the list's strays in its own order.
-fn compare(plan: &[&str], built: &BTreeMap<&str, Listed>, list: &[(String, Listed)]) -> Comparison {
+/// Plan order throughout, then the list's strays in its own order. With
+/// `listed_only`, the plan's slices the list lacks are only counted.
+fn compare(
+    plan: &[&str],
+    built: &BTreeMap<&str, Listed>,
+    list: &[(String, Listed)],
+    listed_only: bool,
+) -> Comparison {
     let listed: BTreeMap<&str, Listed> = list.iter().map(|(s, l)| (s.as_str(), *l)).collect();
     let mut c = Comparison {
         built: built.len(),
@@ -120,6 +141,7 @@ fn compare(plan: &[&str], built: &BTreeMap<&str, Listed>, list: &[(String, Liste
     };
     for &slice in plan {
         match (built.get(slice), listed.get(slice)) {
+            (_, None) if listed_only => c.not_compared += 1,
             (_, None) => c.unlisted.push(slice.to_string()),
             (None, Some(_)) => c.not_built.push(slice.to_string()),
             (Some(here), Some(there)) if here == there => c.same.push(slice.to_string()),
@@ -143,12 +165,24 @@ fn as_text(c: &Comparison, game: &str, against: &str) -> String {
     let _ = writeln!(out, "same:      {}", c.same.len());
     let _ = writeln!(out, "differ:    {}", c.differ.len());
     let _ = writeln!(out, "not built: {}", c.not_built.len());
+    if c.not_compared > 0 {
+        let _ = writeln!(
+            out,
+            "not listed: {} (--listed-only: neither compared nor read)",
+            c.not_compared
+        );
+    }
     let _ = writeln!(
         out,
         "{}",
         if c.read {
+            let which = if c.not_compared > 0 {
+                "built listed"
+            } else {
+                "built"
+            };
             format!(
-                "damaged:   {} (every block of the built slices read and checked)",
+                "damaged:   {} (every block of the {which} slices read and checked)",
                 c.damaged.len()
             )
         } else {
@@ -174,7 +208,7 @@ fn as_text(c: &Comparison, game: &str, against: &str) -> String {
             let _ = writeln!(out, "{what} ({}): {}", slices.len(), slices.join(" "));
         }
     }
-    out += match (c.agrees(), c.not_built.is_empty(), c.read) {
+    let ending = match (c.agrees(), c.not_built.is_empty(), c.read) {
         (false, _, _)
             if c.differ.is_empty() && c.unlisted.is_empty() && c.not_in_plan.is_empty() =>
         {
@@ -188,6 +222,11 @@ fn as_text(c: &Comparison, game: &str, against: &str) -> String {
             "every slice built so far has the recorded checksum listed (blocks not read)\n"
         }
     };
+    if c.not_compared > 0 {
+        out += &ending.replacen("every slice", "every listed slice", 1);
+    } else {
+        out += ending;
+    }
     out
 }
 
@@ -214,6 +253,7 @@ fn as_json(c: &Comparison, game: &str) -> serde_json::Value {
         "differ": differ,
         "not_built": c.not_built,
         "unlisted": c.unlisted,
+        "not_compared": c.not_compared,
         "not_in_plan": c.not_in_plan,
         "blocks_read": c.read,
         "damaged": c.damaged.iter().map(|(slice, why)| json!({"slice": slice, "reason": why})).collect::<Vec<_>>(),
@@ -322,7 +362,7 @@ mod tests {
             ("d".to_string(), listed(4, 4)),
             ("z".to_string(), listed(9, 9)),
         ];
-        let c = compare(&plan, &built, &list);
+        let c = compare(&plan, &built, &list, false);
         assert_eq!(c.same, ["a"]);
         assert_eq!(
             c.differ,
@@ -336,6 +376,12 @@ mod tests {
         assert_eq!(c.not_in_plan, ["z"]);
         assert!(!c.agrees());
         assert_eq!((c.built, c.planned), (4, 5));
+        // Only what the list names: "e" is counted, not held against it.
+        let only = compare(&plan, &built, &list, true);
+        assert!(only.unlisted.is_empty());
+        assert_eq!(only.not_compared, 1);
+        assert_eq!((only.same.len(), only.differ.len()), (1, 2));
+        assert_eq!(only.not_in_plan, ["z"]);
     }
 
     #[test]
@@ -346,7 +392,7 @@ mod tests {
             ("a".to_string(), listed(1, 1)),
             ("b".to_string(), listed(2, 2)),
         ];
-        let mut c = compare(&plan, &built, &list);
+        let mut c = compare(&plan, &built, &list, false);
         assert!(c.agrees());
         // Only blocks read vouch for the bytes.
         let text = as_text(&c, "g", "l");

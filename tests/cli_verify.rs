@@ -367,6 +367,46 @@ fn compare_holds_a_store_finished_or_building_to_a_published_checksum_list() {
         .any(|s| s.as_str().unwrap().starts_with("move-")));
     assert_eq!(report["agrees"], false);
 
+    // The movement lines alone, `--listed-only`: the readings agree on
+    // them, the placement slices neither count nor are read (damage to
+    // every slice's first block is found in the movement slices only).
+    let movement = path("move.crc");
+    let lines: String = std::fs::read_to_string(&list)
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("move-"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&movement, &lines).unwrap();
+    let listed_only = |store: &std::path::Path, json: bool| {
+        let (s, m) = (store.to_str().unwrap(), movement.to_str().unwrap());
+        let mut args = vec!["compare", "--store", s, "--crc", m, "--listed-only"];
+        if json {
+            args.push("--json");
+        }
+        egdb(&args)
+    };
+    let moves = lines.lines().count();
+    let agreed = listed_only(&protected, false);
+    assert!(agreed.status.success(), "{}", stdout(&agreed));
+    assert!(
+        stdout(&agreed).contains(&format!("same:      {moves}\n"))
+            && stdout(&agreed).contains(&format!("not listed: {}", slices - moves))
+            && stdout(&agreed).ends_with("every listed slice agrees\n"),
+        "{}",
+        stdout(&agreed)
+    );
+    assert_eq!(compare(&protected, &movement, false).status.code(), Some(1));
+    damage_first_blocks(&protected);
+    let damaged = listed_only(&protected, true);
+    assert_eq!(damaged.status.code(), Some(1), "{}", stderr(&damaged));
+    let report: serde_json::Value = serde_json::from_slice(&damaged.stdout).unwrap();
+    let found = report["damaged"].as_array().unwrap();
+    assert_eq!(found.len(), moves, "{report}");
+    assert!(found
+        .iter()
+        .all(|d| d["slice"].as_str().unwrap().starts_with("move-")));
+
     // One digit changed in the list: that slice is named, exit 1.
     let text = std::fs::read_to_string(&list).unwrap();
     let line = text.lines().nth(3).unwrap();
