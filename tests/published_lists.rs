@@ -28,6 +28,9 @@ const FAMILIES: [&[&str]; 2] = [
     &["standard-6", "standard-9"],
 ];
 
+/// A list's movement lines by slice: positions and CRC-32.
+type Movement = BTreeMap<String, (u64, String)>;
+
 /// A list's lines in its order: slice, positions, CRC-32.
 fn list(name: &str) -> Vec<(String, u64, String)> {
     let path = repo_file(&format!("docs/results/{name}.crc"));
@@ -69,7 +72,7 @@ fn each_published_list_names_every_slice_of_its_plan() {
 #[test]
 fn movement_slices_shared_across_sizes_hold_one_table() {
     for family in FAMILIES {
-        let movement: Vec<(&str, BTreeMap<String, (u64, String)>)> = family
+        let movement: Vec<(&str, Movement)> = family
             .iter()
             .map(|name| {
                 let lines = list(name)
