@@ -172,24 +172,22 @@ fn as_text(c: &Comparison, game: &str, against: &str) -> String {
             c.not_compared
         );
     }
-    let _ = writeln!(
-        out,
-        "{}",
-        if c.read {
-            let which = if c.not_compared > 0 {
-                "built listed"
-            } else {
-                "built"
-            };
-            format!(
-                "damaged:   {} (every block of the {which} slices read and checked)",
-                c.damaged.len()
-            )
-        } else {
-            "damaged:   not looked for (--recorded: the records' checksums only, no block read)"
-                .to_string()
-        }
-    );
+    // With --listed-only, what agrees or was read is the listed slices.
+    let (built, kind) = if c.not_compared > 0 {
+        ("built listed", "listed slice")
+    } else {
+        ("built", "slice")
+    };
+    if c.read {
+        let _ = writeln!(
+            out,
+            "damaged:   {} (every block of the {built} slices read and checked)",
+            c.damaged.len()
+        );
+    } else {
+        out +=
+            "damaged:   not looked for (--recorded: the records' checksums only, no block read)\n";
+    }
     for (slice, why) in &c.damaged {
         let _ = writeln!(out, "  damaged {slice}: {why}");
     }
@@ -212,22 +210,19 @@ fn as_text(c: &Comparison, game: &str, against: &str) -> String {
         (false, _, _)
             if c.differ.is_empty() && c.unlisted.is_empty() && c.not_in_plan.is_empty() =>
         {
-            "the store is damaged: its records agree with the list, its blocks do not\n"
+            "the store is damaged: its records agree with the list, its blocks do not".to_string()
         }
-        (false, _, _) => "the store and the list differ\n",
-        (true, true, true) => "every slice agrees\n",
-        (true, false, true) => "every slice built so far agrees\n",
-        (true, true, false) => "every slice's recorded checksum agrees (blocks not read)\n",
+        (false, _, _) => "the store and the list differ".to_string(),
+        (true, true, true) => format!("every {kind} agrees"),
+        (true, false, true) => format!("every {kind} built so far agrees"),
+        (true, true, false) => {
+            format!("every {kind}'s recorded checksum agrees (blocks not read)")
+        }
         (true, false, false) => {
-            "every slice built so far has the recorded checksum listed (blocks not read)\n"
+            format!("every {kind} built so far has the recorded checksum listed (blocks not read)")
         }
     };
-    if c.not_compared > 0 {
-        out += &ending.replacen("every slice", "every listed slice", 1);
-    } else {
-        out += ending;
-    }
-    out
+    out + &ending + "\n"
 }
 
 fn as_json(c: &Comparison, game: &str) -> serde_json::Value {
