@@ -4,7 +4,6 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::fs::File;
 use std::io::{BufWriter, Write};
 
 use egdb_games::Value;
@@ -15,6 +14,7 @@ use serde_json::json;
 use crate::cli::BookArgs;
 use crate::failure::Failure;
 use crate::query::describe;
+use crate::written_file::{same_file, WrittenFile};
 use crate::Exit;
 
 /// Moves a line given to `--along` may hold: beyond any game's length in
@@ -30,11 +30,18 @@ pub fn run(args: BookArgs) -> Exit {
             args.store.display()
         )));
     }
-    let sink: Box<dyn Write> = match &args.out {
-        Some(path) => Box::new(
-            File::create(path)
-                .map_err(|e| Failure::failed(format!("cannot write {}: {e}", path.display())))?,
-        ),
+    if let (Some(out), Some(summary)) = (&args.out, &args.summary) {
+        if same_file(out, summary) {
+            return Err(Failure::bad_input(format!(
+                "--out and --summary both name {}: give each a file of its own",
+                out.display()
+            )));
+        }
+    }
+    // The book and its summary are put in place only once both are whole.
+    let mut file = args.out.as_deref().map(WrittenFile::create).transpose()?;
+    let sink: Box<dyn Write + '_> = match file.as_mut() {
+        Some(file) => Box::new(file),
         None => Box::new(std::io::stdout().lock()),
     };
     let mut out = BufWriter::new(sink);
@@ -66,9 +73,16 @@ pub fn run(args: BookArgs) -> Exit {
     }
     out.flush()
         .map_err(|e| Failure::failed(format!("cannot write the book: {e}")))?;
+    drop(out);
     if let (Some(path), Some(summary)) = (&args.summary, &summary) {
-        std::fs::write(path, summary.markdown())
+        let mut written = WrittenFile::create(path)?;
+        written
+            .write_all(summary.markdown().as_bytes())
             .map_err(|e| Failure::failed(format!("cannot write {}: {e}", path.display())))?;
+        written.finish()?;
+    }
+    if let Some(file) = file {
+        file.finish()?;
     }
     Ok(0)
 }

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-use egdb_coordinator::{Build, BuildOptions, BuildProgress};
+use egdb_coordinator::{BackupPlan, Build, BuildOptions, BuildProgress, ReuseSource};
 use egdb_db_format::SliceRecord;
 use egdb_games::{Game, GameSpec};
 use egdb_tablebase::Tablebase;
@@ -16,8 +16,8 @@ use crate::checked::report;
 use crate::cli::BuildArgs;
 use crate::failure::Failure;
 use crate::host::{
-    default_memory, positions_bar, rank_the_rest, ranked_line, reused_line, say_ranking_left,
-    use_engine_threads, verified_list, vouched_line,
+    backed_up_line, default_memory, positions_bar, rank_the_rest, ranked_line, reused_line,
+    say_ranking_left, use_engine_threads, verified_list, vouched_line,
 };
 use crate::signals::INTERRUPTED;
 use crate::Exit;
@@ -38,6 +38,7 @@ struct BuildConfig {
     workers: usize,
     zstd_level: i32,
     reuse: Option<PathBuf>,
+    backups: Option<BackupPlan>,
 }
 
 impl TryFrom<BuildArgs> for BuildConfig {
@@ -62,6 +63,7 @@ impl TryFrom<BuildArgs> for BuildConfig {
             },
             workers: args.workers,
             zstd_level: args.zstd_level,
+            backups: args.backups.plan(),
             reuse: args.reuse,
         })
     }
@@ -77,13 +79,19 @@ pub fn run(args: BuildArgs) -> Exit {
         workers,
         zstd_level,
         reuse,
+        backups,
     } = BuildConfig::try_from(args)?;
-    use_engine_threads(threads);
+    use_engine_threads(threads)?;
     let memory_budget = options.memory_budget;
     let started = Instant::now();
+    // Before the build's store is made: a refused one leaves none.
+    let source = reuse
+        .as_deref()
+        .map(|path| ReuseSource::open(path, &game, options.depth))
+        .transpose()?;
     let build = Build::open(&store_path, &game, options)?;
-    if let Some(path) = &reuse {
-        eprintln!("{}", reused_line(&build.reuse(path)?, path));
+    if let (Some(source), Some(path)) = (&source, &reuse) {
+        eprintln!("{}", reused_line(&build.reuse(source)?, path));
     }
     let positions: u64 = build.plan().iter().map(|s| s.positions).sum();
     let total = build.plan().len();
@@ -115,9 +123,13 @@ pub fn run(args: BuildArgs) -> Exit {
         eprintln!("\ninterrupted: stopping; finished slices are kept");
     });
 
-    let (reports, ranked) = std::thread::scope(|scope| {
+    let backups_done = AtomicBool::new(false);
+    let (reports, ranked, backed_up) = std::thread::scope(|scope| {
         // Beside the workers: their slices are ranked once nothing reads them.
         let ranker = scope.spawn(|| build.rank_late(&cancel));
+        let backer = backups
+            .as_ref()
+            .map(|plan| scope.spawn(|| build.back_up(plan, &backups_done, &cancel)));
         let handles: Vec<_> = (0..workers)
             .map(|i| {
                 let (build, cancel) = (&build, &cancel);
@@ -133,8 +145,15 @@ pub fn run(args: BuildArgs) -> Exit {
             say_ranking_left(&build);
         }
         build.close_ranking();
-        (reports, ranker.join())
+        let ranked = ranker.join();
+        // The last backup holds the run's slices, ranked.
+        backups_done.store(true, Ordering::SeqCst);
+        let backed_up = backer.map(|b| b.join());
+        (reports, ranked, backed_up)
     });
+    if let Some(Ok(backed_up)) = &backed_up {
+        eprintln!("{}", backed_up_line(backed_up));
+    }
     bar.finish_and_clear();
     for report in reports {
         match report {

@@ -65,6 +65,22 @@ pub enum Command {
     /// Certificates for mutual TLS in a cluster.
     #[command(subcommand)]
     Tls(TlsCommand),
+    /// Bring a store back from its backups (`--backup` of build or
+    /// coordinator): the newest sound one, into a new directory.
+    Restore(RestoreArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    /// The directory of backups.
+    #[arg(long)]
+    pub backup: PathBuf,
+    /// The store to make: a new or empty directory.
+    #[arg(long, required_unless_present = "list", conflicts_with = "list")]
+    pub store: Option<PathBuf>,
+    /// List the backups (newest first) with their slices and time instead.
+    #[arg(long)]
+    pub list: bool,
 }
 
 /// Mutual TLS between a coordinator and its workers (`egdb tls init` makes
@@ -81,6 +97,34 @@ pub struct TlsArgs {
     /// certificate must be signed by it.
     #[arg(long, requires_all = ["tls_cert", "tls_key"])]
     pub tls_ca: Option<PathBuf>,
+}
+
+/// Backups of the store while it is built (RocksDB's backup engine:
+/// incremental, each complete on its own; `egdb restore` brings one back).
+#[derive(Debug, Args, Clone, Default)]
+pub struct BackupArgs {
+    /// A directory for backups of the store (another disk, a network
+    /// mount); a backup that fails is said and never stops the build.
+    #[arg(long)]
+    pub backup: Option<PathBuf>,
+    /// How often a backup is taken, e.g. 600, 90s, 10m, 1h.
+    #[arg(long, default_value = "10m", value_parser = parse_interval, requires = "backup")]
+    pub backup_every: Duration,
+    /// Backups kept: the newest.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1000), requires = "backup")]
+    pub backup_keep: u32,
+}
+
+impl BackupArgs {
+    pub fn plan(&self) -> Option<egdb_coordinator::BackupPlan> {
+        self.backup
+            .as_ref()
+            .map(|dir| egdb_coordinator::BackupPlan {
+                dir: dir.clone(),
+                every: self.backup_every,
+                keep: self.backup_keep as usize,
+            })
+    }
 }
 
 impl TlsArgs {
@@ -174,6 +218,8 @@ pub struct CoordinatorArgs {
     /// instead of solved.
     #[arg(long, conflicts_with = "verify")]
     pub reuse: Option<PathBuf>,
+    #[command(flatten)]
+    pub backups: BackupArgs,
 }
 
 #[derive(Debug, Args)]
@@ -263,6 +309,8 @@ pub struct BuildArgs {
     /// instead of solved.
     #[arg(long)]
     pub reuse: Option<PathBuf>,
+    #[command(flatten)]
+    pub backups: BackupArgs,
 }
 
 #[derive(Debug, Args)]
@@ -608,6 +656,27 @@ pub fn parse_timeout(text: &str) -> Result<Duration, String> {
         return Err(format!("`{text}`: a timeout is at least 0.1 seconds"));
     }
     Ok(timeout)
+}
+
+/// Parses an interval: seconds (`600`, `90s`), minutes (`10m`) or hours
+/// (`1h`), at least a second.
+pub fn parse_interval(text: &str) -> Result<Duration, String> {
+    let trimmed = text.trim();
+    let (number, scale) = match trimmed.char_indices().last() {
+        Some((at, 's')) => (&trimmed[..at], 1.0),
+        Some((at, 'm')) => (&trimmed[..at], 60.0),
+        Some((at, 'h')) => (&trimmed[..at], 3600.0),
+        _ => (trimmed, 1.0),
+    };
+    let seconds = number
+        .parse::<f64>()
+        .ok()
+        .map(|n| n * scale)
+        .filter(|s| (1.0..=MAX_SECONDS).contains(s))
+        .ok_or_else(|| {
+            format!("`{text}` is not an interval from 1 s to {MAX_SECONDS} s, like 10m")
+        })?;
+    Ok(Duration::from_secs_f64(seconds))
 }
 
 /// Parses a lease length: seconds as [`parse_seconds`], and more than none

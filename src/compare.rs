@@ -91,6 +91,12 @@ pub fn run(args: CompareArgs) -> Exit {
     } else {
         print!("{}", as_text(&comparison, &game, &against.to_string()));
     }
+    if args.listed_only && comparison.same.is_empty() && comparison.differ.is_empty() {
+        return Err(Failure::failed(format!(
+            "no slice {against} lists is in {} yet: nothing was compared",
+            args.store.display()
+        )));
+    }
     if comparison.agrees() {
         return Ok(0);
     }
@@ -300,6 +306,9 @@ fn parse_list(text: &str) -> Result<Vec<(String, Listed)>, String> {
         }
         list.push((slice.to_string(), Listed { positions, crc }));
     }
+    if list.is_empty() {
+        return Err("no slice is listed: not a checksum list".to_string());
+    }
     Ok(list)
 }
 
@@ -328,6 +337,7 @@ mod tests {
             ("a 99999999999999999999 00000000\n", "line 1: positions"),
             ("a 1 abcd\n", "line 1: the CRC-32"),
             ("a 1 +0000abc\n", "line 1: the CRC-32"),
+            ("\n\n", "no slice is listed"),
             ("a 1 0000abcg\n", "line 1: the CRC-32"),
             (
                 "a 1 00000000\na 2 00000001\n",

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use egdb_coordinator::{Build, BuildOptions};
+use egdb_coordinator::{BackupPlan, Build, BuildOptions, ReuseSource};
 use egdb_games::{Game, GameSpec};
 use egdb_proto::server::{bind, serve, Service};
 use egdb_proto::tls::ServerTls;
@@ -15,7 +15,8 @@ use crate::checked::report;
 use crate::cli::CoordinatorArgs;
 use crate::failure::Failure;
 use crate::host::{
-    rank_the_rest, ranked_line, reused_line, say_ranking_left, verified_list, vouched_line,
+    backed_up_line, rank_the_rest, ranked_line, reused_line, say_ranking_left, verified_list,
+    vouched_line,
 };
 use crate::signals::{StopSignal, INTERRUPTED};
 use crate::Exit;
@@ -23,6 +24,10 @@ use crate::Exit;
 /// How long a finished build keeps answering at most, so that polling
 /// workers hear that there is nothing left and stop.
 const GRACE: Duration = Duration::from_secs(3);
+
+/// How long the coordinator waits, once it stops serving, for its workers
+/// to close their connections.
+const DRAIN: Duration = Duration::from_secs(10);
 
 /// `egdb coordinator`'s arguments made into what it runs with: the game
 /// made, the token read, the TLS identity loaded, the build opened.
@@ -33,6 +38,7 @@ struct CoordinatorSetup {
     listen: String,
     token: Option<String>,
     tls: Option<ServerTls>,
+    backups: Option<BackupPlan>,
 }
 
 impl TryFrom<CoordinatorArgs> for CoordinatorSetup {
@@ -58,13 +64,19 @@ impl TryFrom<CoordinatorArgs> for CoordinatorSetup {
             verify_as_built: args.verify_as_built,
             verified_list: verified_list(args.verified_crc.as_deref())?,
         };
+        // Before the build's store is made: a refused one leaves none.
+        let reuse = args
+            .reuse
+            .as_deref()
+            .map(|path| ReuseSource::open(path, &game, options.depth))
+            .transpose()?;
         let build = if args.verify {
             Build::open_verify(&args.store, &game, options)?
         } else {
             Build::open(&args.store, &game, options)?
         };
-        if let Some(path) = &args.reuse {
-            eprintln!("{}", reused_line(&build.reuse(path)?, path));
+        if let (Some(source), Some(path)) = (&reuse, &args.reuse) {
+            eprintln!("{}", reused_line(&build.reuse(source)?, path));
         }
         Ok(CoordinatorSetup {
             spec,
@@ -73,6 +85,7 @@ impl TryFrom<CoordinatorArgs> for CoordinatorSetup {
             listen: args.listen,
             token,
             tls,
+            backups: args.backups.plan(),
         })
     }
 }
@@ -85,6 +98,7 @@ pub fn run(args: CoordinatorArgs) -> Exit {
         listen,
         token,
         tls,
+        backups,
     } = CoordinatorSetup::try_from(args)?;
     let build = Arc::new(build);
     if build.is_complete()? {
@@ -104,6 +118,12 @@ pub fn run(args: CoordinatorArgs) -> Exit {
         let (build, stop) = (build.clone(), stop_ranking.clone());
         std::thread::spawn(move || build.rank_late(&stop))
     };
+    // Beside it: backups, the last once ranking is over.
+    let backups_done = Arc::new(AtomicBool::new(false));
+    let backer = backups.map(|plan| {
+        let (build, done, stopped) = (build.clone(), backups_done.clone(), stop_ranking.clone());
+        std::thread::spawn(move || build.back_up(&plan, &done, &stopped))
+    });
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| Failure::failed(format!("no async runtime: {e}")))?;
     let interrupted = runtime.block_on(async {
@@ -117,8 +137,10 @@ pub fn run(args: CoordinatorArgs) -> Exit {
         let _ = std::io::stdout().flush();
         tracing::info!(%address, game = %spec, done = build.done(), total = build.plan().len(), "coordinator serving");
         let (finished_tx, finished_rx) = tokio::sync::oneshot::channel::<bool>();
+        let (cut_tx, cut_rx) = tokio::sync::oneshot::channel::<()>();
         let watched = build.clone();
         let watch = tokio::spawn(async move {
+            let mut stop = stop;
             let interrupted = tokio::select! {
                 _ = stop.requested() => true,
                 _ = until_complete(&watched) => false,
@@ -129,16 +151,34 @@ pub fn run(args: CoordinatorArgs) -> Exit {
                 let _ = tokio::time::timeout(GRACE, until_workers_told(&watched)).await;
             }
             let _ = finished_tx.send(interrupted);
+            // The server now waits for its connections to close; one whose
+            // worker never hangs up (stopped, wedged) would hold it until
+            // the idle timeout, deaf to signals. A stop or the drain's end
+            // closes the rest.
+            tokio::select! {
+                _ = stop.requested() => {}
+                _ = tokio::time::sleep(DRAIN) => {}
+            }
+            let _ = cut_tx.send(());
         });
         let service = Service::new(build.clone(), token);
-        let mut interrupted = false;
-        serve(service, listener, tls, async {
-            interrupted = finished_rx.await.unwrap_or(true);
-        })
-        .await
-        .map_err(|e| Failure::failed(format!("serving failed: {e}")))?;
+        let interrupted = AtomicBool::new(false);
+        let serving = serve(service, listener, tls, async {
+            interrupted.store(finished_rx.await.unwrap_or(true), Ordering::SeqCst);
+        });
+        tokio::select! {
+            served = serving => {
+                served.map_err(|e| Failure::failed(format!("serving failed: {e}")))?;
+            }
+            _ = cut_rx => {
+                tracing::warn!(
+                    seconds = DRAIN.as_secs(),
+                    "workers' connections still open after the end; closed"
+                );
+            }
+        }
         watch.abort();
-        Ok::<bool, Failure>(interrupted)
+        Ok::<bool, Failure>(interrupted.load(Ordering::SeqCst))
     });
     // Interrupted: the slice in hand is finished by the next run.
     if matches!(interrupted, Ok(false)) {
@@ -150,6 +190,10 @@ pub fn run(args: CoordinatorArgs) -> Exit {
     let ranked = ranker
         .join()
         .map_err(|_| Failure::failed("the ranking thread panicked"))??;
+    backups_done.store(true, Ordering::SeqCst);
+    if let Some(backed_up) = backer.and_then(|b| b.join().ok()) {
+        eprintln!("{}", backed_up_line(&backed_up));
+    }
     let interrupted = interrupted?;
     if let Some(line) = ranked_line(&ranked) {
         eprintln!("{line}");

@@ -5,14 +5,25 @@ use std::io::IsTerminal;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::failure::Failure;
+
 /// Sizes the engines' thread pool: `threads`, or every core.
-pub fn use_engine_threads(threads: Option<usize>) {
-    let threads =
-        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    // Only fails if a pool exists already, which then serves as well.
-    let _ = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads.max(1))
+pub fn use_engine_threads(threads: Option<usize>) -> Result<(), Failure> {
+    let threads = threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    // Fails only if a pool exists already: one of another size would
+    // quietly overrule what was asked.
+    let made = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
         .build_global();
+    if made.is_err() && rayon::current_num_threads() != threads {
+        return Err(Failure::failed(format!(
+            "the engines' pool was made with {} threads before {threads} were asked for",
+            rayon::current_num_threads()
+        )));
+    }
+    Ok(())
 }
 
 /// 80% of the memory the kernel says is available, or 8 GiB if unknown.
@@ -74,7 +85,7 @@ pub fn say_ranking_left(build: &egdb_coordinator::Build) {
 ///
 /// # Errors
 /// A damaged block or store I/O (the slice stays waiting, readable).
-pub fn rank_the_rest(build: &egdb_coordinator::Build) -> Result<(), crate::failure::Failure> {
+pub fn rank_the_rest(build: &egdb_coordinator::Build) -> Result<(), Failure> {
     if build.ranks_ready() == 0 {
         return Ok(());
     }
@@ -104,7 +115,7 @@ pub fn reused_line(reused: &egdb_coordinator::Reused, from: &std::path::Path) ->
 /// A list that cannot be read or is not one.
 pub fn verified_list(
     path: Option<&std::path::Path>,
-) -> Result<Option<std::sync::Arc<egdb_coordinator::VerifiedList>>, crate::failure::Failure> {
+) -> Result<Option<std::sync::Arc<egdb_coordinator::VerifiedList>>, Failure> {
     let Some(path) = path else {
         return Ok(None);
     };
@@ -121,7 +132,7 @@ pub fn verified_list(
 ///
 /// # Errors
 /// Store I/O.
-pub fn vouched_line(build: &egdb_coordinator::Build) -> Result<String, crate::failure::Failure> {
+pub fn vouched_line(build: &egdb_coordinator::Build) -> Result<String, Failure> {
     Ok(match build.vouched_slices()? {
         Some((list, slices)) => format!(
             " ({slices} of them by their checksums in {}, the list of a store verified in full)",
@@ -129,4 +140,15 @@ pub fn vouched_line(build: &egdb_coordinator::Build) -> Result<String, crate::fa
         ),
         None => String::new(),
     })
+}
+
+/// What a run's backups did, for its last lines.
+pub fn backed_up_line(backed_up: &egdb_coordinator::BackedUp) -> String {
+    let newest = backed_up.newest.as_ref().map_or(String::new(), |b| {
+        format!("; the newest, backup {}, holds {} slices", b.id, b.slices.0)
+    });
+    format!(
+        "backups: {} taken in {:.1} s, {} failed{newest}",
+        backed_up.taken, backed_up.seconds, backed_up.failed
+    )
 }

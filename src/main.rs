@@ -18,6 +18,7 @@ mod open_files;
 mod picture;
 mod plan;
 mod query;
+mod restore;
 mod results;
 mod serve;
 mod signals;
@@ -26,6 +27,7 @@ mod status;
 mod tls;
 mod verify;
 mod worker;
+mod written_file;
 
 use clap::Parser;
 
@@ -60,6 +62,7 @@ fn main() {
         Command::Worker(args) => worker::run(args),
         Command::Status(args) => status::run(args),
         Command::Tls(command) => tls::run(command),
+        Command::Restore(args) => restore::run(args),
     };
     match outcome {
         Ok(code) => std::process::exit(code),

@@ -38,7 +38,7 @@ pub fn run(args: ServeArgs) -> Exit {
     let runtime = tokio::runtime::Runtime::new()
         .map_err(|e| Failure::failed(format!("no async runtime: {e}")))?;
     runtime.block_on(async {
-        let stop = StopSignal::install()
+        let mut stop = StopSignal::install()
             .map_err(|e| Failure::failed(format!("no signal handlers: {e}")))?;
         let (listener, address) = bind(&args.listen)
             .await

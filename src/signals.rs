@@ -38,8 +38,8 @@ impl StopSignal {
         })
     }
 
-    /// Resolves when either signal arrives.
-    pub async fn requested(mut self) {
+    /// Resolves when either signal arrives (again for each one).
+    pub async fn requested(&mut self) {
         tokio::select! {
             _ = self.interrupt.recv() => {}
             _ = self.terminate.recv() => {}

@@ -19,7 +19,6 @@ use crate::Exit;
 struct WorkerSetup {
     link: RemoteCoordinator,
     config: WorkerConfig,
-    threads: Option<usize>,
     cache: Option<std::path::PathBuf>,
     cache_limit: Option<u64>,
     tls: bool,
@@ -53,7 +52,6 @@ impl TryFrom<WorkerArgs> for WorkerSetup {
                 zstd_level: args.zstd_level,
                 ..WorkerConfig::named(name, memory)
             },
-            threads: args.threads,
             cache: args.cache,
             cache_limit: args.cache_limit,
             tls: tls.is_some(),
@@ -62,15 +60,16 @@ impl TryFrom<WorkerArgs> for WorkerSetup {
 }
 
 pub fn run(args: WorkerArgs) -> Exit {
+    // First: the setup below asks rayon its pool's size, which makes the
+    // pool with every core if it does not exist yet.
+    use_engine_threads(args.threads)?;
     let WorkerSetup {
         link,
         config,
-        threads,
         cache,
         cache_limit,
         tls,
     } = WorkerSetup::try_from(args)?;
-    use_engine_threads(threads);
     let name = config.name.clone();
     let cancel = Arc::new(AtomicBool::new(false));
     let flag = cancel.clone();

@@ -212,3 +212,83 @@ fn along_follows_a_line_and_names_an_illegal_move() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_failed_book_leaves_its_files_as_they_were_and_quotes_input_safely() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("tw3");
+    build("morris:taiwan:3", &store, &[]);
+    let (out_file, summary) = (dir.path().join("book.jsonl"), dir.path().join("book.md"));
+    std::fs::write(&out_file, "the book before\n").unwrap();
+    std::fs::write(&summary, "the summary before\n").unwrap();
+    let store = store.to_str().unwrap();
+    let files = [
+        "--out",
+        out_file.to_str().unwrap(),
+        "--summary",
+        summary.to_str().unwrap(),
+    ];
+    // An illegal second move is found only after the first is written.
+    let mut args = vec!["book", "--store", store, "--along", "b2 b2"];
+    args.extend(files);
+    let out = egdb(&args);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&out_file).unwrap(),
+        "the book before\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&summary).unwrap(),
+        "the summary before\n"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("partial"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+
+    // Control characters, a right-to-left mark and a huge position come
+    // back escaped and cut.
+    let hostile = format!("b2 \u{1b}[2J\u{200f}{}", "x".repeat(100_000));
+    let out = egdb(&["book", "--store", store, "--along", &hostile]);
+    assert_eq!(out.status.code(), Some(2));
+    let said = stderr(&out);
+    assert!(said.contains("\\u{1b}[2J\\u{200f}x"), "{said}");
+    assert!(
+        !said.contains('\u{1b}') && !said.contains('\u{200f}'),
+        "{said}"
+    );
+    assert!(said.len() < 2_000, "{} bytes", said.len());
+    let position = format!("{}\u{7} b 3 3", ".".repeat(100_000));
+    let out = egdb(&["book", "--store", store, "--from", &position]);
+    assert_eq!(out.status.code(), Some(2));
+    let said = stderr(&out);
+    assert!(!said.contains('\u{7}') && said.len() < 2_000, "{said}");
+
+    // One file for both is refused before anything is written.
+    let same = out_file.to_str().unwrap();
+    let out = egdb(&["book", "--store", store, "--out", same, "--summary", same]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("give each a file of its own"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(&out_file).unwrap(),
+        "the book before\n"
+    );
+
+    // A book that succeeds replaces both.
+    let mut args = vec!["book", "--store", store, "--along", "b2"];
+    args.extend(files);
+    assert!(egdb(&args).status.success());
+    assert_eq!(
+        std::fs::read_to_string(&out_file).unwrap().lines().count(),
+        2
+    );
+    assert!(std::fs::read_to_string(&summary)
+        .unwrap()
+        .contains("| 1 | b2 |"));
+}

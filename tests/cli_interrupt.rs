@@ -54,6 +54,36 @@ fn a_full_disk_stops_the_build_and_the_same_command_finishes_it() {
         })
         .map(|(n, _)| n.to_string())
         .unwrap_or_else(|| panic!("no count of kept slices: {said}"));
+    // Again on the full disk: a failure of the work (1, not bad input 2)
+    // that says what is kept, and no more of RocksDB's files each time.
+    let text_logs = || {
+        std::fs::read_dir(&store)
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                name.to_string_lossy().starts_with("LOG")
+            })
+            .count()
+    };
+    let logs_before = text_logs();
+    for _ in 0..2 {
+        let again = egdb(&[
+            "build",
+            "morris:taiwan:4",
+            "--store",
+            store.to_str().unwrap(),
+        ]);
+        let said = stderr(&again);
+        assert_eq!(again.status.code(), Some(1), "{said}");
+        let kept = ["every slice it holds is kept", "are stored and kept"];
+        assert!(kept.iter().any(|k| said.contains(k)), "{said}");
+    }
+    // A store keeps three of RocksDB's text logs at most.
+    assert!(
+        text_logs() <= logs_before.max(3),
+        "{logs_before} {}",
+        text_logs()
+    );
     disk.resize("64M");
     let out = build("morris:taiwan:4", &store, &[]);
     let resumed = stderr(&out);

@@ -432,6 +432,8 @@ fn a_build_takes_the_movement_slices_of_a_store_with_fewer_pieces() {
     let out = reuse_into("morris:standard:4", "s4");
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("morris:taiwan:3"), "{}", stderr(&out));
+    // ... and leave no store behind that a later build would stumble on.
+    assert!(!dir.path().join("s4").exists());
 
     // Rules that differ only while placing move alike: their movement
     // slices are taken, and the store is what a build from nothing makes.
@@ -459,6 +461,9 @@ fn a_build_takes_the_movement_slices_of_a_store_with_fewer_pieces() {
     let out = reuse_into("morris:taiwan:4", "t4-damaged");
     assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(stderr(&out).contains("block 0"), "{}", stderr(&out));
+    // The damage is named with the store it is in, not only its file.
+    let named = format!("the store slices are taken from, {}", three.display());
+    assert!(stderr(&out).contains(&named), "{}", stderr(&out));
 }
 
 /// A verified store's checksum list stands for the checks of the movement

@@ -271,7 +271,7 @@ fn a_verify_run_again_skips_the_slices_that_passed() {
     assert!(said.contains(&format!("slice {slice}: FAILED")), "{said}");
     assert!(
         said.contains(&format!(
-            "{passed} of {slices} slices passed ({passed} passed in an earlier verify, kept in its journal)"
+            "{passed} of {slices} slices passed ({passed} passed in an earlier verify, kept in its journal, their bytes read again)"
         )),
         "{said}"
     );
@@ -397,6 +397,27 @@ fn compare_holds_a_store_finished_or_building_to_a_published_checksum_list() {
         stdout(&agreed)
     );
     assert_eq!(compare(&protected, &movement, false).status.code(), Some(1));
+    // A list that lists nothing (a grep that found no line) compares
+    // nothing, and says so.
+    let empty = path("empty.crc");
+    std::fs::write(&empty, "").unwrap();
+    let (s, e) = (protected.to_str().unwrap(), empty.to_str().unwrap());
+    let out = egdb(&[
+        "compare",
+        "--store",
+        s,
+        "--crc",
+        e,
+        "--listed-only",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("no slice is listed"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(out.stdout.is_empty());
     damage_first_blocks(&protected);
     let damaged = listed_only(&protected, true);
     assert_eq!(damaged.status.code(), Some(1), "{}", stderr(&damaged));
@@ -491,6 +512,15 @@ fn a_store_still_being_built_is_checked_as_far_as_it_goes_and_the_rest_later() {
         "{}",
         stdout(&so_far)
     );
+    // Its journal copied beside another store of the game is not that
+    // store's: every slice there is checked.
+    let other = dir.path().join("other");
+    build("morris:taiwan:4", &other, &["--max-slices", "5"]);
+    std::fs::copy(store.join("verify.journal"), other.join("verify.journal")).unwrap();
+    let there = egdb(&["verify", "--built", "--store", other.to_str().unwrap()]);
+    assert!(there.status.success(), "{}", stderr(&there));
+    assert!(!stdout(&there).contains("earlier"), "{}", stdout(&there));
+
     build("morris:taiwan:4", &store, &[]);
     let rest = verify(&store);
     assert!(rest.status.success(), "{}", stderr(&rest));
@@ -501,6 +531,19 @@ fn a_store_still_being_built_is_checked_as_far_as_it_goes_and_the_rest_later() {
         "{}",
         stdout(&rest)
     );
+
+    // A block damaged after its slice passed: the slice's bytes are read
+    // again before its pass counts, and the damage is named.
+    build("morris:taiwan:4", &other, &[]);
+    damage_first_blocks(&other);
+    let damaged = verify(&other);
+    assert_eq!(damaged.status.code(), Some(1), "{}", stdout(&damaged));
+    assert!(
+        !stdout(&damaged).contains("earlier"),
+        "{}",
+        stdout(&damaged)
+    );
+    assert!(stdout(&damaged).contains("FAILED"), "{}", stdout(&damaged));
 }
 
 fn follow(store: &Path) -> std::process::Child {

@@ -637,3 +637,64 @@ fn a_worker_started_by_a_test_dies_with_the_test_thread() {
     use std::os::unix::process::ExitStatusExt;
     assert_eq!(status.signal(), Some(libc::SIGKILL));
 }
+
+#[test]
+fn a_worker_runs_the_engine_threads_it_was_given() {
+    // Three: on no machine of ours the number of cores, which a pool made
+    // before the setting was read would have had instead.
+    let dir = tempfile::tempdir().unwrap();
+    let (mut coordinator, url) = start_coordinator(LONG_GAME, &dir.path().join("cluster"), &[]);
+    let mut worker = common::egdb_command()
+        .args(["worker", "--coordinator", &url, "--name", "three"])
+        .args(["--threads", "3", "--memory", "1GiB"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let threads = || {
+        let out = egdb(&["status", "--coordinator", &url, "--json"]);
+        let status: serde_json::Value = serde_json::from_slice(&out.stdout).ok()?;
+        status["workers"]
+            .as_array()?
+            .iter()
+            .find(|w| w["name"] == "three")
+            .and_then(|w| w["threads"].as_u64())
+    };
+    wait_for("the worker to register", Duration::from_secs(60), || {
+        threads().is_some()
+    });
+    assert_eq!(threads(), Some(3));
+    kill_hard(&mut worker);
+    kill_hard(&mut coordinator);
+}
+
+#[test]
+fn a_finished_coordinator_exits_while_a_stopped_worker_holds_its_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let (coordinator, url) = start_coordinator(
+        "nim:triangle:6:normal",
+        &dir.path().join("cluster"),
+        &["--lease-seconds", "2"],
+    );
+    // Registered, then stopped (SIGSTOP): its connection stays open and
+    // it never hangs up. A slice it may hold comes back when its lease ends.
+    let mut frozen = start_worker(&url, "frozen", &[]);
+    wait_for("the worker to register", Duration::from_secs(60), || {
+        let out = egdb(&["status", "--coordinator", &url, "--json"]);
+        serde_json::from_slice::<serde_json::Value>(&out.stdout)
+            .ok()
+            .and_then(|s| s["workers"].as_array().map(|w| !w.is_empty()))
+            .unwrap_or(false)
+    });
+    // SAFETY: stops our own child, which has not been reaped.
+    unsafe { libc::kill(frozen.id() as libc::pid_t, libc::SIGSTOP) };
+    let worker = start_worker(&url, "awake", &[]);
+    // Its build done, the coordinator waits for connections at most a few
+    // seconds (before, up to its 15-minute idle timeout).
+    let out = finish(coordinator, "coordinator", Duration::from_secs(180));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(finish(worker, "worker", Duration::from_secs(60))
+        .status
+        .success());
+    kill_hard(&mut frozen);
+}

@@ -20,4 +20,10 @@ pub enum CoordinatorError {
     ShardRefused { slice: String, reason: String },
     #[error("cannot take slices from {path}: {reason}")]
     Unreusable { path: String, reason: String },
+    /// The store slices are taken from is damaged: which store, and where.
+    #[error("the store slices are taken from, {path}: {source}")]
+    ReuseDamaged {
+        path: String,
+        source: egdb_db_format::FormatError,
+    },
 }

@@ -12,5 +12,8 @@ pub mod building;
 pub mod error;
 pub mod schedule;
 
-pub use building::{Build, BuildOptions, BuildProgress, Ranked, Reused, VerifiedList};
+pub use building::{
+    BackedUp, BackupPlan, Build, BuildOptions, BuildProgress, Ranked, ReuseSource, Reused,
+    VerifiedList,
+};
 pub use error::CoordinatorError;

@@ -7,6 +7,14 @@ use thiserror::Error;
 pub enum FormatError {
     #[error("store {path}: {reason}")]
     Open { path: String, reason: String },
+    /// The disk is too full to open a store for writing: nothing was
+    /// changed.
+    #[error(
+        "store {path}: its disk has {free} bytes free, too few to open it for writing; \
+         nothing in it was changed and every slice it holds is kept: free some space \
+         and run the same command again"
+    )]
+    NoSpace { path: String, free: u64 },
     #[error("no egdb store at {path}")]
     NotAStore { path: String },
     #[error(
@@ -44,6 +52,9 @@ pub enum FormatError {
     /// A slice too large to hold in memory here.
     #[error("slice {slice}: cannot allocate its {bytes} bytes")]
     OutOfMemory { slice: String, bytes: u64 },
+    /// A backup could not be taken, listed or restored.
+    #[error("backups in {dir}: {reason}")]
+    Backup { dir: String, reason: String },
     /// RocksDB found its own data damaged (a checksum of its files).
     #[error("store damaged: {0}")]
     Damaged(String),

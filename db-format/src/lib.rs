@@ -4,10 +4,13 @@
 //! * [`block`] — the block record: header, payload (zstd, or [`ranked`]
 //!   for two-byte cells), CRC-32.
 //! * [`store`] — the RocksDB layout: store identity, build manifest, blocks.
+//! * [`backup`] — backups of a store taken while it is built, and restores.
 //!
 //! The format is documented in `docs/FORMAT.md`; [`FORMAT_VERSION`] changes
 //! whenever it does.
 
+#[cfg(feature = "store")]
+pub mod backup;
 pub mod block;
 mod code_tree;
 mod counts;
@@ -19,6 +22,8 @@ pub mod ranked;
 pub mod store;
 pub mod symbols;
 
+#[cfg(feature = "store")]
+pub use backup::{BackupEntry, Backups};
 pub use block::{
     block_codec, block_len, block_size_fault, check_block, decode_block, decode_block_part,
     encode_block, layout_fault, max_record_len, rank_block, BlockPart, BlockRecord, Codec, Packing,

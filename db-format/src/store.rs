@@ -200,7 +200,48 @@ fn options(create: bool) -> Options {
     // flushes them so that the logs can go (P = 12: 4 GiB of logs beside
     // 10.6 GiB of tables).
     opts.set_max_total_wal_size(MAX_LOG_BYTES);
+    // Each open moves RocksDB's own text log aside as LOG.old.*; a few
+    // are kept, not a thousand.
+    opts.set_keep_log_file_num(KEPT_TEXT_LOGS);
     opts
+}
+
+/// RocksDB's text logs (LOG, LOG.old.*) kept in a store.
+const KEPT_TEXT_LOGS: usize = 3;
+
+/// The least free disk a store is opened for writing with: opening writes
+/// a new manifest, log and options file, and on a full disk would leave
+/// only a moved text log behind. (Short of what it needs, RocksDB's own
+/// error still says so.)
+const LEAST_FREE_TO_OPEN: u64 = 256 << 10;
+
+/// Refuses to open `path` for writing on a disk that is (nearly) full,
+/// before RocksDB touches a file in it.
+fn room_to_open(path: &Path) -> Result<(), FormatError> {
+    match free_bytes(path) {
+        Some(free) if free < LEAST_FREE_TO_OPEN => Err(FormatError::NoSpace {
+            path: shown(path),
+            free,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Bytes free to an unprivileged writer on the disk of `path` (or of its
+/// nearest existing parent), if the system says.
+fn free_bytes(path: &Path) -> Option<u64> {
+    let existing = path.ancestors().find(|p| p.exists())?;
+    let name = std::ffi::CString::new(existing.as_os_str().as_encoded_bytes()).ok()?;
+    let mut stats = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `name` is a NUL-terminated path and `stats` a buffer of the
+    // type statvfs fills; it is read only when the call succeeded.
+    let stats = unsafe {
+        if libc::statvfs(name.as_ptr(), stats.as_mut_ptr()) != 0 {
+            return None;
+        }
+        stats.assume_init()
+    };
+    Some(u64::from(stats.f_bavail).saturating_mul(u64::from(stats.f_frsize)))
 }
 
 /// Log files kept before the column families holding the oldest are
@@ -223,8 +264,11 @@ fn is_store_dir(path: &Path) -> bool {
 /// anything else (a lock held by a build, permissions) an open error.
 fn opening_failed(path: &Path, e: rocksdb::Error) -> FormatError {
     let text = e.clone().into_string();
-    let missing_file = matches!(e.kind(), rocksdb::ErrorKind::IOError)
-        && text.contains("No such file or directory");
+    let io = matches!(e.kind(), rocksdb::ErrorKind::IOError);
+    if io && text.contains("No space left on device") {
+        return FormatError::io("opening the store", e);
+    }
+    let missing_file = io && text.contains("No such file or directory");
     if e.kind() == rocksdb::ErrorKind::Corruption || missing_file {
         return FormatError::Damaged(format!(
             "{} cannot be opened: one of its files is damaged, truncated or missing ({}); \
@@ -277,6 +321,7 @@ impl Store {
     /// built with other options; [`FormatError::Open`] when the directory
     /// holds something that is not a store.
     pub fn create_or_open(path: &Path, identity: &StoreIdentity) -> Result<Store, FormatError> {
+        room_to_open(path)?;
         if is_store_dir(path) {
             let store = match Store::open(path) {
                 // Only a store that does not open is looked at more closely.
@@ -381,6 +426,7 @@ impl Store {
         let opened = if read_only {
             DB::open_cf_descriptors_read_only(&options(false), path, descriptors(), false)
         } else {
+            room_to_open(path)?;
             DB::open_cf_descriptors(&options(false), path, descriptors())
         };
         let db = opened.map_err(|e| opening_failed(path, e))?;
@@ -413,6 +459,11 @@ impl Store {
 
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The RocksDB database, for its backups.
+    pub(crate) fn db(&self) -> &DB {
+        &self.db
     }
 
     pub fn identity(&self) -> &StoreIdentity {
@@ -586,6 +637,27 @@ impl Store {
     pub fn read_block(&self, record: &SliceRecord, index: u32) -> Result<BlockRecord, FormatError> {
         let bytes = self.block_of(record, index)?;
         decode_block(&record.slice, index, record.block_len(index), &bytes)
+    }
+
+    /// Reads every block of a slice and checks that together they give
+    /// the checksum its record holds: the slice's bytes as stored now.
+    ///
+    /// # Errors
+    /// [`FormatError::Corrupt`] naming the slice (and the block) that
+    /// fails.
+    pub fn check_bytes(&self, record: &SliceRecord) -> Result<(), FormatError> {
+        let mut crc = crc32fast::Hasher::new();
+        for index in 0..record.blocks {
+            crc.update(&self.read_block(record, index)?.raw);
+        }
+        if crc.finalize() != record.raw_crc32 {
+            return Err(FormatError::Corrupt {
+                slice: record.slice.clone(),
+                block: None,
+                reason: "its blocks do not give the checksum its manifest record holds".to_string(),
+            });
+        }
+        Ok(())
     }
 
     /// The part of block `index` that holds its byte `at`, checked; a

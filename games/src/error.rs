@@ -2,6 +2,8 @@
 
 use thiserror::Error;
 
+use crate::text_file::{shown, shown_within, REASON_CHARS};
+
 /// Everything that can be wrong with a game spec, a game file, a position or
 /// a move given by a user. Each variant hands back the offending text.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -10,11 +12,11 @@ pub enum GameError {
     UnknownSpec { spec: String, reason: String },
     #[error("game file {path}: {reason}")]
     GameFile { path: String, reason: String },
-    #[error("malformed position `{text}`: {reason}")]
+    #[error("malformed position `{}`: {}", shown(.text), shown_within(.reason, REASON_CHARS))]
     MalformedPosition { text: String, reason: String },
-    #[error("malformed move `{text}`: {reason}")]
+    #[error("malformed move `{}`: {}", shown(.text), shown_within(.reason, REASON_CHARS))]
     MalformedMove { text: String, reason: String },
-    #[error("move `{text}` is not legal here: {reason}")]
+    #[error("move `{}` is not legal here: {}", shown(.text), shown_within(.reason, REASON_CHARS))]
     IllegalMove { text: String, reason: String },
     #[error("game definition: {reason}")]
     Definition { reason: String },

@@ -36,5 +36,5 @@ pub use family::{Cell, Family};
 pub use game::Game;
 pub use slice::{NotASliceId, SliceId, SliceInfo, MAX_SLICE_ID};
 pub use spec::{GameSpec, Rule};
-pub use text_file::printable;
+pub use text_file::{printable, shown};
 pub use value::Value;

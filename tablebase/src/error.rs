@@ -17,7 +17,10 @@ pub enum TablebaseError {
         "the book passes {limit} positions at ply {ply}; ask for fewer plies or a larger limit"
     )]
     BookTooLarge { limit: u64, ply: u32 },
-    #[error("move {ply}, `{mv}`, is not legal in {position}; the legal moves: {legal}")]
+    #[error(
+        "move {ply}, `{}`, is not legal in {position}; the legal moves: {legal}",
+        egdb_games::shown(.mv)
+    )]
     NotAMove {
         /// Moves before it on the line.
         ply: u32,

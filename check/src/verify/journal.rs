@@ -2,9 +2,13 @@
 //! that an interrupted verify goes on where it stopped.
 //!
 //! `verify.journal` in the store's directory: a header line naming the
-//! game, then one line per passed slice with the checksum of the bytes
-//! that passed (`<slice> <raw_crc32 in hex>`). A slice whose bytes changed
-//! since (another checksum) is checked again; failures are never recorded,
+//! game and the store (RocksDB's identity of it, made when the store was),
+//! then one line per passed slice with the checksum of the bytes that
+//! passed (`<slice> <raw_crc32 in hex>`). A journal of another store (one
+//! copied beside it) is no journal of this one. A slice whose record
+//! gives another checksum since is checked again, and callers read a
+//! slice's bytes again before they count it as passed (a damaged block
+//! leaves the record's checksum as it was); failures are never recorded,
 //! so they are found again.
 
 use std::collections::HashMap;
@@ -32,17 +36,28 @@ impl Journal {
     /// The journal of the store at `store`, holding `game`; an unreadable,
     /// foreign or damaged journal counts as empty, `fresh` forgets it.
     pub fn open(store: &Path, game: &Game, fresh: bool) -> Journal {
-        let header = format!("egdb-verify 1 {} {:016x}", game.spec(), game.fingerprint());
-        Journal::open_with(store, &header, fresh)
+        Journal::open_with(store, &header(store, game), &[], fresh)
     }
 
-    fn open_with(store: &Path, header: &str, fresh: bool) -> Journal {
+    /// [`Journal::open`] for a build that checks its slices as it stores
+    /// them, which also takes the passes a binary before store identities
+    /// wrote (of the same game, in its own store): a build under way keeps
+    /// its checks across a change of binary.
+    pub fn open_of_build(store: &Path, game: &Game) -> Journal {
+        let before = format!("egdb-verify 1 {} {:016x}", game.spec(), game.fingerprint());
+        Journal::open_with(store, &header(store, game), &[&before], false)
+    }
+
+    fn open_with(store: &Path, header: &str, also: &[&str], fresh: bool) -> Journal {
         let path = store.join(NAME);
         let passed = if fresh {
-            HashMap::new()
+            None
         } else {
-            read(&path, header).unwrap_or_default()
+            std::iter::once(header)
+                .chain(also.iter().copied())
+                .find_map(|h| read(&path, h))
         };
+        let passed = passed.unwrap_or_default();
         Journal {
             path,
             passed,
@@ -108,6 +123,30 @@ impl Journal {
     }
 }
 
+/// The header of the journal of `game` in the store at `store`.
+fn header(store: &Path, game: &Game) -> String {
+    format!(
+        "egdb-verify 2 {} {:016x} {}",
+        game.spec(),
+        game.fingerprint(),
+        store_identity(store)
+    )
+}
+
+/// RocksDB's identity of the store at `store` (a UUID in its `IDENTITY`
+/// file, written when the store was made), or `-` when it has none.
+fn store_identity(store: &Path) -> String {
+    let Ok(text) = egdb_games::bounded_file::read_at_most(&store.join("IDENTITY"), 256) else {
+        return "-".to_string();
+    };
+    let text = String::from_utf8_lossy(&text);
+    let id = text.trim();
+    if id.is_empty() || !id.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
+        return "-".to_string();
+    }
+    id.to_string()
+}
+
 /// The passes of a journal whose header is `header`; a journal with a line
 /// far longer than any slice id is damaged, and not read further.
 fn read(path: &Path, header: &str) -> Option<HashMap<SliceId, u32>> {
@@ -162,14 +201,14 @@ mod tests {
     #[test]
     fn passes_survive_a_restart_and_a_torn_line() {
         let dir = tempfile::tempdir().unwrap();
-        let mut journal = Journal::open_with(dir.path(), "egdb-verify 1 g", false);
+        let mut journal = Journal::open_with(dir.path(), "egdb-verify 1 g", &[], false);
         journal.record(&SliceId::new("move-03-03"), 0xdead_beef);
         journal.record(&SliceId::new("place-05-02-03"), 7);
         drop(journal);
         let mut text = std::fs::read_to_string(dir.path().join(NAME)).unwrap();
         text.push_str("move-04-0");
         std::fs::write(dir.path().join(NAME), text).unwrap();
-        let again = Journal::open_with(dir.path(), "egdb-verify 1 g", false);
+        let again = Journal::open_with(dir.path(), "egdb-verify 1 g", &[], false);
         assert!(again.passed(&SliceId::new("move-03-03"), 0xdead_beef));
         assert!(
             !again.passed(&SliceId::new("move-03-03"), 1),
@@ -182,12 +221,43 @@ mod tests {
         text.push_str(&"x".repeat(1 << 20));
         std::fs::write(dir.path().join(NAME), text).unwrap();
         assert!(read(&dir.path().join(NAME), "egdb-verify 1 g").is_none());
-        let other_game = Journal::open_with(dir.path(), "egdb-verify 1 h", false);
+        let other_game = Journal::open_with(dir.path(), "egdb-verify 1 h", &[], false);
         assert!(!other_game.passed(&SliceId::new("place-05-02-03"), 7));
-        let fresh = Journal::open_with(dir.path(), "egdb-verify 1 h", true);
+        let fresh = Journal::open_with(dir.path(), "egdb-verify 1 h", &[], true);
         assert!(!fresh.passed(&SliceId::new("place-05-02-03"), 7));
         fresh.finish();
         assert!(!dir.path().join(NAME).exists());
+    }
+
+    #[test]
+    fn a_journal_copied_beside_another_store_is_not_its_journal() {
+        let game = Game::from_spec(&"nim:triangle:3:normal".parse().unwrap()).unwrap();
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        std::fs::write(
+            a.path().join("IDENTITY"),
+            "6b3c8f1e-0000-4000-8000-00000000000a\n",
+        )
+        .unwrap();
+        std::fs::write(
+            b.path().join("IDENTITY"),
+            "6b3c8f1e-0000-4000-8000-00000000000b\n",
+        )
+        .unwrap();
+        let slice = SliceId::new("stones-03");
+        Journal::open(a.path(), &game, false).record(&slice, 9);
+        assert!(Journal::open(a.path(), &game, false).passed(&slice, 9));
+        std::fs::copy(a.path().join(NAME), b.path().join(NAME)).unwrap();
+        assert!(!Journal::open(b.path(), &game, false).passed(&slice, 9));
+        // A build's journal written before stores were named is still its own.
+        let before = format!(
+            "egdb-verify 1 {} {:016x}\nstones-03 00000009\n",
+            game.spec(),
+            game.fingerprint()
+        );
+        std::fs::write(b.path().join(NAME), &before).unwrap();
+        assert!(Journal::open_of_build(b.path(), &game).passed(&slice, 9));
+        std::fs::write(b.path().join(NAME), &before).unwrap();
+        assert!(!Journal::open(b.path(), &game, false).passed(&slice, 9));
     }
 
     #[test]
@@ -206,7 +276,7 @@ mod tests {
         let victim = dir.path().join("victim");
         std::fs::write(&victim, "keep me").unwrap();
         std::os::unix::fs::symlink(&victim, path.with_extension("journal.new")).unwrap();
-        let mut journal = Journal::open_with(dir.path(), "egdb-verify 1 g", false);
+        let mut journal = Journal::open_with(dir.path(), "egdb-verify 1 g", &[], false);
         journal.record(&SliceId::new("move-03-03"), 1);
         assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
         assert!(read(&path, "egdb-verify 1 g")

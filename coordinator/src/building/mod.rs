@@ -22,6 +22,7 @@ use crate::schedule::{Job, JobKind, Scheduler};
 use crate::CoordinatorError;
 use egdb_check::identity::{cell_encoding, identity};
 
+mod backing_up;
 mod link;
 mod ranking;
 mod reuse;
@@ -29,8 +30,9 @@ mod status;
 mod verifying;
 mod vouched;
 
+pub use backing_up::{BackedUp, BackupPlan};
 pub use ranking::Ranked;
-pub use reuse::Reused;
+pub use reuse::{ReuseSource, Reused};
 pub use vouched::VerifiedList;
 
 /// How a build runs.

@@ -10,11 +10,11 @@
 //! which names the store they came from.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use egdb_db_format::{decode_block, SliceRecord, SolvedBy, Store};
+use egdb_db_format::{decode_block, FormatError, SliceRecord, SolvedBy, Store};
 use egdb_games::morris::MorrisSlice;
-use egdb_games::{SliceId, SliceInfo};
+use egdb_games::{Game, SliceId, SliceInfo};
 
 use super::{check_id, slice_job, Build};
 use crate::CoordinatorError;
@@ -29,27 +29,36 @@ pub struct Reused {
     pub bytes: u64,
 }
 
-impl Build {
-    /// Takes every movement slice not yet built that the store at `path`
-    /// holds of the same movement rules (another number of pieces, other
-    /// rules of placing), checked, and marks it done.
+/// A store to take slices from, opened and found of the same movement
+/// rules and cell encoding as the build: checked before the build's own
+/// store is made, so that a refused one leaves nothing behind.
+pub struct ReuseSource {
+    store: Store,
+    path: PathBuf,
+    game: Game,
+}
+
+impl ReuseSource {
+    /// Opens the store at `path` (read only) for a build of `ours`.
     ///
     /// # Errors
     /// [`CoordinatorError::Unreusable`] for a store of other rules or cell
-    /// encoding, or a build that verifies a store; a block that fails its
-    /// checks or a slice whose bytes are not its recorded CRC
-    /// ([`CoordinatorError::Format`]), store I/O.
-    pub fn reuse(&self, path: &Path) -> Result<Reused, CoordinatorError> {
+    /// encoding, or one that does not open.
+    pub fn open(path: &Path, ours: &Game, depth: bool) -> Result<ReuseSource, CoordinatorError> {
         let unreusable = |reason: String| CoordinatorError::Unreusable {
             path: path.display().to_string(),
             reason,
         };
-        if !self.solving {
-            return Err(unreusable("a verify takes no slices".to_string()));
-        }
-        let other = Store::open_read_only(path)?;
-        let theirs = from_identity(other.identity())?;
-        let ours = from_identity(self.store.identity())?;
+        let store = Store::open_read_only(path).map_err(|e| match e {
+            FormatError::Damaged(_) | FormatError::Corrupt { .. } | FormatError::Io { .. } => {
+                CoordinatorError::ReuseDamaged {
+                    path: path.display().to_string(),
+                    source: e,
+                }
+            }
+            other => unreusable(other.to_string()),
+        })?;
+        let theirs = from_identity(store.identity()).map_err(|e| unreusable(e.to_string()))?;
         if !ours.same_movement_rules(&theirs) {
             return Err(unreusable(format!(
                 "it holds {}, whose movement phase is not {}'s",
@@ -57,13 +66,55 @@ impl Build {
                 ours.spec()
             )));
         }
-        let their_encoding = cell_encoding(&theirs, other.identity().depth);
+        let (their_encoding, our_encoding) = (
+            cell_encoding(&theirs, store.identity().depth),
+            cell_encoding(ours, depth),
+        );
+        if their_encoding != our_encoding {
+            return Err(unreusable(format!(
+                "its cells are {their_encoding:?}, this build's {our_encoding:?}"
+            )));
+        }
+        Ok(ReuseSource {
+            store,
+            path: path.to_path_buf(),
+            game: theirs,
+        })
+    }
+}
+
+impl Build {
+    /// Takes every movement slice not yet built that `source` holds
+    /// (another number of pieces, other rules of placing), checked, and
+    /// marks it done.
+    ///
+    /// # Errors
+    /// [`CoordinatorError::Unreusable`] for a build that verifies a store
+    /// or of other cells than the source was opened for;
+    /// [`CoordinatorError::ReuseDamaged`] for a block of the source that
+    /// fails its checks or a slice whose bytes are not its recorded CRC;
+    /// store I/O.
+    pub fn reuse(&self, source: &ReuseSource) -> Result<Reused, CoordinatorError> {
+        let path = source.path.as_path();
+        let unreusable = |reason: String| CoordinatorError::Unreusable {
+            path: path.display().to_string(),
+            reason,
+        };
+        if !self.solving {
+            return Err(unreusable("a verify takes no slices".to_string()));
+        }
+        let (other, theirs) = (&source.store, &source.game);
+        let their_encoding = cell_encoding(theirs, other.identity().depth);
         if their_encoding != self.encoding {
             return Err(unreusable(format!(
                 "its cells are {their_encoding:?}, this build's {:?}",
                 self.encoding
             )));
         }
+        let damaged = |source: FormatError| CoordinatorError::ReuseDamaged {
+            path: path.display().to_string(),
+            source,
+        };
         let their_plan: HashMap<SliceId, SliceInfo> = theirs
             .slices()
             .into_iter()
@@ -83,10 +134,10 @@ impl Build {
             if !same || !movement || self.lock().schedule.is_done(&slice_job(&slice.id)) {
                 continue;
             }
-            let Some(record) = other.slice(slice.id.as_str())? else {
+            let Some(record) = other.slice(slice.id.as_str()).map_err(damaged)? else {
                 continue;
             };
-            record.check_layout()?;
+            record.check_layout().map_err(damaged)?;
             // Its bytes must be the planned table's length before any block
             // is read (the store checked that the record is this slice's).
             let expected_len = self.encoding.table_bytes(slice.entries);
@@ -100,18 +151,18 @@ impl Build {
             // Grown as blocks are read: the count is the record's word.
             let mut blocks = Vec::new();
             for index in 0..record.blocks {
-                let bytes = other.block_record(&record.slice, index)?;
-                let block = decode_block(&record.slice, index, record.block_len(index), &bytes)?;
+                let bytes = other.block_record(&record.slice, index).map_err(damaged)?;
+                let block = decode_block(&record.slice, index, record.block_len(index), &bytes)
+                    .map_err(damaged)?;
                 crc.update(&block.raw);
                 blocks.push(bytes);
             }
             if crc.finalize() != record.raw_crc32 {
-                return Err(egdb_db_format::FormatError::Corrupt {
+                return Err(damaged(FormatError::Corrupt {
                     slice: record.slice.clone(),
                     block: None,
                     reason: "the slice's bytes are not its recorded CRC".to_string(),
-                }
-                .into());
+                }));
             }
             let record = SliceRecord {
                 solved_by: Some(SolvedBy::Reused {

@@ -65,10 +65,14 @@ impl Build {
         let plan = stored.slices();
         let encoding = cell_encoding(&stored, store.identity().depth);
         let needs = check_needs(&plan, encoding);
-        let crcs: HashMap<SliceId, u32> = store
+        let records: HashMap<SliceId, SliceRecord> = store
             .slices()?
             .into_iter()
-            .map(|r| (SliceId::new(r.slice), r.raw_crc32))
+            .map(|r| (SliceId::new(r.slice.clone()), r))
+            .collect();
+        let crcs: HashMap<SliceId, u32> = records
+            .iter()
+            .map(|(id, r)| (id.clone(), r.raw_crc32))
             .collect();
         let journal = Journal::open(path, &stored, false);
         let mut done = Vec::new();
@@ -76,7 +80,12 @@ impl Build {
         for slice in &plan {
             let id = &slice.id;
             match crcs.get(id) {
-                Some(&crc) if journal.passed(id, crc) => done.push(super::slice_job(id)),
+                // Passed before: counted so once its bytes, read again,
+                // still give that checksum (a damaged block leaves the
+                // record as it was).
+                Some(&crc) if journal.passed(id, crc) && reread(&store, &records, id) => {
+                    done.push(super::slice_job(id))
+                }
                 Some(_) => {}
                 None => {
                     failures.push(SliceCheck::corrupt(
@@ -224,7 +233,7 @@ impl Verifying {
     /// recorded are kept.
     pub(super) fn of_build(path: &Path, game: &Game, records: &[SliceRecord]) -> Verifying {
         Verifying {
-            journal: Mutex::new(Some(Journal::open(path, game, false))),
+            journal: Mutex::new(Some(Journal::open_of_build(path, game))),
             crcs: Mutex::new(
                 records
                     .iter()
@@ -263,4 +272,11 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Whether the slice `id`'s blocks, read again, give its record's checksum.
+fn reread(store: &Store, records: &HashMap<SliceId, SliceRecord>, id: &SliceId) -> bool {
+    records
+        .get(id)
+        .is_some_and(|record| store.check_bytes(record).is_ok())
 }

@@ -154,7 +154,7 @@ impl Tablebase {
                     || {
                         TablebaseError::NotAMove {
                             ply: ply as u32,
-                            mv: text.chars().take(64).collect(),
+                            mv: (*text).to_string(),
                             position: answer.position.clone(),
                             legal: answer
                                 .moves

@@ -171,19 +171,7 @@ impl Tablebase {
     /// [`FormatError::Corrupt`] naming the slice and, where one is at
     /// fault, the block.
     pub fn check_stored(&self, record: &SliceRecord) -> Result<(), TablebaseError> {
-        let mut crc = crc32fast::Hasher::new();
-        for index in 0..record.blocks {
-            crc.update(&self.store.read_block(record, index)?.raw);
-        }
-        if crc.finalize() != record.raw_crc32 {
-            return Err(FormatError::Corrupt {
-                slice: record.slice.clone(),
-                block: None,
-                reason: "its blocks do not give the checksum its manifest record holds".to_string(),
-            }
-            .into());
-        }
-        Ok(())
+        Ok(self.store.check_bytes(record)?)
     }
 
     /// Finished slices' records, in slice order.
