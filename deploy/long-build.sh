@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# A long build across sessions (Morabaraba P = 12, Lasker P = 10, …): every
+# slice checked as it is stored, niced, in the background, resumed by the
+# same command after any stop, and published the moment it ends
+# (long-build-publish.sh), while the machine that holds the store still runs.
+#
+#   bash deploy/long-build.sh GAME [DIR] [-- BUILD OPTIONS…]
+#       DIR defaults to $HOME/NAME, NAME being GAME without `morris:` and
+#       with `:` as `-` (morris:morabaraba:12: ~/morabaraba-12); the store
+#       is DIR/NAME.egdb (STORE_NAME to name it otherwise).
+#
+# Run it in the background, e.g.
+#   setsid nohup bash deploy/long-build.sh morris:morabaraba:12 \
+#     >>~/morabaraba-12/run.out 2>&1 </dev/null &
+#
+# MODE=local (default): one `egdb build` process, one worker of THREADS
+# engine threads (default 2) reading the store in place; MODE=cluster: a
+# coordinator and two workers on hosts of network namespaces with mutual
+# TLS (netns-cluster.sh, its settings: THREADS, MEMORY, MEMORY_WS1,
+# CACHE_LIMIT), every shard over gRPC. Which is faster here, measured on
+# morris:morabaraba:5: README, "Long builds".
+#
+# At its first start on a machine it pins the binary of the build cache in
+# DIR/bin/ (a build that runs for days keeps one binary while the checkout
+# changes), and at each start it takes copies of the scripts it runs into
+# DIR/deploy/. Every start and end goes to DIR/pauses.log.
+set -euo pipefail
+# The whole script is read before it runs (bash reads a file as it goes,
+# and this one may be edited during a run of days).
+main() {
+  cd "$(dirname "$0")/.."
+  local game dir name store mode build log status commit script
+  game=${1:?usage: long-build.sh GAME [DIR] [-- BUILD OPTIONS…]}
+  shift
+  name=$(echo "${game#morris:}" | tr ':/' '--')
+  dir=$HOME/$name
+  if [ $# -gt 0 ] && [ "$1" != -- ]; then
+    dir=$1
+    shift
+  fi
+  [ "${1:-}" = -- ] && shift
+  dir=$(realpath -m "$dir")
+  store="$dir/${STORE_NAME:-$name.egdb}"
+  mode=${MODE:-local}
+  case $mode in local | cluster) ;; *) echo "long-build: MODE is local or cluster, not $mode" >&2; exit 2 ;; esac
+  mkdir -p "$dir/bin" "$dir/deploy"
+  . deploy/env.sh
+  if [ ! -x "$dir/bin/egdb" ]; then
+    # The checkout's own binary, whatever the cache held before.
+    cargo build --release --bin egdb
+    commit=$(git rev-parse --short HEAD 2>/dev/null || echo local)
+    git diff --quiet HEAD 2>/dev/null || commit="$commit-changed"
+    cp "$EGDB_BIN" "$dir/bin/egdb-$commit"
+    ln -sfn "egdb-$commit" "$dir/bin/egdb"
+  fi
+  # Renamed into place: a copy a running build reads is never rewritten.
+  for script in netns-cluster.sh env.sh results.sh cluster-report.sh long-build-publish.sh; do
+    cp "deploy/$script" "$dir/deploy/$script.new"
+    mv "$dir/deploy/$script.new" "$dir/deploy/$script"
+  done
+  echo "$(date -u +%FT%TZ) long-build.sh: start $game ($mode), binary $(readlink -f "$dir/bin/egdb")" >>"$dir/pauses.log"
+  export EGDB_BIN="$dir/bin/egdb"
+  export NICE="${NICE:-19}" THREADS="${THREADS:-2}"
+  if [ "$mode" = cluster ]; then
+    export MEMORY="${MEMORY:-8.5GiB}" MEMORY_WS1="${MEMORY_WS1:-9.75GiB}" CACHE_LIMIT="${CACHE_LIMIT:-3GiB}"
+    # Leases of 120 s: behind a foreground compile, a heartbeat of a worker
+    # at nice 19 once came later than the default 30 s.
+    build=(bash "$dir/deploy/netns-cluster.sh" "$game" "$store" 2 -- --verify-as-built --lease-seconds 120 "$@")
+    log="$store.cluster/coordinator.out"
+  else
+    build=(nice -n "$NICE" "$EGDB_BIN" -v build "$game" --store "$store" --workers 1
+      --threads "$THREADS" --verify-as-built "$@")
+    log="$dir/build.out"
+  fi
+  # The build's standard output (its last line, `built …`) goes to the log
+  # the publish step reads.
+  status=0
+  if [ "$mode" = cluster ]; then
+    "${build[@]}" || status=$?
+  else
+    "${build[@]}" >>"$log" 2>>"$dir/build.log" || status=$?
+  fi
+  echo "$(date -u +%FT%TZ) long-build.sh: end $game, exit $status" >>"$dir/pauses.log"
+  [ "$status" = 0 ] || exit "$status"
+  exec bash "$dir/deploy/long-build-publish.sh" "$game" "$dir" "$PWD" "$log" "$store"
+}
+main "$@"
+exit
