@@ -95,6 +95,29 @@ fn a_full_disk_stops_the_build_and_the_same_command_finishes_it() {
     assert!(verified.status.success(), "{}", stderr(&verified));
 }
 
+/// Backups to a disk too small for them: each is refused before it is
+/// begun, said, and the build (on another disk) goes on to its end.
+#[test]
+fn backups_that_would_fill_their_disk_are_not_taken_and_the_build_goes_on() {
+    let Some((dir, disk)) = small_disk() else {
+        return;
+    };
+    let store = dir.path().join("store");
+    let backups = disk.0.join("backups");
+    let out = build(
+        "morris:taiwan:4",
+        &store,
+        &["--backup", backups.to_str().unwrap(), "--backup-every", "1"],
+    );
+    let said = stderr(&out);
+    assert!(said.contains("no backup this time"), "{said}");
+    assert!(
+        said.contains("bytes free, and a backup now would need"),
+        "{said}"
+    );
+    assert!(said.contains("backups: 0 taken"), "{said}");
+}
+
 /// A worker's shard cache on a disk that fills: the put fails with the
 /// device's error and leaves no half-written file, and the cache goes on.
 #[test]

@@ -18,6 +18,7 @@ use rocksdb::backup::{BackupEngine, BackupEngineOptions, RestoreOptions};
 use rocksdb::Env;
 use serde::{Deserialize, Serialize};
 
+use crate::store::free_bytes;
 use crate::{FormatError, Store};
 
 /// The file of what egdb knows of each backup.
@@ -108,14 +109,20 @@ impl Backups {
             dir: dir.clone(),
             reason,
         };
-        let mut name = to
+        let name = to
             .file_name()
             .ok_or_else(|| failed(format!("{} names no directory", to.display())))?
             .to_os_string();
-        name.push(".restoring");
-        let partial = to.with_file_name(name);
+        // A directory per try: a failed restore may leave files behind.
+        let attempt = |id: u32| {
+            let mut attempt = name.clone();
+            attempt.push(format!(".restoring-{id}"));
+            to.with_file_name(attempt)
+        };
         let mut passed_over = Vec::new();
+        let mut outcome = None;
         for entry in self.list() {
+            let partial = attempt(entry.id);
             if partial.exists() {
                 std::fs::remove_dir_all(&partial).map_err(|e| failed(e.to_string()))?;
             }
@@ -124,18 +131,23 @@ impl Backups {
                 .and_then(|()| read_back(&partial));
             match sound {
                 Ok(()) => {
-                    std::fs::rename(&partial, to).map_err(|e| {
+                    outcome = Some(std::fs::rename(&partial, to).map(|()| entry).map_err(|e| {
                         failed(format!(
                             "moving the restored store to {}: {e}",
                             to.display()
                         ))
-                    })?;
-                    return Ok((entry, passed_over));
+                    }));
+                    break;
                 }
                 Err(e) => passed_over.push((entry, e.to_string())),
             }
         }
-        let _ = std::fs::remove_dir_all(&partial);
+        for (entry, _) in &passed_over {
+            let _ = std::fs::remove_dir_all(attempt(entry.id));
+        }
+        if let Some(restored) = outcome {
+            return Ok((restored?, passed_over));
+        }
         let why: Vec<String> = passed_over
             .iter()
             .map(|(entry, why)| format!("backup {}: {why}", entry.id))
@@ -162,6 +174,15 @@ impl Backups {
             dir: self.dir.display().to_string(),
             reason,
         };
+        // Never the disk the build needs: a backup whose new files would
+        // leave too little room is not begun.
+        let (needed, free) = (room_needed(store.path(), &self.dir), free_bytes(&self.dir));
+        if let Some(free) = free.filter(|&free| free < needed) {
+            return Err(failed(format!(
+                "its disk has {free} bytes free, and a backup now would need about {needed} \
+                 (its new files, and room left for the store to grow)"
+            )));
+        }
         let before = store.slices()?.len();
         // The journal first: it then holds no check of a slice the backup
         // lacks that a restored build would take on trust.
@@ -306,6 +327,38 @@ impl Backups {
             }
         }
     }
+}
+
+/// The least room a backup leaves on its disk, beside what it copies.
+const LEAST_ROOM_LEFT: u64 = 1 << 30;
+
+/// Bytes a backup of the store at `store` into `dir` would copy (its table
+/// files the backups do not share yet, and the rest of its small files),
+/// and room for the store to grow on: a tenth of it, at least
+/// [`LEAST_ROOM_LEFT`].
+fn room_needed(store: &Path, dir: &Path) -> u64 {
+    let shared: std::collections::HashSet<String> = std::fs::read_dir(dir.join("shared_checksum"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_string();
+            Some(name.split('_').next()?.to_string())
+        })
+        .collect();
+    let (mut all, mut new) = (0u64, 0u64);
+    for entry in std::fs::read_dir(store).into_iter().flatten().flatten() {
+        let Ok(meta) = entry.metadata() else {
+            continue;
+        };
+        let name = entry.file_name().to_string_lossy().into_owned();
+        all = all.saturating_add(meta.len());
+        let number = name.strip_suffix(".sst");
+        if !number.is_some_and(|n| shared.contains(n)) {
+            new = new.saturating_add(meta.len());
+        }
+    }
+    new.saturating_add((all / 10).max(LEAST_ROOM_LEFT))
 }
 
 /// Opens the restored store at `path` and reads every slice's blocks back

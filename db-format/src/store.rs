@@ -229,7 +229,7 @@ fn room_to_open(path: &Path) -> Result<(), FormatError> {
 
 /// Bytes free to an unprivileged writer on the disk of `path` (or of its
 /// nearest existing parent), if the system says.
-fn free_bytes(path: &Path) -> Option<u64> {
+pub(crate) fn free_bytes(path: &Path) -> Option<u64> {
     let existing = path.ancestors().find(|p| p.exists())?;
     let name = std::ffi::CString::new(existing.as_os_str().as_encoded_bytes()).ok()?;
     let mut stats = std::mem::MaybeUninit::<libc::statvfs>::uninit();
