@@ -199,7 +199,7 @@ pub struct CoordinatorArgs {
     /// Verify the finished store instead of building: workers check every
     /// slice against its moves and report; passes are kept in the store's
     /// verify journal, so a coordinator started again goes on.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "backup")]
     pub verify: bool,
     /// Check every slice against its moves once it is stored; no slice is
     /// solved from one that has not passed, and the build stops at the

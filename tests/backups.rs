@@ -30,6 +30,12 @@ fn newest_slices(backups: &Path) -> usize {
         .unwrap_or(0)
 }
 
+/// `egdb restore --backup DIR --store STORE`.
+fn restore(backups: &Path, store: &Path) -> std::process::Output {
+    let (backups, store) = (backups.to_str().unwrap(), store.to_str().unwrap());
+    egdb(&["restore", "--backup", backups, "--store", store])
+}
+
 fn kill_hard(child: &mut Child) {
     child.kill().unwrap();
     child.wait().unwrap();
@@ -69,13 +75,7 @@ fn a_store_lost_mid_build_is_restored_from_its_backup_and_the_build_goes_on() {
     let kept = newest_slices(&backups);
     std::fs::remove_dir_all(&store).unwrap();
 
-    let restored = egdb(&[
-        "restore",
-        "--backup",
-        backups.to_str().unwrap(),
-        "--store",
-        store.to_str().unwrap(),
-    ]);
+    let restored = restore(&backups, &store);
     assert!(restored.status.success(), "{}", stderr(&restored));
     assert!(
         stdout(&restored).contains("restored"),
@@ -83,13 +83,7 @@ fn a_store_lost_mid_build_is_restored_from_its_backup_and_the_build_goes_on() {
         stdout(&restored)
     );
     // Onto a store that is there, nothing is restored, nothing touched.
-    let again = egdb(&[
-        "restore",
-        "--backup",
-        backups.to_str().unwrap(),
-        "--store",
-        store.to_str().unwrap(),
-    ]);
+    let again = restore(&backups, &store);
     assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
     let resumed = build(LONG_GAME, &store, &["--depth"]);
     let said = stderr(&resumed);
@@ -144,13 +138,7 @@ fn a_damaged_backup_is_refused_by_name_and_the_one_before_restored() {
     std::fs::write(&manifest, bytes).unwrap();
 
     let restored_at = dir.path().join("restored");
-    let out = egdb(&[
-        "restore",
-        "--backup",
-        backups.to_str().unwrap(),
-        "--store",
-        restored_at.to_str().unwrap(),
-    ]);
+    let out = restore(&backups, &restored_at);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         stderr(&out).contains(&format!("backup {newest} refused")),
