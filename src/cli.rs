@@ -662,7 +662,7 @@ pub fn parse_timeout(text: &str) -> Result<Duration, String> {
 /// (`1h`), at least a second.
 pub fn parse_interval(text: &str) -> Result<Duration, String> {
     let trimmed = text.trim();
-    let (number, scale) = match trimmed.char_indices().last() {
+    let (number, scale) = match trimmed.char_indices().next_back() {
         Some((at, 's')) => (&trimmed[..at], 1.0),
         Some((at, 'm')) => (&trimmed[..at], 60.0),
         Some((at, 'h')) => (&trimmed[..at], 3600.0),

@@ -198,7 +198,11 @@ fn verify_journals() {
     let game = Game::from_spec(&"nim:triangle:3:normal".parse::<GameSpec>().expect("a spec"))
         .expect("a game");
     // A directory without RocksDB's IDENTITY: the journal names it `-`.
-    let header = format!("egdb-verify 2 {} {:016x} -", game.spec(), game.fingerprint());
+    let header = format!(
+        "egdb-verify 2 {} {:016x} -",
+        game.spec(),
+        game.fingerprint()
+    );
     let record = (
         prop_oneof![
             select(&["outer-00", "move-03-03", "", "a b", "é"][..]).prop_map(String::from),

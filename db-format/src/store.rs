@@ -241,7 +241,10 @@ pub(crate) fn free_bytes(path: &Path) -> Option<u64> {
         }
         stats.assume_init()
     };
-    Some(u64::from(stats.f_bavail).saturating_mul(u64::from(stats.f_frsize)))
+    // Both are u64 on x86-64 Linux; not everywhere.
+    #[allow(clippy::useless_conversion)]
+    let (blocks, block_bytes) = (u64::from(stats.f_bavail), u64::from(stats.f_frsize));
+    Some(blocks.saturating_mul(block_bytes))
 }
 
 /// Log files kept before the column families holding the oldest are
