@@ -246,7 +246,7 @@ impl Backups {
                     })
             })
             .collect();
-        held.sort_by(|a, b| b.id.cmp(&a.id));
+        held.sort_by_key(|b| std::cmp::Reverse(b.id));
         held
     }
 
