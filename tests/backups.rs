@@ -171,3 +171,44 @@ fn a_backup_that_cannot_be_written_never_stops_the_build() {
     assert_eq!(std::fs::read_to_string(&not_a_dir).unwrap(), "in the way");
     assert_verified(&store);
 }
+
+/// RocksDB gives a restored store an identity of its own, and the verify
+/// journal names the identity of the store it checked: the backup keeps
+/// the store's, so a restored store's checks are not made again.
+#[test]
+fn a_restored_store_keeps_its_identity_and_its_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, backups) = (dir.path().join("tw3"), dir.path().join("backups"));
+    // Eight slices built and checked, then a run that checks as it goes,
+    // stopped early, takes the backup.
+    build("morris:taiwan:3", &store, &["--max-slices", "8"]);
+    let checked = egdb(&["verify", "--built", "--store", store.to_str().unwrap()]);
+    assert!(checked.status.success(), "{}", stderr(&checked));
+    let backup = ["--backup", backups.to_str().unwrap()];
+    let mut second_run = vec!["--verify-as-built", "--max-slices", "4"];
+    second_run.extend(backup);
+    build("morris:taiwan:3", &store, &second_run);
+    let identity = std::fs::read_to_string(store.join("IDENTITY")).unwrap();
+    let newest: String = listed(&backups)[0].split(' ').nth(1).unwrap().to_string();
+    let journal =
+        std::fs::read_to_string(backups.join("journals").join(format!("{newest}.journal")))
+            .unwrap();
+    // The header, then a line per slice that passed.
+    let passed = journal.lines().count() - 1;
+    assert!(passed > 0, "{journal}");
+    std::fs::remove_dir_all(&store).unwrap();
+
+    let restored = restore(&backups, &store);
+    assert!(restored.status.success(), "{}", stderr(&restored));
+    assert_eq!(
+        std::fs::read_to_string(store.join("IDENTITY")).unwrap(),
+        identity
+    );
+    let resumed = build("morris:taiwan:3", &store, &["-v", "--verify-as-built"]);
+    let checked = stderr(&resumed).matches("slice checked").count();
+    let plan: serde_json::Value =
+        serde_json::from_slice(&egdb(&["plan", "morris:taiwan:3", "--json"]).stdout).unwrap();
+    let planned = plan["slices"].as_array().unwrap().len();
+    assert_eq!(checked, planned - passed, "{}", stderr(&resumed));
+    assert_verified(&store);
+}

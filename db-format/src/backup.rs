@@ -9,7 +9,9 @@
 //! Beside RocksDB's own files, the directory holds `egdb-backups.jsonl`, a
 //! line per backup taken: its id, time, game and slices; and
 //! `journals/ID.journal`, the store's verify journal as it stood just
-//! before backup ID (its checks of slices already stored).
+//! before backup ID (its checks of slices already stored), and
+//! `journals/ID.identity`, RocksDB's identity of the store, which the
+//! journal names and a restore puts back.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -27,6 +29,8 @@ const LEDGER: &str = "egdb-backups.jsonl";
 const JOURNALS: &str = "journals";
 /// The store's verify journal (kept beside its RocksDB files).
 const JOURNAL: &str = "verify.journal";
+/// RocksDB's identity of the store, which the journal names.
+const IDENTITY: &str = "IDENTITY";
 /// Bytes of the ledger read at most: a line is a few hundred bytes, and a
 /// build takes a backup every few minutes.
 const MAX_LEDGER_BYTES: u64 = 16 << 20;
@@ -207,6 +211,17 @@ impl Backups {
             std::fs::rename(&kept_journal, self.journal_of(newest.backup_id))
                 .map_err(|e| failed(format!("keeping the verify journal: {e}")))?;
         }
+        // RocksDB's identity of the store, which its journal names: a
+        // restored store keeps it (RocksDB would make a new one).
+        match std::fs::copy(
+            store.path().join(IDENTITY),
+            self.identity_of(newest.backup_id),
+        ) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(failed(format!("keeping the store's identity: {e}")));
+            }
+            _ => {}
+        }
         let entry = BackupEntry {
             id: newest.backup_id,
             time: newest.timestamp,
@@ -269,16 +284,26 @@ impl Backups {
         self.engine
             .restore_from_backup(to, to, &options, id)
             .map_err(|e| failed(e.into_string()))?;
-        match std::fs::copy(self.journal_of(id), to.join(JOURNAL)) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                Err(failed(format!("its verify journal: {e}")))
+        for (kept, name) in [
+            (self.journal_of(id), JOURNAL),
+            (self.identity_of(id), IDENTITY),
+        ] {
+            match std::fs::copy(kept, to.join(name)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(failed(format!("its {name}: {e}")));
+                }
+                _ => {}
             }
-            _ => Ok(()),
         }
+        Ok(())
     }
 
     fn journal_of(&self, id: u32) -> PathBuf {
         self.dir.join(JOURNALS).join(format!("{id}.journal"))
+    }
+
+    fn identity_of(&self, id: u32) -> PathBuf {
+        self.dir.join(JOURNALS).join(format!("{id}.identity"))
     }
 
     fn append(&self, entry: &BackupEntry) -> std::io::Result<()> {
@@ -320,7 +345,10 @@ impl Backups {
             let name = entry.file_name();
             let id = name
                 .to_str()
-                .and_then(|n| n.strip_suffix(".journal"))
+                .and_then(|n| {
+                    n.strip_suffix(".journal")
+                        .or_else(|| n.strip_suffix(".identity"))
+                })
                 .and_then(|n| n.parse::<u32>().ok());
             if id.is_some_and(|id| !held.contains(&id)) {
                 let _ = std::fs::remove_file(entry.path());

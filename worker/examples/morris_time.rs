@@ -31,10 +31,8 @@ use egdb_worker::morris::{probe, Dependencies, MorrisEngine, SolvedSlice};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let variant = match args.first().map(String::as_str) {
-        Some("taiwan") => Variant::Taiwan,
-        Some("standard") => Variant::Standard,
-        _ => return usage(),
+    let Some(variant) = args.first().and_then(|name| Variant::from_name(name)) else {
+        return usage();
     };
     let Some(pieces) = args.get(1).and_then(|p| p.parse::<u8>().ok()) else {
         return usage();
@@ -196,6 +194,6 @@ fn check_from_store(
 }
 
 fn usage() -> ExitCode {
-    eprintln!("usage: morris_time taiwan|standard PIECES (3 to 12) [--store|--check DIR SLICE...]");
+    eprintln!("usage: morris_time taiwan|standard|taiwan-protected|morabaraba PIECES (3 to 12) [--store|--check DIR SLICE...]");
     ExitCode::from(2)
 }
