@@ -64,6 +64,7 @@ pub fn run(args: BenchCacheArgs) -> Exit {
         dependencies: Vec::new(),
         verify: false,
         zstd_only: false,
+        memory: 0,
     };
     let failed = |e: egdb_worker::WorkerError| Failure::failed(e.to_string());
     let cache = ShardCache::open(&scratch.0)

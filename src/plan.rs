@@ -61,12 +61,14 @@ pub fn run(args: PlanArgs) -> Exit {
             stored: encoding.table_bytes(s.entries),
             memory: memory_need(&plan, s, encoding),
             seconds: rates.as_ref().and_then(|r| r.seconds(s, encoding)),
+            check_seconds: rates.as_ref().and_then(|r| r.check_seconds(s)),
             reads: s.dependencies.iter().map(ToString::to_string).collect(),
         })
         .collect();
     let largest = rows.iter().max_by_key(|r| r.memory);
     let total = |f: fn(&Row) -> u64| rows.iter().map(f).sum::<u64>();
     let projected: Option<f64> = rows.iter().map(|r| r.seconds).sum();
+    let projected_checks: Option<f64> = rows.iter().map(|r| r.check_seconds).sum();
     // Disk: the stored bytes at the compression the rates' store got.
     let disk = rates
         .as_ref()
@@ -94,8 +96,11 @@ pub fn run(args: PlanArgs) -> Exit {
             "fits": fits,
             "rates_from": args.rates_from.as_ref().map(|p| p.display().to_string()),
             "seconds_per_entry": rates.as_ref().map(|r| r.per_entry.clone()),
+            "check_seconds_per_entry": rates.as_ref().map(|r| r.check_per_entry.clone()),
             "rank_seconds_per_byte": rates.as_ref().and_then(|r| r.rank_per_byte),
             "projected_seconds": projected,
+            "projected_check_seconds": projected_checks,
+            "projected_seconds_with_checks": projected.zip(projected_checks).map(|(a, b)| a + b),
             "projected_disk_bytes": disk,
             "slices_left": left.map(|(n, _)| n),
             "projected_seconds_left": left.and_then(|(_, s)| s),
@@ -159,6 +164,19 @@ pub fn run(args: PlanArgs) -> Exit {
             shown.join(", ")
         );
     }
+    if let (Some(solve), Some(checks)) = (projected, projected_checks) {
+        println!(
+            "projected with a check of each slice as it is stored (--verify-as-built): {:.1} h ({:.1} h of checks at {})",
+            (solve + checks) / 3600.0,
+            checks / 3600.0,
+            rates.as_ref().map_or(String::new(), |r| r
+                .check_per_entry
+                .iter()
+                .map(|(phase, rate)| format!("{phase} {:.3} µs/entry", rate * 1e6))
+                .collect::<Vec<_>>()
+                .join(", "))
+        );
+    }
     if let (Some(rates), Some(bytes)) = (&rates, disk) {
         println!(
             "projected on disk: {} (compressed to {:.0} % of the stored bytes, as in that store)",
@@ -187,6 +205,8 @@ struct Row {
     stored: u64,
     memory: u64,
     seconds: Option<f64>,
+    /// Its check's, where the rates' store recorded checks.
+    check_seconds: Option<f64>,
     /// The slices its solve reads.
     reads: Vec<String>,
 }
@@ -201,6 +221,7 @@ impl Row {
             "stored_bytes": self.stored,
             "memory_need": self.memory,
             "projected_seconds": self.seconds,
+            "projected_check_seconds": self.check_seconds,
             "reads": self.reads,
         })
     }
@@ -215,6 +236,9 @@ fn gib(bytes: u64) -> String {
 /// with the pieces on the board, so smaller ones would flatter it.
 struct Rates {
     per_entry: BTreeMap<&'static str, f64>,
+    /// Seconds per entry of the checks of each phase, from the largest
+    /// slice whose check was recorded (empty: none was).
+    check_per_entry: BTreeMap<&'static str, f64>,
     /// CPU seconds of ranking late per raw byte, where the store's slices
     /// were ranked after their solve.
     rank_per_byte: Option<f64>,
@@ -234,6 +258,11 @@ impl Rates {
         Some(solve + self.rank_cpu(encoding.table_bytes(slice.entries)) / self.cores)
     }
 
+    /// A slice's projected check seconds, at its phase's rate of checks.
+    fn check_seconds(&self, slice: &SliceInfo) -> Option<f64> {
+        Some(self.check_per_entry.get(phase(slice.id.as_str()))? * slice.entries as f64)
+    }
+
     /// CPU seconds of ranking `bytes` raw bytes late.
     fn rank_cpu(&self, bytes: u64) -> f64 {
         self.rank_per_byte.unwrap_or(0.0) * bytes as f64
@@ -242,26 +271,15 @@ impl Rates {
     /// `None` when no slice of the store has a positive, finite time (a
     /// store of slices solved in no measurable time, or damaged records).
     fn of(tablebase: &Tablebase) -> Option<Rates> {
-        let mut largest: BTreeMap<&'static str, &SliceRecord> = BTreeMap::new();
-        let timed = |r: &SliceRecord| r.seconds.is_finite() && r.seconds > 0.0;
-        for record in tablebase.records().into_iter().filter(|r| timed(r)) {
-            let kept = largest.entry(phase(&record.slice)).or_insert(record);
-            if entries(record) > entries(kept) {
-                *kept = record;
-            }
-        }
         let records = tablebase.records();
+        let per_entry = largest_rates(&records, |r| r.seconds);
+        let check_per_entry = largest_rates(&records, |r| r.check_seconds);
         let raw = records
             .iter()
             .fold(0u64, |n, r| n.saturating_add(r.raw_len));
         let stored = records
             .iter()
             .fold(0u64, |n, r| n.saturating_add(r.stored_bytes));
-        let per_entry: BTreeMap<_, _> = largest
-            .into_iter()
-            .filter(|(_, r)| entries(r) > 0)
-            .map(|(phase, r)| (phase, r.seconds / entries(r) as f64))
-            .collect();
         let ranked = records
             .iter()
             .filter(|r| r.rank_seconds.is_finite() && r.rank_seconds > 0.0);
@@ -274,8 +292,30 @@ impl Rates {
             rank_per_byte: (ranked_raw > 0).then(|| rank_seconds / ranked_raw as f64),
             cores: std::thread::available_parallelism().map_or(1, usize::from) as f64,
             per_entry,
+            check_per_entry,
         })
     }
+}
+
+/// Seconds per entry of each phase, as `seconds` says of the largest slice
+/// of that phase with a positive, finite time.
+fn largest_rates(
+    records: &[&SliceRecord],
+    seconds: fn(&SliceRecord) -> f64,
+) -> BTreeMap<&'static str, f64> {
+    let mut largest: BTreeMap<&'static str, &SliceRecord> = BTreeMap::new();
+    let timed = |r: &SliceRecord| seconds(r).is_finite() && seconds(r) > 0.0;
+    for &record in records.iter().filter(|r| timed(r)) {
+        let kept = largest.entry(phase(&record.slice)).or_insert(record);
+        if entries(record) > entries(kept) {
+            *kept = record;
+        }
+    }
+    largest
+        .into_iter()
+        .filter(|(_, r)| entries(r) > 0)
+        .map(|(phase, r)| (phase, seconds(r) / entries(r) as f64))
+        .collect()
 }
 
 fn entries(record: &SliceRecord) -> u64 {

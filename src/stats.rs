@@ -128,6 +128,8 @@ fn slice_json(r: &SliceRecord) -> Json {
         "stored_bytes": r.stored_bytes,
         "blocks": r.blocks,
         "seconds": r.seconds,
+        // Recorded by builds that check each slice as they store it.
+        "check_seconds": (r.check_seconds > 0.0).then_some(r.check_seconds),
         "solved_by": r.solved_by,
     })
 }

@@ -50,6 +50,7 @@ impl TryFrom<WorkerArgs> for WorkerSetup {
             config: WorkerConfig {
                 game: args.game,
                 zstd_level: args.zstd_level,
+                keep_for_later: true,
                 ..WorkerConfig::named(name, memory)
             },
             cache: args.cache,

@@ -149,6 +149,7 @@ fn a_full_disk_fails_a_cache_put_and_keeps_no_half_of_it() {
         dependencies: Vec::new(),
         verify: false,
         zstd_only: false,
+        memory: 0,
     };
     let cache = ShardCache::open(&disk.0).unwrap();
     match cache.put(&task, &shard("large", 2 << 20)) {

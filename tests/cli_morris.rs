@@ -306,6 +306,54 @@ fn a_plan_with_the_rates_of_its_own_build_in_progress_projects_what_is_left() {
     let other = plan("morris:standard:4");
     assert!(other["projected_seconds"].as_f64().is_some());
     assert!(other["slices_left"].is_null() && other["projected_seconds_left"].is_null());
+    // Built without checks: no check is projected.
+    assert!(own["projected_check_seconds"].is_null());
+    assert!(stats_json(&store)
+        .iter()
+        .all(|s| s["check_seconds"].is_null()));
+}
+
+#[test]
+fn a_build_that_checks_as_it_goes_records_each_check_and_plans_project_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("tw3");
+    let out = build("morris:taiwan:3", &store, &["--verify-as-built"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let stats = stats_json(&store);
+    let checked = stats
+        .iter()
+        .filter(|s| s["check_seconds"].as_f64().is_some_and(|t| t > 0.0))
+        .count();
+    assert_eq!(checked, stats.len(), "every slice's check has its time");
+    let out = egdb(&[
+        "plan",
+        "morris:taiwan:5",
+        "--rates-from",
+        store.to_str().unwrap(),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let plan: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (solve, checks) = (
+        plan["projected_seconds"].as_f64().unwrap(),
+        plan["projected_check_seconds"].as_f64().unwrap(),
+    );
+    assert!(checks > 0.0, "{plan}");
+    let both = plan["projected_seconds_with_checks"].as_f64().unwrap();
+    assert!(
+        (both - solve - checks).abs() <= 1e-9 * both,
+        "{both} vs {solve} + {checks}"
+    );
+    let per_slice: f64 = plan["slices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["projected_check_seconds"].as_f64().unwrap())
+        .sum();
+    assert!(
+        (per_slice - checks).abs() <= 1e-9 * checks,
+        "{per_slice} vs {checks}"
+    );
 }
 
 #[test]

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use egdb_db_format::CellEncoding;
 use egdb_games::morris::MorrisSlice;
+use egdb_games::nim::slice_id as nim_slice_id;
 use egdb_games::{with_game, Game, SliceId, SliceInfo};
 
 use crate::cells::{check_cells, CellTable};
@@ -117,6 +118,12 @@ impl Checker {
         let Some(deps) = self.plan.get(slice).map(|(_, s)| s.dependencies.clone()) else {
             return Ok(Some(failed("not a slice of the store's game".to_string())));
         };
+        // The slice itself is read anew, even if an earlier check kept it
+        // as one it read: what is checked is what `fetch` gives now (the
+        // caller takes the checksum of those bytes).
+        if let Some(key) = self.key(slice) {
+            self.forget(key);
+        }
         self.make_room(slice, &deps);
         let own = match self.load(slice, &mut fetch)? {
             Ok(own) => own,
@@ -190,6 +197,28 @@ impl Checker {
         self.nim.make_room(room, |k| keys.contains(&Key::Nim(*k)));
         self.cells
             .make_room(room, |k| keys.contains(&Key::Cells(*k)));
+    }
+
+    /// The slices kept decoded for the checks to come.
+    pub fn kept_slices(&self) -> Vec<SliceId> {
+        let morris = self.morris.keys().map(|s| SliceId::new(s.to_string()));
+        let nim = self.nim.keys().map(|&h| nim_slice_id(h));
+        let cells = self.cells.keys().filter_map(|&place| {
+            self.plan
+                .iter()
+                .find(|(_, (at, _))| *at == place)
+                .map(|(id, _)| id.clone())
+        });
+        morris.chain(nim).chain(cells).collect()
+    }
+
+    /// Drops what is kept under `key`.
+    fn forget(&mut self, key: Key) {
+        match key {
+            Key::Morris(s) => self.morris.remove(s),
+            Key::Nim(h) => self.nim.remove(h),
+            Key::Cells(place) => self.cells.remove(place),
+        }
     }
 
     /// What `slice` is kept under, in its family's [`Loaded`].

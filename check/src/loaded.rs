@@ -23,8 +23,21 @@ impl<K: Hash + Eq + Copy, V> Loaded<K, V> {
         }
     }
 
+    /// The keys of the slices kept.
+    pub fn keys(&self) -> impl Iterator<Item = &K> {
+        self.order.iter()
+    }
+
     pub fn get(&self, key: K) -> Option<Arc<V>> {
         self.slices.get(&key).map(|(v, _)| Arc::clone(v))
+    }
+
+    /// Drops the slice kept under `key`, if any.
+    pub fn remove(&mut self, key: K) {
+        if let Some((_, bytes)) = self.slices.remove(&key) {
+            self.bytes -= bytes;
+            self.order.retain(|k| *k != key);
+        }
     }
 
     /// Drops the oldest slices that `keep` does not name until `bytes` more

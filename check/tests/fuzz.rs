@@ -253,3 +253,50 @@ proptest! {
         check(stored, other.as_deref().unwrap_or(info.id.as_str()), &changes)?;
     }
 }
+
+/// A slice kept from an earlier check, as one that check read, is fetched
+/// anew when it is itself checked: the bytes checked are those given now
+/// (a worker reports their checksum), and damage in them is found.
+#[test]
+fn a_slice_checked_after_it_was_read_is_fetched_again() {
+    // A right store's small slice that reads another small one.
+    let (stored, reader, read) = stored()
+        .iter()
+        .filter(|s| s.right)
+        .find_map(|stored| {
+            let small = small(stored);
+            small.iter().find_map(|info| {
+                let dep = info
+                    .dependencies
+                    .iter()
+                    .find(|d| small.iter().any(|s| s.id == **d))?;
+                Some((stored, info.id.clone(), dep.clone()))
+            })
+        })
+        .expect("a slice that reads another, both small");
+    let mut checker = Checker::new(stored.game.clone(), 1 << 30);
+    let never = AtomicBool::new(false);
+    let fetches = std::cell::RefCell::new(HashMap::<String, u32>::new());
+    let fetch = |damaged: bool| {
+        let (fetches, read) = (&fetches, &read);
+        move |id: &SliceId| {
+            *fetches.borrow_mut().entry(id.to_string()).or_default() += 1;
+            let change = (damaged && id == read).then_some(Change::Filled(0xffff));
+            Ok::<_, ()>(match stored.bytes.get(id.as_str()) {
+                Some(bytes) => fetched(bytes, change.as_ref()),
+                None => Fetched::Missing,
+            })
+        }
+    };
+    let first = checker
+        .check(&reader, &never, fetch(false))
+        .unwrap()
+        .unwrap();
+    assert!(first.passed(), "{first:?}");
+    let second = checker.check(&read, &never, fetch(true)).unwrap().unwrap();
+    assert!(
+        !second.passed(),
+        "{read} was checked from what {reader}'s check kept"
+    );
+    assert_eq!(fetches.borrow()[read.as_str()], 2);
+}

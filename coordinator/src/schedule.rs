@@ -22,6 +22,9 @@ pub struct Job<Id> {
     /// Bytes a worker needs to take it.
     pub memory: u64,
     pub kind: JobKind,
+    /// The jobs whose shards it reads (a check reads its slice's too): a
+    /// worker that holds them is sent less (`schedule/locality.rs`).
+    pub reads: Vec<Id>,
 }
 
 /// What a job asks of a worker. A worker keeps the tables of one kind
@@ -122,6 +125,8 @@ pub struct Scheduler<Id> {
     /// Jobs not to be left to one worker while another can take them:
     /// the check of a slice, to the worker that solved it.
     avoid: HashMap<usize, String>,
+    /// Which shards are read by whom, and what each worker holds.
+    shards: locality::Shards,
 }
 
 impl<Id: Clone + Eq + Hash> Scheduler<Id> {
@@ -164,6 +169,7 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
         let ready = (0..jobs.len())
             .filter(|&i| !done_flags[i] && unfinished[i] == 0)
             .collect();
+        let shards = locality::Shards::new(&jobs, &index);
         Scheduler {
             done_count: done_flags.iter().filter(|&&d| d).count(),
             jobs,
@@ -177,6 +183,7 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
             lease_length,
             halted: false,
             avoid: HashMap::new(),
+            shards,
         }
     }
 
@@ -283,9 +290,13 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
             .collect()
     }
 
-    /// The next slice for `name`: the first ready one, in plan order, that
-    /// fits its memory, of the [`JobKind`] it last took if one is ready.
-    /// Expired leases are ended first.
+    /// The next slice for `name`: a ready one that fits its memory, of
+    /// the [`JobKind`] it last took if one is ready; among the first
+    /// [`locality::WINDOW`] of those in plan order, the one whose shards
+    /// it lacks the fewest bytes of ([`Scheduler::hold`]); without
+    /// holdings, the first. A job that another worker between tasks holds
+    /// more of waits for it a moment ([`locality::RESERVE`]). Expired
+    /// leases are ended first.
     ///
     /// # Errors
     /// [`Refusal::Unregistered`].
@@ -298,20 +309,24 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
         }
         let (memory, last_kind) = (record.memory, record.last_kind);
         let expired = self.expire(now);
-        let mut takes = self
+        self.shards.seen_ready(self.ready.iter().copied(), now);
+        let takes: Vec<usize> = self
             .ready
             .iter()
             .copied()
-            .filter(|&i| self.jobs[i].memory <= memory && self.may_take(i, name, now));
-        let Some(first) = takes.next() else {
+            .filter(|&i| self.jobs[i].memory <= memory && self.may_take(i, name, now))
+            .filter(|&i| !self.reserved(i, name, now))
+            .collect();
+        let Some(&first) = takes.first() else {
             return Ok((Offer::Wait, expired));
         };
-        let i = match last_kind {
-            Some(kind) if self.jobs[first].kind != kind => {
-                takes.find(|&i| self.jobs[i].kind == kind).unwrap_or(first)
-            }
-            _ => first,
+        let kind = match last_kind {
+            Some(kind) if takes.iter().any(|&i| self.jobs[i].kind == kind) => kind,
+            _ => self.jobs[first].kind,
         };
+        let of_kind = takes.into_iter().filter(|&i| self.jobs[i].kind == kind);
+        let i = self.nearest(name, of_kind).unwrap_or(first);
+        self.shards.leased(i);
         if let Some(record) = self.workers.get_mut(name) {
             record.last_kind = Some(self.jobs[i].kind);
         }
@@ -507,6 +522,8 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
         self.leases.iter().map(|(&i, l)| (i, l))
     }
 }
+
+mod locality;
 
 #[cfg(test)]
 mod tests;

@@ -73,6 +73,11 @@ pub struct SliceRecord {
     /// not ranked).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub rank_seconds: f64,
+    /// Seconds its check against its moves took, in a build that checks
+    /// each slice as it stores it (0: not checked so; absent from records
+    /// written before egdb recorded it, and ignored by binaries before).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub check_seconds: f64,
     /// The path that put the slice here (absent from records written
     /// before egdb recorded it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -897,6 +902,7 @@ mod tests {
                 seconds: 0.0,
                 rank_pending: false,
                 rank_seconds: 0.0,
+                check_seconds: 0.0,
                 solved_by: Some(SolvedBy::Network {
                     worker: "ws1".into(),
                 }),
@@ -1034,6 +1040,7 @@ mod tests {
             seconds: 0.0,
             rank_pending: false,
             rank_seconds: 0.0,
+            check_seconds: 0.0,
             solved_by: None,
         }
     }

@@ -388,6 +388,7 @@ fn record() -> impl Strategy<Value = SliceRecord> {
                     seconds,
                     rank_pending,
                     rank_seconds: if rank_pending { 0.0 } else { seconds },
+                    check_seconds: 0.0,
                     solved_by: None,
                 }
             },
@@ -503,6 +504,7 @@ fn comparable(record: &SliceRecord) -> SliceRecord {
     SliceRecord {
         seconds: 0.0,
         rank_seconds: 0.0,
+        check_seconds: 0.0,
         ..record.clone()
     }
 }
@@ -660,6 +662,7 @@ mod stored {
             seconds: 0.25,
             rank_pending: false,
             rank_seconds: 0.0,
+            check_seconds: 0.0,
             solved_by: None,
         };
         for d in &w.damage {

@@ -10,6 +10,7 @@ use tokio::runtime::Runtime;
 use tonic::transport::{Channel, Endpoint};
 use tonic::{Code, Status};
 
+use crate::lease::MAX_HELD;
 use crate::server::MAX_MESSAGE_BYTES;
 use crate::shard::{header_fault, unexpected_block};
 use crate::tls::{client_config, client_refusal, TlsFiles};
@@ -19,7 +20,7 @@ use crate::v1::{
     LeaseRequest, RegisterRequest, ResultHeader, ResultPart, StatusRequest,
 };
 use crate::{
-    BuildStatus, CheckReport, Coordinator, Lease, LinkError, LinkKind, Registration, Shard,
+    BuildStatus, CheckReport, Coordinator, Lease, Leased, LinkError, LinkKind, Registration, Shard,
     SliceId, SliceResult, WorkerInfo, PROTOCOL_VERSION,
 };
 
@@ -264,14 +265,24 @@ impl Coordinator for RemoteCoordinator {
     }
 
     fn lease(&self, worker: &str) -> Result<Lease, LinkError> {
+        self.lease_holding(worker, &[]).map(|leased| leased.lease)
+    }
+
+    fn lease_holding(&self, worker: &str, held: &[SliceId]) -> Result<Leased, LinkError> {
         let request = LeaseRequest {
             caller: Some(self.caller(worker)),
+            // The rest (never more in a plan) is not said.
+            held: held
+                .iter()
+                .take(MAX_HELD)
+                .map(ToString::to_string)
+                .collect(),
         };
         self.retrying(self.deadline, |mut c| {
             let request = request.clone();
             async move {
                 let reply = c.lease(request).await?.into_inner();
-                Lease::try_from(reply).map_err(|e| Status::data_loss(e.to_string()))
+                Leased::try_from(reply).map_err(|e| Status::data_loss(e.to_string()))
             }
         })
     }

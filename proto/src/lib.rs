@@ -34,7 +34,7 @@ pub mod v1 {
 pub use check::CheckReport;
 pub use egdb_games::SliceId;
 pub use job::JobId;
-pub use lease::{Lease, Task};
+pub use lease::{Lease, Leased, Task};
 pub use shard::{Shard, ShardPiece, SliceResult};
 pub use status::{BuildStatus, WorkerStatus};
 pub use wire_error::WireError;
@@ -165,6 +165,18 @@ pub trait Coordinator: Send + Sync {
     /// # Errors
     /// When the coordinator cannot be reached or refuses the worker.
     fn lease(&self, worker: &str) -> Result<Lease, LinkError>;
+
+    /// [`Coordinator::lease`], saying which slices' shards the worker's
+    /// cache holds, so that it is leased work that reads them; the answer
+    /// says which of those are still read. By default what it holds is
+    /// not heard.
+    ///
+    /// # Errors
+    /// As [`Coordinator::lease`].
+    fn lease_holding(&self, worker: &str, held: &[SliceId]) -> Result<Leased, LinkError> {
+        let _ = held;
+        self.lease(worker).map(Leased::from)
+    }
 
     /// Keeps a lease alive; `false` when it is gone (expired and leased
     /// again, or the slice is done), and the worker should drop the slice.

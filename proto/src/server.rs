@@ -17,6 +17,7 @@ use tonic::{Request, Response, Status, Streaming};
 
 use crate::client::DEADLINE;
 use crate::client_io::limited;
+use crate::lease::slice_ids;
 use crate::shard::{header_fault, unexpected_block};
 use crate::tls::ServerTls;
 use crate::v1::coordination_server::{Coordination, CoordinationServer};
@@ -202,9 +203,11 @@ impl Coordination for Service {
     }
 
     async fn lease(&self, request: Request<LeaseRequest>) -> Result<Response<LeaseReply>, Status> {
-        let worker = self.admit(request.get_ref().caller.as_ref())?;
-        let lease = self.call(move |c| c.lease(&worker)).await?;
-        Ok(Response::new(lease.into()))
+        let r = request.into_inner();
+        let worker = self.admit(r.caller.as_ref())?;
+        let held = slice_ids(&r.held).map_err(invalid)?;
+        let leased = self.call(move |c| c.lease_holding(&worker, &held)).await?;
+        Ok(Response::new(leased.into()))
     }
 
     async fn heartbeat(

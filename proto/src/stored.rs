@@ -95,6 +95,7 @@ pub fn record_of(shard: &Shard, counts: SliceCounts) -> SliceRecord {
         seconds: 0.0,
         rank_pending: false,
         rank_seconds: 0.0,
+        check_seconds: 0.0,
         solved_by: None,
     }
 }

@@ -5,6 +5,7 @@
 use egdb_games::NotASliceId;
 
 use crate::check::{EXAMPLES, MAX_TEXT};
+use crate::lease::MAX_HELD;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum WireError {
@@ -34,4 +35,6 @@ pub enum WireError {
     NoProbe,
     #[error("value {0} names no game value")]
     UnknownValue(i32),
+    #[error("{0} slices in one list; at most {MAX_HELD}")]
+    TooManySlices(usize),
 }

@@ -25,7 +25,7 @@ use egdb_proto::v1::{
     self, result_part, shard_part, Caller, CheckMismatch, CheckReport, CheckedProbe, Empty,
     FailRequest, FetchRequest, HeartbeatReply, HeartbeatRequest, LeaseReply, LeaseRequest,
     RegisterReply, RegisterRequest, ResultHeader, ResultPart, Shard, ShardBlock, ShardPart,
-    SliceResult, SliceTask, StatusReply, StatusRequest,
+    SliceList, SliceResult, SliceTask, StatusReply, StatusRequest,
 };
 use egdb_proto::{
     worker_name_fault, Coordinator, LinkError, LinkKind, Registration, WorkerInfo, MAX_WORKER_NAME,
@@ -198,8 +198,12 @@ fn encoded() -> impl Strategy<Value = Vec<u8>> {
                     dependencies: vec!["outer-00".to_string()],
                     verify: false,
                     zstd_only: depth,
+                    memory: 1 << 30,
                 }),
                 stop: false,
+                still_read: Some(SliceList {
+                    slices: vec!["move-03-03".to_string()],
+                }),
             }
             .encode_to_vec()
         }),

@@ -65,6 +65,18 @@ struct OpenBuild {
     used: HashMap<String, (u64, u64)>,
     tick: u64,
     bytes: u64,
+    /// What the coordinator said of the shards held when the worker last
+    /// asked for work; shards put since are not in it.
+    next_use: HashMap<String, NextUse>,
+}
+
+/// When a cached shard is read next, as the coordinator said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NextUse {
+    /// No job that is not done reads it.
+    Never,
+    /// Among the shards still read, this many are read before it.
+    After(usize),
 }
 
 /// The file naming a build's directory's game and rules.
@@ -119,6 +131,7 @@ impl OpenBuild {
             tick: used.len() as u64,
             used,
             bytes,
+            next_use: HashMap::new(),
         })
     }
 
@@ -139,19 +152,32 @@ impl OpenBuild {
         if let Some((_, bytes)) = self.used.remove(slice) {
             self.bytes -= bytes;
         }
+        self.next_use.remove(slice);
     }
 
-    /// Removes the least recently used shards but `keep` until at most
-    /// `limit` bytes are left.
+    /// Which shard goes before which (the largest first): those no job
+    /// reads, then those read latest, then those the coordinator has not
+    /// spoken of; the least recently used first among equals.
+    fn eviction_order(&self, slice: &str, tick: u64) -> (u8, u64) {
+        let age = u64::MAX - tick;
+        match self.next_use.get(slice) {
+            Some(NextUse::Never) => (2, age),
+            Some(&NextUse::After(before)) => (1, before as u64),
+            None => (0, age),
+        }
+    }
+
+    /// Removes shards but `keep`, in [`OpenBuild::eviction_order`], until
+    /// at most `limit` bytes are left.
     fn shrink_to(&mut self, limit: u64, keep: &str) -> Result<(), WorkerError> {
         while self.bytes > limit {
-            let oldest = self
+            let first = self
                 .used
                 .iter()
                 .filter(|(slice, _)| slice.as_str() != keep)
-                .min_by_key(|(_, &(tick, _))| tick)
+                .max_by_key(|(slice, &(tick, _))| self.eviction_order(slice, tick))
                 .map(|(slice, _)| SliceId::new(slice.clone()));
-            let Some(slice) = oldest else {
+            let Some(slice) = first else {
                 return Ok(());
             };
             match std::fs::remove_file(self.path(&slice)) {
@@ -295,6 +321,40 @@ impl ShardCache {
     pub fn bytes(&self) -> u64 {
         let open = self.open.lock().unwrap_or_else(|p| p.into_inner());
         open.as_ref().map_or(0, |build| build.bytes)
+    }
+
+    /// The slices whose shards are kept of the build last used (none
+    /// before the first task), to tell the coordinator.
+    pub fn held(&self) -> Vec<SliceId> {
+        let open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        open.as_ref().map_or_else(Vec::new, |build| {
+            build
+                .used
+                .keys()
+                .map(|slice| SliceId::new(slice.clone()))
+                .collect()
+        })
+    }
+
+    /// What the coordinator answered to [`ShardCache::held`]: of the
+    /// shards held, `still_read` are read by jobs not done, soonest first;
+    /// the others by none. Call it before anything else is put.
+    pub fn still_read(&self, still_read: &[SliceId]) {
+        let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(build) = open.as_mut() else {
+            return;
+        };
+        let mut next_use: HashMap<String, NextUse> = build
+            .used
+            .keys()
+            .map(|slice| (slice.clone(), NextUse::Never))
+            .collect();
+        for (before, slice) in still_read.iter().enumerate() {
+            if let Some(next) = next_use.get_mut(slice.as_str()) {
+                *next = NextUse::After(before);
+            }
+        }
+        build.next_use = next_use;
     }
 
     /// Refuses cached shards of more than `bytes` raw bytes, as the link

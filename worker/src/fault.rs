@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use egdb_proto::{
-    BuildStatus, CheckReport, Coordinator, Lease, LinkError, Registration, Shard, SliceId,
+    BuildStatus, CheckReport, Coordinator, Lease, Leased, LinkError, Registration, Shard, SliceId,
     SliceResult, WorkerInfo,
 };
 
@@ -62,6 +62,10 @@ impl Coordinator for DamagingLink<'_> {
 
     fn lease(&self, worker: &str) -> Result<Lease, LinkError> {
         self.inner.lease(worker)
+    }
+
+    fn lease_holding(&self, worker: &str, held: &[SliceId]) -> Result<Leased, LinkError> {
+        self.inner.lease_holding(worker, held)
     }
 
     fn heartbeat(&self, worker: &str, slice_id: &SliceId) -> Result<bool, LinkError> {

@@ -20,7 +20,7 @@ use egdb_db_format::{CellEncoding, SliceCounts, ValueCode};
 use egdb_games::{Cell, Family, SliceId, Value};
 use egdb_proto::Task;
 
-use crate::solver::{keep_dependencies, shard_of, SliceSolver, SolveContext, Solved};
+use crate::solver::{keep_dependencies, shard_of, SliceSolver, SolveContext, Solved, TableBytes};
 use crate::WorkerError;
 
 /// A solved slice's cells: value and depth, `None` where no position is.
@@ -186,11 +186,16 @@ impl<F: Family> SliceSolver for PlainTasks<F> {
             .map(|d| self.place(task, d))
             .collect::<Result<Vec<_>, _>>()?;
         let sizes: HashMap<u32, u64> = self.plan.values().map(|s| (s.0, s.1)).collect();
+        let ids: HashMap<u32, SliceId> = self
+            .plan
+            .iter()
+            .map(|(id, (place, _, _))| (*place, id.clone()))
+            .collect();
         keep_dependencies(
             &mut self.loaded,
-            &task.dependencies,
-            &places,
+            (&task.dependencies, &places),
             source,
+            (context.keeping, |place: u32| ids[&place].clone()),
             |p, encoding, raw| decode(task.slice_id.as_str(), encoding, &raw, sizes[&p]),
         )?;
         let cells = self.rounds(place, entries, cancel)?;
@@ -200,6 +205,20 @@ impl<F: Family> SliceSolver for PlainTasks<F> {
         let counts = counts(&cells, encoding);
         self.loaded.insert(place, Arc::new(cells));
         Ok(Solved { shard, counts })
+    }
+
+    fn kept(&self) -> Vec<SliceId> {
+        self.plan
+            .iter()
+            .filter(|(_, (place, _, _))| self.loaded.contains_key(place))
+            .map(|(id, _)| id.clone())
+            .collect()
+    }
+}
+
+impl TableBytes for Cells {
+    fn table_bytes(&self) -> u64 {
+        std::mem::size_of_val(self.as_slice()) as u64
     }
 }
 

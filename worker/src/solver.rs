@@ -39,6 +39,58 @@ pub trait SliceSolver: Send {
     /// [`WorkerError::BadTask`] for a slice the game does not have, bad
     /// shards, [`WorkerError::Cancelled`], coordinator errors.
     fn solve(&mut self, task: &Task, context: SolveContext<'_>) -> Result<Solved, WorkerError>;
+
+    /// The slices whose tables it keeps for the tasks to come.
+    fn kept(&self) -> Vec<SliceId>;
+}
+
+/// A kept table's memory, counted against what a task may keep.
+pub trait TableBytes {
+    fn table_bytes(&self) -> u64;
+}
+
+/// What a task may keep for the tasks after it, besides the tables it
+/// reads: memory beyond what the coordinator counts it to need, and how
+/// soon each slice held is read again (as the coordinator said when it
+/// was leased).
+#[derive(Debug, Clone, Default)]
+pub struct Keeping {
+    /// Bytes beyond the task's need; 0 keeps only what it reads.
+    pub spare: u64,
+    /// Of the slices held when the task was leased, those that jobs not
+    /// done still read, each with how many of them are read before it;
+    /// no job reads the others.
+    pub next_use: HashMap<SliceId, usize>,
+}
+
+impl Keeping {
+    /// `spare` bytes for the slices `still_read` names, soonest first.
+    pub fn new(spare: u64, still_read: &[SliceId]) -> Keeping {
+        Keeping {
+            spare,
+            next_use: still_read
+                .iter()
+                .enumerate()
+                .map(|(before, id)| (id.clone(), before))
+                .collect(),
+        }
+    }
+
+    /// Of `extras` (key, id, bytes), the keys kept: those read soonest
+    /// first, while they fit in the spare bytes; none that no job reads.
+    fn choose<K>(&self, mut extras: Vec<(K, SliceId, u64)>) -> Vec<K> {
+        extras.retain(|(_, id, _)| self.next_use.contains_key(id));
+        extras.sort_by_key(|(_, id, _)| self.next_use[id]);
+        let mut room = self.spare;
+        extras
+            .into_iter()
+            .filter_map(|(key, _, bytes)| {
+                let fits = bytes <= room;
+                room -= if fits { bytes } else { 0 };
+                fits.then_some(key)
+            })
+            .collect()
+    }
 }
 
 /// What a solve reads besides its task.
@@ -52,6 +104,8 @@ pub struct SolveContext<'a> {
     pub cancel: &'a AtomicBool,
     /// Dependencies this process found sound before, not checked again.
     pub sound: &'a SoundShards,
+    /// What it may keep for later tasks.
+    pub keeping: &'a Keeping,
 }
 
 impl<'a> SolveContext<'a> {
@@ -60,21 +114,28 @@ impl<'a> SolveContext<'a> {
     }
 }
 
-/// Makes `loaded` hold exactly the tables a task reads: `keys[i]` is the
-/// slice named `ids[i]`. Tables loaded for earlier tasks stay; the others are
-/// read from `source` (every block and the whole checked) and turned into
-/// tables by `load`.
+/// Makes `loaded` hold the tables a task reads, `keys[i]` the slice named
+/// `ids[i]`, and those of the others that `keeping` keeps (`id_of` names
+/// them). Tables loaded for earlier tasks stay; the others are dropped
+/// first, then the missing ones read from `source` (every block and the
+/// whole checked) and turned into tables by `load`.
 ///
 /// # Errors
 /// Coordinator errors, corrupt shards, and `load`'s errors.
-pub fn keep_dependencies<K: Copy + Eq + Hash, T>(
+pub fn keep_dependencies<K: Copy + Eq + Hash, T: TableBytes>(
     loaded: &mut HashMap<K, Arc<T>>,
-    ids: &[SliceId],
-    keys: &[K],
+    (ids, keys): (&[SliceId], &[K]),
     source: &ShardSource,
+    (keeping, id_of): (&Keeping, impl Fn(K) -> SliceId),
     mut load: impl FnMut(K, CellEncoding, Vec<u8>) -> Result<T, WorkerError>,
 ) -> Result<(), WorkerError> {
-    loaded.retain(|key, _| keys.contains(key));
+    let extras = loaded
+        .iter()
+        .filter(|(key, _)| !keys.contains(key))
+        .map(|(&key, table)| (key, id_of(key), table.table_bytes()))
+        .collect();
+    let kept = keeping.choose(extras);
+    loaded.retain(|key, _| keys.contains(key) || kept.contains(key));
     for (id, &key) in ids.iter().zip(keys) {
         if let Entry::Vacant(slot) = loaded.entry(key) {
             let (encoding, raw) = source.fetch(id)?;
@@ -101,4 +162,24 @@ pub fn shard_of(
         options.block_bytes,
         options.packing,
     )?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_task_keeps_the_tables_read_soonest_that_fit_and_none_no_job_reads() {
+        let id = SliceId::new;
+        let keeping = Keeping::new(100, &[id("soon"), id("later"), id("last")]);
+        let extras = vec![
+            ("last", id("last"), 10),
+            ("dead", id("dead"), 1),
+            ("later", id("later"), 60),
+            ("soon", id("soon"), 50),
+        ];
+        // soon (50) fits, later (60) would pass 100, last (10) fits.
+        assert_eq!(keeping.choose(extras.clone()), ["soon", "last"]);
+        assert!(Keeping::default().choose(extras).is_empty());
+    }
 }

@@ -15,7 +15,7 @@ use crate::cache::ShardCache;
 use crate::morris::task::MorrisTasks;
 use crate::nim::task::NimTasks;
 use crate::plain::PlainTasks;
-use crate::solver::{ShardOptions, SliceSolver, SolveContext};
+use crate::solver::{Keeping, ShardOptions, SliceSolver, SolveContext};
 use crate::sound::SoundShards;
 use crate::source::ShardSource;
 use crate::WorkerError;
@@ -34,6 +34,11 @@ pub struct WorkerConfig {
     pub zstd_level: i32,
     /// Pause between asks when no slice is ready.
     pub poll: Duration,
+    /// Keep tables later tasks read in the memory beyond each task's need
+    /// (a worker process of its own: its memory is its alone; workers of
+    /// one `egdb build` share one budget's machine, and keep only what the
+    /// task reads).
+    pub keep_for_later: bool,
 }
 
 impl WorkerConfig {
@@ -46,6 +51,7 @@ impl WorkerConfig {
             block_bytes: egdb_db_format::DEFAULT_BLOCK_BYTES,
             zstd_level: 1,
             poll: Duration::from_millis(20),
+            keep_for_later: false,
         }
     }
 }
@@ -95,6 +101,9 @@ pub struct Worker<'a> {
     instance: u64,
     /// The earlier process under this name, known gone (the cache says).
     replaces: Option<u64>,
+    /// Of the slices held at the last lease, those still read, soonest
+    /// first (`None`: the coordinator did not say).
+    still_read: Option<Vec<SliceId>>,
 }
 
 impl<'a> Worker<'a> {
@@ -108,6 +117,7 @@ impl<'a> Worker<'a> {
             sound: Arc::default(),
             instance: WorkerInfo::new_instance(),
             replaces: None,
+            still_read: None,
         }
     }
 
@@ -158,8 +168,9 @@ impl<'a> Worker<'a> {
         });
         tracing::info!(worker = %name, game = %registration.game, "registered");
         while !cancel.load(Ordering::Relaxed) {
-            let lease = match self.link.lease(&name) {
-                Ok(lease) => lease,
+            let held = self.held();
+            let leased = match self.link.lease_holding(&name, &held) {
+                Ok(leased) => leased,
                 // A coordinator restarted since: join it again.
                 Err(e) if e.kind == LinkKind::NotFound => {
                     tracing::info!(worker = %name, "registering again");
@@ -168,7 +179,11 @@ impl<'a> Worker<'a> {
                 }
                 Err(e) => return Err(e.into()),
             };
-            let task = match lease {
+            if let (Some(cache), Some(still_read)) = (&self.cache, &leased.still_read) {
+                cache.still_read(still_read);
+            }
+            self.still_read = leased.still_read;
+            let task = match leased.lease {
                 Lease::Task(task) => task,
                 Lease::Stop => break,
                 Lease::Wait => {
@@ -243,6 +258,37 @@ impl<'a> Worker<'a> {
         Ok(report)
     }
 
+    /// What `task` may keep for the tasks after it: the memory the worker
+    /// has beyond the task's need, for the slices still read (nothing
+    /// when the coordinator says neither, or the worker shares its memory).
+    fn keeping(&self, task: &Task) -> Keeping {
+        match &self.still_read {
+            Some(still_read) if task.memory > 0 && self.config.keep_for_later => {
+                Keeping::new(self.config.memory.saturating_sub(task.memory), still_read)
+            }
+            _ => Keeping::default(),
+        }
+    }
+
+    /// The slices whose tables this worker has without fetching them: kept
+    /// in memory by its engine or checker, or in its cache.
+    fn held(&self) -> Vec<SliceId> {
+        let mut held = self
+            .cache
+            .as_ref()
+            .map(ShardCache::held)
+            .unwrap_or_default();
+        if let Some((_, solver)) = &self.solver {
+            held.extend(solver.kept());
+        }
+        if let Some((_, checker)) = &self.checker {
+            held.extend(checker.kept_slices());
+        }
+        held.sort_unstable_by(|a, b| a.as_str().cmp(b.as_str()));
+        held.dedup();
+        held
+    }
+
     /// Gives a slice's lease back; a coordinator that refuses (the lease
     /// ran out and went elsewhere) or cannot be reached only gets the slice
     /// back when the lease expires, which is said in the log.
@@ -299,12 +345,14 @@ impl<'a> Worker<'a> {
         let name = self.config.name.clone();
         let source = ShardSource::new(link, &name, task, cache.as_ref());
         let sound = Arc::clone(&self.sound);
+        let keeping = self.keeping(task);
         let solved = self.solver(task).and_then(|solver| {
             let context = SolveContext {
                 source: &source,
                 options,
                 cancel,
                 sound: &sound,
+                keeping: &keeping,
             };
             solver.solve(task, context)
         });
@@ -485,6 +533,7 @@ mod tests {
             dependencies: Vec::new(),
             verify: false,
             zstd_only: false,
+            memory: 0,
         }
     }
 

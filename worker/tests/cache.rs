@@ -18,6 +18,7 @@ fn task(game: &str, depth: bool) -> Task {
         dependencies: Vec::new(),
         verify: false,
         zstd_only: false,
+        memory: 0,
     }
 }
 
@@ -198,15 +199,20 @@ fn noise_shard(name: &str, seed: u64) -> egdb_proto::Shard {
     .unwrap()
 }
 
+/// Shards `a` to `e`, of about the same size.
+fn five_noise_shards() -> Vec<egdb_proto::Shard> {
+    ["a", "b", "c", "d", "e"]
+        .iter()
+        .zip(1u64..)
+        .map(|(name, seed)| noise_shard(name, seed))
+        .collect()
+}
+
 #[test]
 fn past_its_limit_the_cache_drops_the_shards_used_least_recently() {
     let dir = tempfile::tempdir().unwrap();
     let nim = task("nim:triangle:7:normal", false);
-    let shards: Vec<_> = ["a", "b", "c", "d", "e"]
-        .iter()
-        .zip(1u64..)
-        .map(|(name, seed)| noise_shard(name, seed))
-        .collect();
+    let shards = five_noise_shards();
     let one = shards[0].stored_bytes();
     let limit = 3 * one + one / 2;
     let held = |cache: &ShardCache| -> Vec<String> {
@@ -243,6 +249,35 @@ fn past_its_limit_the_cache_drops_the_shards_used_least_recently() {
     // What it counts is what its files take.
     assert_eq!(tiny.bytes(), disk_bytes(other.path()));
     assert!(tiny.bytes() > shards[1].stored_bytes());
+}
+
+#[test]
+fn past_its_limit_the_cache_drops_first_what_no_job_reads_then_what_is_read_latest() {
+    let dir = tempfile::tempdir().unwrap();
+    let nim = task("nim:triangle:7:normal", false);
+    let shards = five_noise_shards();
+    let one = shards[0].stored_bytes();
+    let cache = ShardCache::open(dir.path())
+        .unwrap()
+        .with_limit(3 * one + one / 2);
+    let held = |cache: &ShardCache| -> Vec<String> {
+        let mut held: Vec<String> = cache.held().iter().map(|s| s.to_string()).collect();
+        held.sort();
+        held
+    };
+    assert!(cache.held().is_empty(), "nothing before the first task");
+    for shard in &shards[..3] {
+        cache.put(&nim, shard).unwrap();
+    }
+    assert_eq!(held(&cache), ["a", "b", "c"]);
+    // The coordinator's answer: c is read first, then a; b by no job.
+    cache.still_read(&[SliceId::new("c"), SliceId::new("a")]);
+    cache.put(&nim, &shards[3]).unwrap();
+    // b went, though a was the least recently used.
+    assert_eq!(held(&cache), ["a", "c", "d"]);
+    // Then a, read after c; d, put since the answer, stays.
+    cache.put(&nim, &shards[4]).unwrap();
+    assert_eq!(held(&cache), ["c", "d", "e"]);
 }
 
 /// Bytes of every shard file under `dir`.

@@ -25,7 +25,7 @@ use egdb_worker::morris::{Dependencies, MorrisEngine, SolvedSlice, SolvedTable};
 use egdb_worker::nim::task::NimTasks;
 use egdb_worker::nim::{solve_all, NimEngine};
 use egdb_worker::shard::{decode_shard, encode_shard};
-use egdb_worker::solver::{ShardOptions, SliceSolver, SolveContext};
+use egdb_worker::solver::{Keeping, ShardOptions, SliceSolver, SolveContext};
 use egdb_worker::sound::SoundShards;
 use egdb_worker::source::ShardSource;
 use egdb_worker::{ShardCache, WorkerError};
@@ -238,6 +238,7 @@ fn cached_shard_files() {
         dependencies: Vec::new(),
         verify: false,
         zstd_only: false,
+        memory: 0,
     };
     let files = dir.path().join("nim-triangle-5-normal-00000000.shards");
     run((valid_shard(), byte_edits()), |((sent, raw), edits)| {
@@ -617,6 +618,7 @@ fn check_task(solved: &Solved, info: &SliceInfo, case: &TaskCase) -> Result<(), 
         dependencies: info.dependencies.clone(),
         verify: false,
         zstd_only: false,
+        memory: 0,
     };
     for change in &case.ids {
         let deps = &mut task.dependencies;
@@ -733,6 +735,7 @@ fn solve_over(
             dependencies: info.dependencies.clone(),
             verify: false,
             zstd_only: false,
+            memory: 0,
         };
         let source = ShardSource::new(&link, "fuzz", &task, None);
         let sound = SoundShards::new();
@@ -867,6 +870,9 @@ fn a_movement_slice_whose_levels_would_pass_the_deepest_depth_stops() {
     assert!(err.to_string().contains("move-04-03-p0"), "{err}");
 }
 
+/// Nothing kept but each task's own reads.
+static KEEP_NOTHING: std::sync::LazyLock<Keeping> = std::sync::LazyLock::new(Keeping::default);
+
 fn context<'a>(
     source: &'a ShardSource<'a>,
     never: &'a AtomicBool,
@@ -877,5 +883,6 @@ fn context<'a>(
         options: OPTIONS,
         cancel: never,
         sound,
+        keeping: &KEEP_NOTHING,
     }
 }

@@ -7,12 +7,73 @@ use egdb_db_format::FormatError;
 use egdb_db_format::{SliceRecord, SolvedBy};
 use egdb_proto::stored::{read_shard, read_shard_pieces};
 use egdb_proto::{
-    BuildStatus, CheckReport, Coordinator, Lease, LinkError, LinkKind, Registration, Shard,
-    ShardPiece, SliceId, SliceResult, WorkerInfo,
+    BuildStatus, CheckReport, Coordinator, JobId, Lease, Leased, LinkError, LinkKind, Registration,
+    Shard, ShardPiece, SliceId, SliceResult, WorkerInfo,
 };
 
 use super::{lease_length, Build};
 use crate::schedule::{Offer, Process, Refusal};
+
+impl Build {
+    /// The next job for `worker`, told first what its cache holds, if it
+    /// says (then the answer says which of those are still read).
+    fn offer(&self, worker: &str, held: Option<&[SliceId]>) -> Result<Leased, LinkError> {
+        let now = Instant::now();
+        let mut state = self.lock();
+        if let Some(held) = held {
+            let jobs: Vec<JobId> = held.iter().map(super::slice_job).collect();
+            state.schedule.hold(worker, &jobs);
+        }
+        let (offer, expired) = state.schedule.lease(worker, now).map_err(|_| {
+            // After a restart of the coordinator: the worker registers again.
+            LinkError::new(
+                LinkKind::NotFound,
+                format!("worker {worker} has not registered"),
+            )
+        })?;
+        for (job, holder) in expired {
+            tracing::warn!(slice = %job, worker = %holder, "lease expired without a heartbeat; the slice is ready again");
+        }
+        if matches!(offer, Offer::Wait) {
+            // Otherwise the build waits without a word for a worker that
+            // may never come.
+            for (job, need, most) in state.schedule.stranded(now) {
+                if state.said_stranded.insert(job.clone()) {
+                    tracing::warn!(
+                        slice = %job,
+                        need,
+                        most,
+                        "no worker has the memory for this slice: it and every slice that reads it wait for a worker started with a larger --memory"
+                    );
+                }
+            }
+        }
+        let memory = match offer {
+            Offer::Slice(i) => state.schedule.jobs()[i].memory,
+            Offer::Wait | Offer::Stop => 0,
+        };
+        let still_read = held.map(|_| {
+            let still = state.schedule.still_read(worker).into_iter();
+            // Checks are read by no job; slices alone are held.
+            still
+                .filter_map(|job| match job {
+                    JobId::Slice(slice) => Some(slice),
+                    JobId::Check(_) => None,
+                })
+                .collect()
+        });
+        drop(state);
+        let lease = match offer {
+            Offer::Slice(i) => {
+                let (slice, check) = self.job_slice(i);
+                Lease::Task(self.task(slice, check || !self.solving, memory))
+            }
+            Offer::Wait => Lease::Wait,
+            Offer::Stop => Lease::Stop,
+        };
+        Ok(Leased { lease, still_read })
+    }
+}
 
 impl Coordinator for Build {
     fn register(&self, worker: &WorkerInfo) -> Result<Registration, LinkError> {
@@ -64,41 +125,11 @@ impl Coordinator for Build {
     }
 
     fn lease(&self, worker: &str) -> Result<Lease, LinkError> {
-        let now = Instant::now();
-        let mut state = self.lock();
-        let (offer, expired) = state.schedule.lease(worker, now).map_err(|_| {
-            // After a restart of the coordinator: the worker registers again.
-            LinkError::new(
-                LinkKind::NotFound,
-                format!("worker {worker} has not registered"),
-            )
-        })?;
-        for (job, holder) in expired {
-            tracing::warn!(slice = %job, worker = %holder, "lease expired without a heartbeat; the slice is ready again");
-        }
-        if matches!(offer, Offer::Wait) {
-            // Otherwise the build waits without a word for a worker that
-            // may never come.
-            for (job, need, most) in state.schedule.stranded(now) {
-                if state.said_stranded.insert(job.clone()) {
-                    tracing::warn!(
-                        slice = %job,
-                        need,
-                        most,
-                        "no worker has the memory for this slice: it and every slice that reads it wait for a worker started with a larger --memory"
-                    );
-                }
-            }
-        }
-        drop(state);
-        Ok(match offer {
-            Offer::Slice(i) => {
-                let (slice, check) = self.job_slice(i);
-                Lease::Task(self.task(slice, check || !self.solving))
-            }
-            Offer::Wait => Lease::Wait,
-            Offer::Stop => Lease::Stop,
-        })
+        self.offer(worker, None).map(|leased| leased.lease)
+    }
+
+    fn lease_holding(&self, worker: &str, held: &[SliceId]) -> Result<Leased, LinkError> {
+        self.offer(worker, Some(held))
     }
 
     fn heartbeat(&self, worker: &str, slice_id: &SliceId) -> Result<bool, LinkError> {
@@ -209,6 +240,7 @@ impl Coordinator for Build {
         let (done, halted) = {
             let mut state = self.lock();
             if state.schedule.finish(&job) {
+                state.schedule.set_shard_bytes(&job, record.stored_bytes);
                 self.ranking_after(&state.schedule, &job, record.rank_pending);
                 if self.verifies_as_built() && self.options.deep_verify {
                     // From a network: checked by another worker, where

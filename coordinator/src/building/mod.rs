@@ -132,11 +132,12 @@ fn jobs(plan: &[SliceInfo], needs: &[u64], checks: Option<&[u64]>) -> Vec<Job<Jo
         Job {
             id: slice_job(&slice.id),
             dependencies: match checks {
-                Some(_) => reads.chain(checked).collect(),
-                None => reads.collect(),
+                Some(_) => reads.clone().chain(checked).collect(),
+                None => reads.clone().collect(),
             },
             memory,
             kind: JobKind::Solve,
+            reads: reads.collect(),
         }
     });
     let checks = checks.into_iter().flat_map(|checks| {
@@ -145,9 +146,26 @@ fn jobs(plan: &[SliceInfo], needs: &[u64], checks: Option<&[u64]>) -> Vec<Job<Jo
             dependencies: vec![slice_job(&slice.id)],
             memory,
             kind: JobKind::Check,
+            // The slice and every slice its moves lead into.
+            reads: std::iter::once(&slice.id)
+                .chain(&slice.dependencies)
+                .map(slice_job)
+                .collect(),
         })
     });
     solves.chain(checks).collect()
+}
+
+/// Tells `schedule` the stored bytes of each slice `records` holds: what
+/// sending its shard to a worker costs.
+fn shard_bytes_of<'a>(
+    schedule: &mut Scheduler<JobId>,
+    records: impl IntoIterator<Item = &'a SliceRecord>,
+) {
+    for record in records {
+        let job = slice_job(&SliceId::new(record.slice.clone()));
+        schedule.set_shard_bytes(&job, record.stored_bytes);
+    }
 }
 
 impl Build {
@@ -207,7 +225,8 @@ impl Build {
             (None, None)
         };
         let jobs = jobs(&plan, &needs, checks.as_deref());
-        let schedule = Scheduler::new(jobs, &done, lease_length(&options), false);
+        let mut schedule = Scheduler::new(jobs, &done, lease_length(&options), false);
+        shard_bytes_of(&mut schedule, &records);
         let ranking = (encoding == CellEncoding::ValueDepth16)
             .then(|| ranking::Ranking::new(&plan, options.verify_as_built));
         if let Some(ranking) = &ranking {
@@ -326,7 +345,7 @@ impl Build {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    fn task(&self, slice: &SliceInfo, verify: bool) -> Task {
+    fn task(&self, slice: &SliceInfo, verify: bool, memory: u64) -> Task {
         let identity = self.store.identity();
         Task {
             game: identity.game.clone(),
@@ -336,6 +355,7 @@ impl Build {
             dependencies: slice.dependencies.clone(),
             verify,
             zstd_only: !verify && self.ranking.is_some(),
+            memory,
         }
     }
 

@@ -101,13 +101,17 @@ impl Build {
             crcs: Mutex::new(crcs),
             failures: Mutex::new(failures),
         };
+        // A check reads its own slice's shard as well.
+        let jobs = super::jobs(&plan, &needs, None)
+            .into_iter()
+            .map(|mut job| {
+                job.reads.insert(0, job.id.clone());
+                job
+            })
+            .collect();
         // Checking reads finished slices only: any order will do.
-        let schedule = Scheduler::new(
-            super::jobs(&plan, &needs, None),
-            &done,
-            super::lease_length(&options),
-            true,
-        );
+        let mut schedule = Scheduler::new(jobs, &done, super::lease_length(&options), true);
+        super::shard_bytes_of(&mut schedule, records.values());
         Ok(Build::assemble(
             store,
             plan,
@@ -155,6 +159,28 @@ impl Build {
         }
     }
 
+    /// Writes how long a slice's check took into its record, for `egdb
+    /// stats` and `egdb plan --rates-from`; a record that cannot be
+    /// rewritten only loses the time.
+    fn record_check_time(&self, slice: &SliceId, seconds: f64) {
+        if !(seconds.is_finite() && seconds > 0.0) {
+            return;
+        }
+        let written = self
+            .store
+            .slice(slice.as_str())
+            .and_then(|record| match record {
+                Some(record) => self.store.put_record(&SliceRecord {
+                    check_seconds: seconds,
+                    ..record
+                }),
+                None => Ok(()),
+            });
+        if let Err(e) = written {
+            tracing::warn!(slice = slice.as_str(), error = %e, "the check's time is not recorded");
+        }
+    }
+
     /// Takes a worker's report of a slice it checked.
     pub(super) fn take_check(&self, worker: &str, report: CheckReport) -> Result<(), LinkError> {
         let Some(verifying) = &self.verifying else {
@@ -195,6 +221,11 @@ impl Build {
         if check.passed() {
             if let (Some(crc), Some(journal)) = (stored_crc, lock(&verifying.journal).as_mut()) {
                 journal.record(&slice, crc);
+            }
+            if self.solving {
+                // Before the check is finished: ranking rewrites the record
+                // only once no job reads the slice, its check included.
+                self.record_check_time(&slice, seconds);
             }
             tracing::info!(
                 slice = slice.as_str(),

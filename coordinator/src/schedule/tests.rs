@@ -12,6 +12,7 @@ fn job(id: &str, dependencies: &[&str], memory: u64) -> Job<String> {
         dependencies: dependencies.iter().map(|d| d.to_string()).collect(),
         memory,
         kind: JobKind::Solve,
+        reads: dependencies.iter().map(|d| d.to_string()).collect(),
     }
 }
 
@@ -285,6 +286,11 @@ enum Event {
     Wait {
         tenths: u32,
     },
+    /// The worker says it holds the shards of the slices whose bits are set.
+    Hold {
+        w: usize,
+        slices: u16,
+    },
 }
 
 fn event(workers: usize, slices: usize) -> impl Strategy<Value = Event> {
@@ -296,6 +302,7 @@ fn event(workers: usize, slices: usize) -> impl Strategy<Value = Event> {
         3 => (0..workers, 0..slices).prop_map(|(w, slice)| Event::Complete { w, slice }),
         1 => (0..workers, 0..slices).prop_map(|(w, slice)| Event::Release { w, slice }),
         1 => (0u32..15).prop_map(|tenths| Event::Wait { tenths }),
+        1 => (0..workers, any::<u16>()).prop_map(|(w, slices)| Event::Hold { w, slices }),
     ]
 }
 
@@ -322,6 +329,7 @@ fn plan() -> impl Strategy<Value = Vec<Job<String>>> {
                 dependencies.dedup();
                 Job {
                     id: format!("s{i}"),
+                    reads: dependencies.clone(),
                     dependencies,
                     memory: *memory,
                     kind: if i % 3 == 2 {
@@ -396,12 +404,25 @@ proptest! {
                     if s.holds(&name(w), &id) {
                         stored[slice % count] += 1;
                         prop_assert!(s.finish(&id));
+                        s.set_shard_bytes(&id, 1 + slice as u64);
                     }
                 }
                 Event::Release { w, slice } => {
                     s.release(&name(w), &format!("s{}", slice % count));
                 }
                 Event::Wait { tenths } => now += LEASE * tenths / 10,
+                Event::Hold { w, slices } => {
+                    let ids: Vec<String> = (0..16)
+                        .filter(|b| slices & (1 << b) != 0)
+                        .map(|b| format!("s{b}"))
+                        .collect();
+                    s.hold(&name(w), &ids);
+                    // Held, and read by a job not done.
+                    for id in s.still_read(&name(w)) {
+                        let read = s.jobs().iter().any(|j| j.reads.contains(&id) && !s.is_done(&j.id));
+                        prop_assert!(ids.contains(&id) && read, "{}", id);
+                    }
+                }
             }
             check_invariants(&s)?;
         }
@@ -466,4 +487,148 @@ fn a_job_to_avoid_goes_to_another_live_worker_and_to_its_avoider_only_alone() {
     s.register("solver", 1, 1, 1000, t).unwrap();
     s.register("small", 2, 1, 100, t).unwrap();
     assert_eq!(leased(&mut s, "solver", t).as_deref(), Some("check:a"));
+}
+
+/// Two workers alive; jobs `r0`.. each read shard `s0`.. of 100 bytes
+/// (done), and `both` reads `s0` and `s1`.
+fn reading(held_1: &[&str], held_2: &[&str], t: Instant) -> Scheduler<String> {
+    let mut jobs: Vec<Job<String>> = (0..4).map(|i| job(&format!("s{i}"), &[], 1)).collect();
+    jobs.extend((0..4).map(|i| job(&format!("r{i}"), &[&format!("s{i}")], 1)));
+    jobs.push(job("both", &["s0", "s1"], 1));
+    let done = ["s0", "s1", "s2", "s3"];
+    let mut s = Scheduler::new(jobs, done, LEASE, false);
+    for shard in done {
+        s.set_shard_bytes(shard, 100);
+    }
+    s.register("w1", 1, 1, 1000, t).unwrap();
+    s.register("w2", 2, 1, 1000, t).unwrap();
+    s.hold("w1", held_1.iter().copied());
+    s.hold("w2", held_2.iter().copied());
+    s
+}
+
+#[test]
+fn a_worker_is_leased_the_ready_job_whose_shards_it_holds() {
+    let t = Instant::now();
+    let mut s = reading(&["s2"], &[], t);
+    assert_eq!(leased(&mut s, "w1", t).as_deref(), Some("r2"));
+    // Nothing held that a job reads: plan order.
+    assert_eq!(leased(&mut s, "w2", t).as_deref(), Some("r0"));
+}
+
+#[test]
+fn a_worker_is_leased_the_job_it_lacks_the_fewest_bytes_of() {
+    let t = Instant::now();
+    // w1 holds s0 and s1: `both` lacks nothing, r2 everything.
+    let mut s = reading(&["s0", "s1"], &["s2"], t);
+    assert_eq!(leased(&mut s, "w1", t).as_deref(), Some("r0"));
+    assert_eq!(leased(&mut s, "w1", t).as_deref(), Some("r1"));
+    assert_eq!(leased(&mut s, "w1", t).as_deref(), Some("both"));
+    // w2 holds s2; r2 goes to it, then the rest in plan order.
+    assert_eq!(leased(&mut s, "w2", t).as_deref(), Some("r2"));
+    assert_eq!(leased(&mut s, "w2", t).as_deref(), Some("r3"));
+}
+
+#[test]
+fn no_job_waits_for_a_silent_worker() {
+    let t = Instant::now();
+    // w2 is between tasks and holds s0: r0 waits for it.
+    let mut s = reading(&[], &["s0"], t);
+    assert_eq!(leased(&mut s, "w1", t).as_deref(), Some("r1"));
+    // The same, but w2 was last heard from a lease length ago.
+    let mut s = reading(&[], &["s0"], t);
+    let later = t + LEASE;
+    s.seen("w1", later);
+    assert_eq!(leased(&mut s, "w1", later).as_deref(), Some("r0"));
+}
+
+#[test]
+fn locality_chooses_only_among_the_first_ready_jobs() {
+    let t = Instant::now();
+    let count = locality::WINDOW + 2;
+    let mut jobs = vec![job("s", &[], 1)];
+    jobs.extend((0..count).map(|i| {
+        let reads: &[&str] = if i == count - 1 { &["s"] } else { &[] };
+        job(&format!("j{i}"), reads, 1)
+    }));
+    let mut s = Scheduler::new(jobs, ["s"], LEASE, false);
+    s.set_shard_bytes("s", 100);
+    s.register("w", 1, 1, 1000, t).unwrap();
+    s.hold("w", ["s"]);
+    // The job that reads `s` is past the window: plan order.
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("j0"));
+}
+
+#[test]
+fn the_shards_still_read_come_soonest_first_and_those_read_by_none_are_left_out() {
+    let t = Instant::now();
+    let jobs = vec![
+        job("a", &[], 1),
+        job("b", &[], 1),
+        job("c", &[], 1),
+        job("late", &["a", "wait"], 1),
+        job("soon", &["b"], 1),
+        job("wait", &[], 1),
+        check("check c", &["c"]),
+    ];
+    let mut s = Scheduler::new(jobs, ["a", "b", "c", "check c"], LEASE, false);
+    s.register("w", 1, 1, 1000, t).unwrap();
+    s.hold("w", ["a", "b", "c", "nowhere"]);
+    // `soon` is ready, `late` waits for `wait`; nothing not done reads `c`.
+    assert_eq!(s.still_read("w"), vec!["b".to_string(), "a".to_string()]);
+    assert!(s.still_read("nobody").is_empty());
+}
+
+/// `next` reads `solved` (100 bytes, done), which `w2` holds; `w1` and
+/// `w2` are alive.
+fn chain_end(t: Instant) -> Scheduler<String> {
+    let jobs = vec![
+        job("solved", &[], 1),
+        job("next", &["solved"], 1),
+        job("other", &[], 1),
+    ];
+    let mut s = Scheduler::new(jobs, ["solved", "other"], LEASE, false);
+    s.set_shard_bytes("solved", 100);
+    s.register("w1", 1, 1, 1000, t).unwrap();
+    s.register("w2", 2, 1, 1000, t).unwrap();
+    s.hold("w2", ["solved"]);
+    s
+}
+
+#[test]
+fn a_job_just_ready_waits_a_moment_for_the_worker_between_tasks_that_holds_its_shards() {
+    let t = Instant::now();
+    let mut s = chain_end(t);
+    // w2 has just sent `solved` and holds no lease: w1, which polled
+    // first, waits rather than fetch it all.
+    assert_eq!(leased(&mut s, "w1", t), None);
+    assert_eq!(leased(&mut s, "w2", t).as_deref(), Some("next"));
+}
+
+#[test]
+fn the_wait_ends_after_a_moment() {
+    let t = Instant::now();
+    let mut s = chain_end(t);
+    assert_eq!(leased(&mut s, "w1", t), None);
+    let later = t + locality::RESERVE;
+    s.seen("w2", later);
+    assert_eq!(leased(&mut s, "w1", later).as_deref(), Some("next"));
+}
+
+#[test]
+fn no_job_waits_for_a_worker_that_is_busy() {
+    let t = Instant::now();
+    let jobs = vec![
+        job("solved", &[], 1),
+        job("busy", &[], 1),
+        job("next", &["solved"], 1),
+    ];
+    let mut s = Scheduler::new(jobs, ["solved"], LEASE, false);
+    s.set_shard_bytes("solved", 100);
+    s.register("w1", 1, 1, 1000, t).unwrap();
+    s.register("w2", 2, 1, 1000, t).unwrap();
+    assert_eq!(leased(&mut s, "w2", t).as_deref(), Some("busy"));
+    s.hold("w2", ["solved"]);
+    // w2 holds `solved` but works: w1 takes `next` at once.
+    assert_eq!(leased(&mut s, "w1", t).as_deref(), Some("next"));
 }

@@ -353,6 +353,7 @@ mod tests {
             seconds: 0.0,
             rank_pending: false,
             rank_seconds: 0.0,
+            check_seconds: 0.0,
             solved_by: None,
         };
         assert_eq!(place(&record, 0).unwrap(), (0, 0));

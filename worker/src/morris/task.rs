@@ -14,7 +14,7 @@ use egdb_proto::{SliceId, Task};
 use rayon::prelude::*;
 
 use super::{Dependencies, MorrisEngine, SolvedSlice, SolvedTable};
-use crate::solver::{keep_dependencies, shard_of, SliceSolver, SolveContext, Solved};
+use crate::solver::{keep_dependencies, shard_of, SliceSolver, SolveContext, Solved, TableBytes};
 use crate::WorkerError;
 
 /// The Morris engine of one game and the slices later tasks will read.
@@ -59,9 +59,11 @@ impl SliceSolver for MorrisTasks {
         }
         keep_dependencies(
             &mut self.loaded,
-            &task.dependencies,
-            &needed,
+            (&task.dependencies, &needed),
             source,
+            (context.keeping, |s: MorrisSlice| {
+                SliceId::new(s.to_string())
+            }),
             |s, encoding, raw| {
                 let solved = tables_from_stored(s, encoding, &raw)?;
                 context
@@ -80,6 +82,19 @@ impl SliceSolver for MorrisTasks {
         tracing::debug!(%slice, seconds, total = started.elapsed().as_secs_f64(), "solved");
         self.loaded.insert(slice, Arc::new(solved));
         Ok(Solved { shard, counts })
+    }
+
+    fn kept(&self) -> Vec<SliceId> {
+        self.loaded
+            .keys()
+            .map(|slice| SliceId::new(slice.to_string()))
+            .collect()
+    }
+}
+
+impl TableBytes for SolvedSlice {
+    fn table_bytes(&self) -> u64 {
+        self.tables.iter().map(|t| 2 * t.cells.len() as u64).sum()
     }
 }
 

@@ -9,7 +9,7 @@ use egdb_games::SliceId;
 use egdb_proto::Task;
 
 use super::NimEngine;
-use crate::solver::{keep_dependencies, SliceSolver, SolveContext, Solved};
+use crate::solver::{keep_dependencies, SliceSolver, SolveContext, Solved, TableBytes};
 use crate::table::SliceTable;
 use crate::WorkerError;
 
@@ -47,9 +47,9 @@ impl SliceSolver for NimTasks {
         let engine = &self.engine;
         keep_dependencies(
             &mut self.loaded,
-            &task.dependencies,
-            &needed,
+            (&task.dependencies, &needed),
             source,
+            (context.keeping, egdb_games::nim::slice_id),
             |s, encoding, raw| engine.table_from_stored(s, encoding, raw),
         )?;
         let started = Instant::now();
@@ -60,5 +60,21 @@ impl SliceSolver for NimTasks {
         tracing::debug!(slice = %task.slice_id, solved, seconds = started.elapsed().as_secs_f64(), "solved");
         self.loaded.insert(h, Arc::new(table));
         Ok(Solved { shard, counts })
+    }
+
+    fn kept(&self) -> Vec<SliceId> {
+        self.loaded
+            .keys()
+            .map(|&h| egdb_games::nim::slice_id(h))
+            .collect()
+    }
+}
+
+impl TableBytes for SliceTable {
+    fn table_bytes(&self) -> u64 {
+        match self {
+            SliceTable::Bits(words) => std::mem::size_of_val(words.as_slice()) as u64,
+            SliceTable::Depths(planes) => std::mem::size_of_val(planes.as_slice()) as u64,
+        }
     }
 }
