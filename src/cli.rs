@@ -266,7 +266,8 @@ pub struct WorkerArgs {
 pub struct BuildArgs {
     /// nim:triangle:LAYERS:normal|misere, nim:hexagram, nim:file:PATH,
     /// morris:taiwan:PIECES, morris:standard:PIECES,
-    /// morris:taiwan-protected:PIECES, morris:morabaraba:PIECES or
+    /// morris:taiwan-protected:PIECES, morris:morabaraba:PIECES,
+    /// morris:lasker:PIECES, morris:FAMILY:K:L (unequal starts) or
     /// morris:file:PATH (a rules file, as in docs/variants/).
     pub game: String,
     /// The store to write (default: ./GAME.egdb with `:` turned into `-`).

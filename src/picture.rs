@@ -14,6 +14,16 @@ pub fn picture(spec: &GameSpec, rules: Option<MorrisRules>, position: &str) -> O
         GameSpec::Morris { variant, pieces } => {
             morris(&MorrisRules::preset(*variant, *pieces), position)
         }
+        GameSpec::MorrisHands {
+            variant,
+            first,
+            second,
+        } => morris(
+            &MorrisRules::preset(*variant, *first)
+                .with_hands(*first, *second)
+                .ok()?,
+            position,
+        ),
         GameSpec::MorrisFile { .. } => morris(&rules?, position),
         _ => None,
     }

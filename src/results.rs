@@ -10,7 +10,7 @@ use egdb_db_format::encoding::unpack_value_depth16;
 use egdb_db_format::{SliceRecord, SolvedBy, ValueCode};
 use egdb_games::morris::index::TableIndex;
 use egdb_games::morris::symmetry::{BOARD_SYMMETRIES, SYMMETRIES};
-use egdb_games::morris::{Color, MorrisGame, MorrisSlice, Move, Position};
+use egdb_games::morris::{MorrisGame, MorrisSlice, Move};
 use egdb_games::Game;
 use egdb_tablebase::{MoveAnswer, Probe, Tablebase};
 
@@ -146,6 +146,9 @@ fn counts(records: &[&SliceRecord]) -> String {
         let key = match MorrisSlice::parse(&r.slice) {
             Some(MorrisSlice::Movement { a, b, .. }) => (0, a, b),
             Some(MorrisSlice::Placement { ply, .. }) => (1, ply, 0),
+            Some(MorrisSlice::Hand { first, second, .. }) => {
+                (2, first.hand + second.hand, first.board + second.board)
+            }
             None => continue,
         };
         let c = &r.counts;
@@ -164,10 +167,10 @@ fn counts(records: &[&SliceRecord]) -> String {
     out += "| phase | pieces / round | slices | positions | win | loss | draw | classes | longest |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n";
     let mut total = Row::default();
     for ((phase, x, y), row) in &rows {
-        let (phase, what) = if *phase == 0 {
-            ("movement", format!("{x} v {y}"))
-        } else {
-            ("placement", format!("after {x} placements"))
+        let (phase, what) = match phase {
+            0 => ("movement", format!("{x} v {y}")),
+            1 => ("placement", format!("after {x} placements")),
+            _ => ("hands", format!("{x} in hand, {y} on the board")),
         };
         let _ = writeln!(
             out,
@@ -207,21 +210,8 @@ fn longest_line(
     let slice = MorrisSlice::parse(&deepest.slice)
         .ok_or_else(|| Failure::failed(format!("{} is no Morris slice", deepest.slice)))?;
     let (_, raw) = tablebase.store().read_slice(&deepest.slice)?;
-    let rules = game.rules();
-    let pieces = u32::from(rules.pieces);
-    let (to_move, hand) = match slice {
-        MorrisSlice::Movement { .. } => (Color::First, [0, 0]),
-        MorrisSlice::Placement { ply, .. } => (
-            if ply % 2 == 0 {
-                Color::First
-            } else {
-                Color::Second
-            },
-            [ply.div_ceil(2), ply / 2].map(|placed| pieces.saturating_sub(placed) as u8),
-        ),
-    };
     let mut at = 0usize;
-    for key in slice.tables() {
+    for (table, key) in slice.tables().into_iter().enumerate() {
         let index = TableIndex::new(key);
         let cells = raw.get(at..at + 2 * index.len() as usize).ok_or_else(|| {
             Failure::failed(format!(
@@ -238,8 +228,9 @@ fn longest_line(
             continue;
         };
         let entry = index.entry(i as u64);
-        let position = Position::from_sides(rules, entry.mover, entry.opponent, to_move, hand)
-            .map_err(|e| Failure::failed(e.to_string()))?;
+        let position = game
+            .position_in(slice, table, entry.mover, entry.opponent)
+            .ok_or_else(|| Failure::failed(format!("no position at {} {i}", deepest.slice)))?;
         let text = position.to_string();
         let probe = tablebase.probe(&text)?;
         let line = tablebase.line(&text, depth + 1)?;
@@ -272,7 +263,10 @@ impl PhaseSeconds {
     fn add(&mut self, r: &SliceRecord) {
         match MorrisSlice::parse(&r.slice) {
             Some(MorrisSlice::Movement { .. }) => self.movement += r.seconds,
-            Some(MorrisSlice::Placement { .. }) => self.placement += r.seconds,
+            // Placing and moving mixed: with the placements, where hands are.
+            Some(MorrisSlice::Placement { .. } | MorrisSlice::Hand { .. }) => {
+                self.placement += r.seconds;
+            }
             None => {}
         }
     }

@@ -105,6 +105,11 @@ fn slice_json(r: &SliceRecord) -> Json {
             mover,
             opponent,
         }) => (Some(mover), Some(opponent), Some(ply), None),
+        Some(MorrisSlice::Hand {
+            first,
+            second,
+            parity,
+        }) => (Some(first.board), Some(second.board), None, parity),
         None => (None, None, None, None),
     };
     json!({
@@ -134,11 +139,13 @@ fn slice_json(r: &SliceRecord) -> Json {
     })
 }
 
-/// `movement`, `placement` or `nim`: the phase a slice id names.
+/// `movement`, `placement`, `hands` (placing and moving mixed) or `nim`:
+/// the phase a slice id names.
 pub fn phase(slice: &str) -> &'static str {
     match MorrisSlice::parse(slice) {
         Some(MorrisSlice::Movement { .. }) => "movement",
         Some(MorrisSlice::Placement { .. }) => "placement",
+        Some(MorrisSlice::Hand { .. }) => "hands",
         None => "nim",
     }
 }

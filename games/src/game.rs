@@ -64,6 +64,11 @@ impl Game {
             GameSpec::Morris { variant, pieces } => {
                 Ok(Game::Morris(MorrisGame::new(variant, pieces)))
             }
+            GameSpec::MorrisHands {
+                variant,
+                first,
+                second,
+            } => MorrisGame::with_hands(variant, first, second).map(Game::Morris),
             GameSpec::MorrisFile { ref path } => {
                 let text = match definition {
                     Some(text) => text.to_string(),

@@ -3,8 +3,9 @@
 //! `nim:triangle:LAYERS:normal|misere`, `nim:hexagram`, `nim:file:PATH`,
 //! `morris:taiwan:PIECES`, `morris:standard:PIECES`,
 //! `morris:taiwan-protected:PIECES` (RULES.md §2 with mills protected while
-//! placing), `morris:morabaraba:PIECES`, `morris:file:PATH` (a rules file,
-//! [`crate::morris::file`]).
+//! placing), `morris:morabaraba:PIECES`, `morris:lasker:PIECES`,
+//! `morris:FAMILY:K:L` (unequal starts, RULES.md §3a: standard, morabaraba
+//! or lasker), `morris:file:PATH` (a rules file, [`crate::morris::file`]).
 
 use std::fmt;
 use std::path::PathBuf;
@@ -61,6 +62,14 @@ pub enum GameSpec {
         variant: Variant,
         pieces: u8,
     },
+    /// A start with K pieces for the first player and L for the second,
+    /// pieces in hand while moving (`morris:FAMILY:K:L`, RULES.md §3a);
+    /// Lasker with K = L is `Morris`.
+    MorrisHands {
+        variant: Variant,
+        first: u8,
+        second: u8,
+    },
     /// A Morris variant from a rules file (`morris:file:PATH`).
     MorrisFile {
         path: PathBuf,
@@ -73,7 +82,8 @@ pub enum GameSpec {
 
 /// What a Morris spec may be, for errors.
 const MORRIS_SPECS: &str = "expected morris:taiwan:PIECES, morris:standard:PIECES, \
-     morris:taiwan-protected:PIECES, morris:morabaraba:PIECES or morris:file:PATH";
+     morris:taiwan-protected:PIECES, morris:morabaraba:PIECES, morris:lasker:PIECES, \
+     morris:FAMILY:K:L (standard, morabaraba, lasker) or morris:file:PATH";
 
 impl FromStr for GameSpec {
     type Err = GameError;
@@ -119,15 +129,30 @@ impl FromStr for GameSpec {
             ["morris", name, pieces] => {
                 let variant =
                     Variant::from_name(name).ok_or_else(|| fail(MORRIS_SPECS.to_string()))?;
-                let pieces: u8 = pieces
-                    .parse()
-                    .map_err(|_| fail(format!("pieces must be a whole number, not `{pieces}`")))?;
-                if !(MIN_PIECES..=MAX_PIECES).contains(&pieces) {
-                    return Err(fail(format!(
-                        "pieces must be {MIN_PIECES} to {MAX_PIECES}, not {pieces}"
-                    )));
-                }
+                let pieces = morris_pieces(pieces).map_err(fail)?;
                 Ok(GameSpec::Morris { variant, pieces })
+            }
+            ["morris", name, first, second] => {
+                let variant =
+                    Variant::from_name(name).ok_or_else(|| fail(MORRIS_SPECS.to_string()))?;
+                let (first, second) = (
+                    morris_pieces(first).map_err(fail)?,
+                    morris_pieces(second).map_err(fail)?,
+                );
+                crate::morris::MorrisRules::preset(variant, first)
+                    .with_hands(first, second)
+                    .map_err(|reason| fail(format!("{}: {reason}", variant.as_str())))?;
+                Ok(match variant {
+                    Variant::Lasker if first == second => GameSpec::Morris {
+                        variant,
+                        pieces: first,
+                    },
+                    _ => GameSpec::MorrisHands {
+                        variant,
+                        first,
+                        second,
+                    },
+                })
             }
             #[cfg(feature = "toy")]
             ["toy", "rotor", tokens] => match tokens.parse::<u32>() {
@@ -148,6 +173,19 @@ impl FromStr for GameSpec {
     }
 }
 
+/// A Morris spec's count of pieces: 3 to 12.
+fn morris_pieces(text: &str) -> Result<u8, String> {
+    let pieces: u8 = text
+        .parse()
+        .map_err(|_| format!("pieces must be a whole number, not `{text}`"))?;
+    if !(MIN_PIECES..=MAX_PIECES).contains(&pieces) {
+        return Err(format!(
+            "pieces must be {MIN_PIECES} to {MAX_PIECES}, not {pieces}"
+        ));
+    }
+    Ok(pieces)
+}
+
 impl fmt::Display for GameSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -159,6 +197,11 @@ impl fmt::Display for GameSpec {
             GameSpec::Morris { variant, pieces } => {
                 write!(f, "morris:{}:{pieces}", variant.as_str())
             }
+            GameSpec::MorrisHands {
+                variant,
+                first,
+                second,
+            } => write!(f, "morris:{}:{first}:{second}", variant.as_str()),
             GameSpec::MorrisFile { path } => write!(f, "morris:file:{}", path.display()),
             GameSpec::Rotor { tokens } => write!(f, "toy:rotor:{tokens}"),
         }
@@ -180,11 +223,23 @@ mod tests {
             "morris:standard:12",
             "morris:taiwan-protected:6",
             "morris:morabaraba:12",
+            "morris:lasker:10",
+            "morris:standard:9:3",
+            "morris:morabaraba:7:7",
+            "morris:lasker:3:12",
             "morris:file:rules/lasker.toml",
         ] {
             let spec: GameSpec = text.parse().unwrap();
             assert_eq!(spec.to_string(), text);
         }
+    }
+
+    #[test]
+    fn lasker_with_equal_hands_is_one_spec() {
+        let spec: GameSpec = "morris:lasker:10:10".parse().unwrap();
+        assert_eq!(spec.to_string(), "morris:lasker:10");
+        let spec: GameSpec = "morris:standard:9:9".parse().unwrap();
+        assert_eq!(spec.to_string(), "morris:standard:9:9");
     }
 
     #[test]
@@ -201,6 +256,17 @@ mod tests {
             ("morris:tw:6", "expected morris:taiwan"),
             ("morris:morabaraba:2", "pieces must be 3 to 12"),
             ("morris:file:", "expected morris:file"),
+            ("morris:standard:9:13", "pieces must be 3 to 12"),
+            ("morris:lasker:2:5", "pieces must be 3 to 12"),
+            (
+                "morris:taiwan:6:5",
+                "taiwan: pieces in hand while moving need",
+            ),
+            (
+                "morris:taiwan-protected:6:6",
+                "taiwan-protected: pieces in hand",
+            ),
+            ("morris:standard:6:5:4", "expected morris:taiwan"),
         ] {
             let err = text.parse::<GameSpec>().unwrap_err().to_string();
             assert!(err.contains(needle), "{text}: {err}");

@@ -10,7 +10,7 @@
 use std::sync::OnceLock;
 
 use egdb_games::morris::moves::{legal_moves, play, terminal_value};
-use egdb_games::morris::slices::{plan, table_of};
+use egdb_games::morris::slices::{plan, table_of_position, Side};
 use egdb_games::morris::{file, MorrisGame, MorrisRules, MorrisSlice, Move, Position, Variant};
 use egdb_games::nim::{custom, slice_id, NimGame};
 use egdb_games::{Game, GameSpec, Rule, SliceId};
@@ -92,7 +92,7 @@ fn spec_text() -> impl Strategy<Value = String> {
     let part = prop_oneof![
         4 => select(&[
             "nim", "morris", "triangle", "hexagram", "file", "taiwan", "standard", "normal",
-            "morabaraba", "taiwan-protected",
+            "morabaraba", "taiwan-protected", "lasker",
             "misere", "misère", "0", "1", "3", "6", "9", "10", "12", "13", "-1", "+4", " 5",
             "4294967296", "", "x.toml",
         ][..])
@@ -174,6 +174,8 @@ fn valid_specs_parse() {
         "nim:hexagram",
         "nim:file:a.toml",
         "morris:taiwan:3",
+        "morris:lasker:10",
+        "morris:standard:9:3",
     ] {
         assert!(text.parse::<GameSpec>().is_ok(), "{text}");
     }
@@ -208,6 +210,21 @@ fn slice_text() -> impl Strategy<Value = String> {
             }
             .to_string()
         }),
+        (
+            0u32..14,
+            0u32..14,
+            0u32..14,
+            0u32..14,
+            prop::option::of(0u32..3)
+        )
+            .prop_map(|(h1, b1, h2, b2, parity)| {
+                MorrisSlice::Hand {
+                    first: Side::new(h1, b1),
+                    second: Side::new(h2, b2),
+                    parity,
+                }
+                .to_string()
+            }),
     ];
     prop_oneof![
         (valid, edits()).prop_map(|(t, e)| edited(&t, &e)),
@@ -341,8 +358,17 @@ fn nim_notation_seeds_parse() {
 // ---- Morris positions and moves ----
 
 fn rules() -> impl Strategy<Value = MorrisRules> {
-    (select(&Variant::ALL[..]), 3u8..=12)
-        .prop_map(|(variant, pieces)| MorrisRules::preset(variant, pieces))
+    const COUNTING_HANDS: [Variant; 3] = [Variant::Standard, Variant::Morabaraba, Variant::Lasker];
+    prop_oneof![
+        3 => (select(&Variant::ALL[..]), 3u8..=12)
+            .prop_map(|(variant, pieces)| MorrisRules::preset(variant, pieces)),
+        // Unequal starts (RULES.md §3a).
+        1 => (select(&COUNTING_HANDS[..]), 3u8..=12, 3u8..=12).prop_map(|(variant, k, l)| {
+            MorrisRules::preset(variant, k)
+                .with_hands(k, l)
+                .expect("these families count pieces in hand")
+        }),
+    ]
 }
 
 /// Position text near the notation (24 points, side, two hands), mostly
@@ -395,9 +421,7 @@ proptest! {
         prop_assert_eq!(Position::parse(&rules, &position.to_string()), Ok(position));
         // A game not over lies in a slice of the plan (queries take it so).
         if terminal_value(&rules, &position).is_none() {
-            let (mover, opponent) = position.sides();
-            let odd = mover.odd_count() + opponent.odd_count();
-            let found = table_of(&rules, position.ply(&rules), mover.len(), opponent.len(), odd);
+            let found = table_of_position(&rules, &position);
             prop_assert!(found.is_some(), "no table holds {}", position);
             if let Some((slice, table)) = found {
                 prop_assert!(table < slice.tables().len());

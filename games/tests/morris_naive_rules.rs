@@ -10,7 +10,9 @@
 //! `(move, resulting position)` texts, and their verdicts on finished games,
 //! on over a hundred thousand random positions of both games and phases.
 //! The same for the rules option where a move takes every capture it opens
-//! (`several_captures = "all"`), with its own naive removals.
+//! (`several_captures = "all"`), with its own naive removals, and for the
+//! standard rules where placing and moving mix (RULES.md §3a: unequal
+//! starts and Lasker Morris).
 
 use std::collections::BTreeSet;
 
@@ -67,6 +69,17 @@ enum Game {
     Taiwan,
     /// RULES.md §3.
     Standard,
+}
+
+/// How pieces in hand come into play (RULES.md §3a).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mix {
+    /// All placing, then all moving.
+    Phases,
+    /// A side with pieces in hand places; one without moves.
+    Forced,
+    /// A side with pieces in hand places or moves.
+    Lasker,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -166,6 +179,7 @@ struct Naive {
     to_move: u8,
     /// Pieces in hand of B and of W.
     hand: [u8; 2],
+    mix: Mix,
 }
 
 impl Naive {
@@ -178,6 +192,7 @@ impl Naive {
             cells: board.as_bytes().try_into().expect("24 points"),
             to_move: side.to_ascii_uppercase().as_bytes()[0],
             hand: [hand_b.parse().unwrap(), hand_w.parse().unwrap()],
+            mix: Mix::Phases,
         }
     }
 
@@ -201,6 +216,16 @@ impl Naive {
 
     fn placing(&self) -> bool {
         self.hand != [0, 0]
+    }
+
+    /// Whether the side to move may place a piece, and may move one.
+    fn may_place_and_move(&self) -> (bool, bool) {
+        let holds = self.hand_of(self.to_move) > 0;
+        match self.mix {
+            Mix::Phases => (self.placing(), !self.placing()),
+            Mix::Forced => (holds, !holds),
+            Mix::Lasker => (holds, true),
+        }
     }
 }
 
@@ -229,6 +254,9 @@ struct Seen {
     protected: bool,
     /// A standard mill where every opponent piece stood in a mill.
     all_in_mills: bool,
+    /// A mill closed against an empty board, which is no move where hands
+    /// mix.
+    empty_board_mill: bool,
 }
 
 /// How many positions of each sort were compared, so that the test cannot
@@ -248,6 +276,9 @@ struct Tally {
     mills: usize,
     protected: usize,
     all_in_mills: usize,
+    /// Positions where the side to move could both place and move.
+    place_or_move: usize,
+    empty_board_mill: usize,
 }
 
 impl Tally {
@@ -259,6 +290,7 @@ impl Tally {
         self.mills += usize::from(seen.mills);
         self.protected += usize::from(seen.protected);
         self.all_in_mills += usize::from(seen.all_in_mills);
+        self.empty_board_mill += usize::from(seen.empty_board_mill);
     }
 }
 
@@ -450,7 +482,12 @@ fn subsets(items: &[usize], k: usize) -> Vec<Vec<usize>> {
 /// The destinations of the piece on `from`: a step to an adjacent empty
 /// point, or, standard game with exactly 3 pieces, any empty point.
 fn destinations(game: Game, board: &Board, pos: &Naive, from: usize) -> Vec<usize> {
-    let flies = game == Game::Standard && pos.count(pos.to_move) == 3;
+    // Lasker counts the pieces in hand too.
+    let in_hand = match pos.mix {
+        Mix::Lasker => usize::from(pos.hand_of(pos.to_move)),
+        Mix::Phases | Mix::Forced => 0,
+    };
+    let flies = game == Game::Standard && pos.count(pos.to_move) + in_hand == 3;
     (0..24)
         .filter(|&to| pos.cells[to] == b'.' && (flies || board.adjacent[from][to]))
         .collect()
@@ -467,13 +504,15 @@ fn naive_moves(
 ) -> BTreeSet<(String, String)> {
     let me = pos.to_move;
     let mut arrivals: Vec<(Option<usize>, usize)> = Vec::new();
-    if pos.placing() {
+    let (place, step) = pos.may_place_and_move();
+    if place {
         arrivals.extend(
             (0..24)
                 .filter(|&p| pos.cells[p] == b'.')
                 .map(|to| (None, to)),
         );
-    } else {
+    }
+    if step {
         for from in (0..24).filter(|&p| pos.cells[p] == me) {
             arrivals.extend(
                 destinations(game, board, pos, from)
@@ -496,6 +535,11 @@ fn naive_moves(
             Some(from) => format!("{}-{}", NAMES[from], NAMES[to]),
             None => NAMES[to].to_string(),
         };
+        let mills = opportunities(game, board, &after.cells, to, me).contains(&Opportunity::Mill);
+        if pos.mix != Mix::Phases && mills && after.count(after.to_move) == 0 {
+            seen.empty_board_mill = true;
+            continue;
+        }
         let choices = removal_choices(game, board, &after.cells, (to, me), take_all, seen);
         if choices.is_empty() {
             moves.insert((head.clone(), after.text()));
@@ -533,6 +577,11 @@ fn naive_terminal(game: Game, board: &Board, pos: &Naive) -> Option<Value> {
             return Some(Value::Win);
         }
     }
+    if pos.mix != Mix::Phases && !movement {
+        // Placing or moving: over when there is neither.
+        let none = naive_moves(game, board, pos, false, &mut Seen::default()).is_empty();
+        return none.then_some(Value::Loss);
+    }
     if !movement {
         return None;
     }
@@ -548,7 +597,12 @@ fn naive_terminal(game: Game, board: &Board, pos: &Naive) -> Option<Value> {
 /// Compares both generators on one position; panics with the difference.
 fn compare(rules: &MorrisRules, game: Game, board: &Board, position: &Position, tally: &mut Tally) {
     let text = position.to_string();
-    let pos = Naive::parse(&text);
+    let mut pos = Naive::parse(&text);
+    pos.mix = match (rules.mixes_hands(), rules.moves_with_hand()) {
+        (false, _) => Mix::Phases,
+        (true, false) => Mix::Forced,
+        (true, true) => Mix::Lasker,
+    };
     assert_eq!(pos.text(), text, "the naive notation round-trips");
     let verdict = naive_terminal(game, board, &pos);
     assert_eq!(
@@ -570,8 +624,14 @@ fn compare(rules: &MorrisRules, game: Game, board: &Board, position: &Position, 
         return;
     }
     tally.placement += usize::from(pos.placing());
+    tally.place_or_move += usize::from(pos.may_place_and_move() == (true, true));
+    let (_, steps) = pos.may_place_and_move();
+    let in_hand = match pos.mix {
+        Mix::Lasker => usize::from(pos.hand_of(pos.to_move)),
+        Mix::Phases | Mix::Forced => 0,
+    };
     tally.flying +=
-        usize::from(game == Game::Standard && !pos.placing() && pos.count(pos.to_move) == 3);
+        usize::from(game == Game::Standard && steps && pos.count(pos.to_move) + in_hand == 3);
     let mut seen = Seen::default();
     let take_all = rules.several_captures == SeveralCaptures::All;
     let naive = naive_moves(game, board, &pos, take_all, &mut seen);
@@ -631,6 +691,18 @@ fn random_game(rules: &MorrisRules, rng: &mut Rng, plies: usize) -> Vec<Position
 /// phase): the pieces each side has placed, so may have on the board, and
 /// the tail of the position text (side to move, hands).
 fn frame(rules: &MorrisRules, rng: &mut Rng, ply: usize) -> ([usize; 2], String) {
+    if rules.mixes_hands() {
+        // Any hands within each side's start, either side to move; half of
+        // them with an empty hand on one side.
+        let [k, l] = rules.start_hands().map(usize::from);
+        let mut hands = [rng.range(0, k), rng.range(0, l)];
+        if rng.range(0, 1) == 0 {
+            hands[rng.range(0, 1)] = 0;
+        }
+        let side = if rng.range(0, 1) == 0 { 'b' } else { 'w' };
+        let tail = format!("{side} {} {}", hands[0], hands[1]);
+        return ([k - hands[0], l - hands[1]], tail);
+    }
     let p = usize::from(rules.pieces);
     let placed = [ply.div_ceil(2), ply / 2];
     // Placement alternates from B; in movement either side may be to move.
@@ -767,6 +839,50 @@ fn compare_many(
     }
     eprintln!("{game:?} P={}: {tally:?}", rules.pieces);
     tally
+}
+
+#[test]
+fn naive_generator_agrees_with_egdb_where_hands_mix() {
+    let mut rng = Rng(0x4a5c_e12f_0dd5_7a27);
+    let mut tallies = Vec::new();
+    for (lasker, first, second) in [
+        (false, 3, 5),
+        (false, 5, 3),
+        (false, 9, 4),
+        (false, 7, 7),
+        (false, 12, 12),
+        (true, 3, 3),
+        (true, 6, 9),
+        (true, 10, 10),
+    ] {
+        let base = if lasker {
+            MorrisRules::lasker(first)
+        } else {
+            MorrisRules::standard(first)
+        };
+        let rules = base.with_hands(first, second).unwrap();
+        tallies.push((
+            lasker,
+            compare_many(&rules, Game::Standard, &mut rng, (100, 2000)),
+        ));
+    }
+    let of = |lasker: bool, f: fn(&Tally) -> usize| {
+        tallies
+            .iter()
+            .filter(|(l, _)| *l == lasker)
+            .map(|(_, t)| f(t))
+            .sum::<usize>()
+    };
+    // Positions of each sort, at about half of what the seed above gives.
+    for lasker in [false, true] {
+        assert!(of(lasker, |t| t.positions) >= 20_000);
+        assert!(of(lasker, |t| t.placement) >= 5_000);
+        assert!(of(lasker, |t| t.capturing_moves) >= 10_000);
+        assert!(of(lasker, |t| t.flying) >= 200);
+        assert!(of(lasker, |t| t.empty_board_mill) >= 20);
+    }
+    assert!(of(true, |t| t.place_or_move) >= 5_000);
+    assert_eq!(of(false, |t| t.place_or_move), 0);
 }
 
 /// The rules of `game` with `pieces` each.

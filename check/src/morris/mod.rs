@@ -44,6 +44,8 @@ pub enum MorrisCheckError {
     },
     #[error("slice {slice} reads slice {needed}, which was not given")]
     Missing { slice: String, needed: String },
+    #[error("slice {slice} mixes placing and moving (RULES.md §3a), which this checker cannot check yet")]
+    Unsupported { slice: String },
 }
 
 /// One decoded table.
@@ -104,7 +106,7 @@ impl Context {
     fn of(rules: &MorrisRules, slice: MorrisSlice) -> Context {
         let pieces = u32::from(rules.pieces);
         match slice {
-            MorrisSlice::Movement { .. } => Context {
+            MorrisSlice::Movement { .. } | MorrisSlice::Hand { .. } => Context {
                 placing: false,
                 ply: 2 * pieces,
                 to_move: Color::First,
@@ -138,6 +140,11 @@ pub fn check_morris<'a>(
     cancel: &AtomicBool,
     tables_of: impl Fn(MorrisSlice) -> Option<&'a MorrisTables>,
 ) -> Result<SliceCheck, MorrisCheckError> {
+    if matches!(own.slice, MorrisSlice::Hand { .. }) {
+        return Err(MorrisCheckError::Unsupported {
+            slice: own.slice.id().to_string(),
+        });
+    }
     let context = Context::of(rules, own.slice);
     let mut total = SliceCheck::new(own.slice.id());
     for table in &own.tables {

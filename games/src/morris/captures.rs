@@ -269,6 +269,16 @@ pub fn can_capture(rules: &MorrisRules, x: Point, mover: PointSet, opponent: Poi
         || (rules.dan && lines.dan_corners != 0 && o & lines.dan_corners == lines.dan_corners)
 }
 
+/// Whether a piece arriving on `x` closes a mill of `mover` (which already
+/// holds it), whatever it could take.
+#[inline]
+pub fn closes_mill(rules: &MorrisRules, x: Point, mover: PointSet) -> bool {
+    let lines = point_lines(rules, x);
+    lines.mill_others[..lines.mills as usize]
+        .iter()
+        .any(|&others| others & !mover.bits() == 0)
+}
+
 /// The pieces of `side` standing in a mill of its own.
 pub fn in_mills(rules: &MorrisRules, side: PointSet) -> PointSet {
     rules
@@ -283,9 +293,16 @@ pub fn in_mills(rules: &MorrisRules, side: PointSet) -> PointSet {
 /// pieces on the board.
 #[inline]
 pub fn destinations(rules: &MorrisRules, from: Point, count: u32, empty: PointSet) -> PointSet {
+    reach(rules, from, rules.flies(count), empty)
+}
+
+/// The points a piece on `from` may move to: any empty one when its side
+/// `flies`, else the empty neighbours.
+#[inline]
+pub fn reach(rules: &MorrisRules, from: Point, flies: bool, empty: PointSet) -> PointSet {
     const WITH: [PointSet; POINTS] = adjacency(true);
     const WITHOUT: [PointSet; POINTS] = adjacency(false);
-    if rules.flies(count) {
+    if flies {
         empty
     } else if rules.diagonals {
         WITH[from.index()].intersection(empty)

@@ -6,9 +6,9 @@ use std::sync::OnceLock;
 
 use super::index::TableIndex;
 use super::moves::{legal_moves, terminal_value};
-use super::slices::table_of;
+use super::slices::table_of_position;
 use super::symmetry::canonical_pair;
-use super::{Color, MorrisGame, MorrisSlice, Move, Position};
+use super::{Color, MorrisGame, MorrisRules, MorrisSlice, Move, PointSet, Position};
 use crate::family::{Cell, Family};
 use crate::{GameError, GameSpec, SliceInfo, Value};
 
@@ -127,9 +127,7 @@ impl Family for MorrisGame {
             return None;
         }
         let (mover, opponent) = position.sides();
-        let odd = mover.odd_count() + opponent.odd_count();
-        let (slice, table) =
-            table_of(rules, position.ply(rules), mover.len(), opponent.len(), odd)?;
+        let (slice, table) = table_of_position(rules, position)?;
         let locator = self.locator();
         let place = *locator.places.get(&slice)?;
         let (_, index) = locator.index(place)?;
@@ -142,7 +140,6 @@ impl Family for MorrisGame {
     /// The class's own member; `None` for the entries an index keeps only
     /// to stay regular (stored as don't-care).
     fn position_at(&self, cell: Cell) -> Option<Position> {
-        let rules = self.rules();
         let (slice, index) = self.locator().index(cell.slice)?;
         let table = index
             .starts
@@ -157,18 +154,53 @@ impl Family for MorrisGame {
         if !entry.canonical {
             return None;
         }
-        let ply = match slice {
-            MorrisSlice::Placement { ply, .. } => ply,
-            MorrisSlice::Movement { .. } => 2 * u32::from(rules.pieces),
+        self.position_in(slice, table, entry.mover, entry.opponent)
+    }
+}
+
+impl MorrisGame {
+    /// The position of table `table` of `slice` where the side to move
+    /// holds `mover` and the other side `opponent`: the slice gives the
+    /// hands and, where colours matter, who moves. `None` when no such
+    /// position is legal.
+    pub fn position_in(
+        &self,
+        slice: MorrisSlice,
+        table: usize,
+        mover: PointSet,
+        opponent: PointSet,
+    ) -> Option<Position> {
+        let rules = self.rules();
+        let (to_move, hand) = match slice {
+            MorrisSlice::Placement { ply, .. } => {
+                // Hands as the side to move and the other side hold them.
+                let [mover_hand, other_hand] = rules.hands_after(ply).map(|h| h as u8);
+                if ply % 2 == 0 {
+                    (Color::First, [mover_hand, other_hand])
+                } else {
+                    (Color::Second, [other_hand, mover_hand])
+                }
+            }
+            MorrisSlice::Movement { .. } | MorrisSlice::Hand { .. } => {
+                let [mover_hand, other_hand] = *slice.hands()?.get(table)?;
+                let pieces = [mover.len() + mover_hand, opponent.len() + other_hand];
+                colours_of(rules, pieces, [mover_hand as u8, other_hand as u8])
+            }
         };
-        // Hands as the side to move and the other side hold them.
-        let [mover_hand, other_hand] = rules.hands_after(ply).map(|h| h as u8);
-        let (to_move, hand) = if ply % 2 == 0 {
-            (Color::First, [mover_hand, other_hand])
-        } else {
-            (Color::Second, [other_hand, mover_hand])
-        };
-        Position::from_sides(rules, entry.mover, entry.opponent, to_move, hand).ok()
+        Position::from_sides(rules, mover, opponent, to_move, hand).ok()
+    }
+}
+
+/// Who moves, and the hands first player first, for a position where the
+/// side to move and the other side hold `pieces` (board and hand) and the
+/// hands `[mover's, other's]`: the first player where the starts allow,
+/// else the second (a cell stands for both colours' positions).
+fn colours_of(rules: &MorrisRules, pieces: [u32; 2], hands: [u8; 2]) -> (Color, [u8; 2]) {
+    let [k, l] = rules.start_hands().map(u32::from);
+    if pieces[0] <= k && pieces[1] <= l {
+        (Color::First, hands)
+    } else {
+        (Color::Second, [hands[1], hands[0]])
     }
 }
 
@@ -180,8 +212,13 @@ mod tests {
 
     #[test]
     fn a_cell_gives_back_a_member_of_its_class() {
-        for (variant, pieces) in [(Variant::Taiwan, 4), (Variant::Standard, 5)] {
-            let game = MorrisGame::new(variant, pieces);
+        let games = [
+            MorrisGame::new(Variant::Taiwan, 4),
+            MorrisGame::new(Variant::Standard, 5),
+            MorrisGame::new(Variant::Lasker, 4),
+            MorrisGame::with_hands(Variant::Morabaraba, 5, 3).unwrap(),
+        ];
+        for game in games {
             let mut random = XorShift(7);
             let mut checked = 0;
             for _ in 0..400 {

@@ -2,7 +2,8 @@
 //!
 //! ```toml
 //! name = "Morabaraba, 12 pieces"
-//! pieces = 12                 # per side, 3 to 12
+//! pieces = 12                 # per side, 3 to 12; or [K, L]: the first
+//!                             # player K, the second L (RULES.md §3a)
 //! diagonals = true            # the 4 diagonals are lines
 //! mill_takes = "not-in-mill-unless-all"  # or "any", "not-in-mill-while-placing"
 //! gang = false                # 槓 (RULES.md §2)
@@ -13,17 +14,22 @@
 //! capture = "compulsory"      # or "optional" (optional key)
 //! several_captures = "one"    # or "all" (optional; "all" needs dan_takes = "both")
 //! blocked = "loses"           # or "draws": a side to move without a move (optional)
+//! placing = "forced"          # or "lasker": place or move while holding
+//!                             # pieces (optional; RULES.md §3a)
 //! ```
 //!
-//! Every key but `name`, `dan_takes`, `capture`, `several_captures` and
-//! `blocked` is required: a rules file says what it means. The last four came later
+//! Every key but `name`, `dan_takes`, `capture`, `several_captures`,
+//! `blocked` and `placing` is required: a rules file says what it means.
+//! `pieces = [K, L]` or `placing = "lasker"` make a game where pieces in
+//! hand and moves mix, whose loss rule must count pieces in hand. The
+//! optional keys came later
 //! and default to the rule that held before them, so older files and
 //! stores keep their meaning. The rules every variant shares are those of [`MorrisRules`].
 
 use serde::Deserialize;
 
 use super::rules::{
-    Blocked, CaptureRule, DanTakes, MillTargets, MorrisRules, PieceLoss, SeveralCaptures,
+    Blocked, CaptureRule, DanTakes, MillTargets, MorrisRules, PieceLoss, Placing, SeveralCaptures,
     MAX_PIECES, MIN_PIECES,
 };
 use crate::GameError;
@@ -37,7 +43,7 @@ pub use crate::text_file::MAX_NAME_CHARS;
 #[serde(deny_unknown_fields)]
 struct RulesFile {
     name: Option<String>,
-    pieces: u8,
+    pieces: Pieces,
     diagonals: bool,
     mill_takes: MillTargets,
     gang: bool,
@@ -52,6 +58,16 @@ struct RulesFile {
     several_captures: SeveralCaptures,
     #[serde(default)]
     blocked: Blocked,
+    #[serde(default)]
+    placing: Placing,
+}
+
+/// `pieces`: one count for both sides, or the first's and the second's.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Pieces {
+    Each(u8),
+    Start([u8; 2]),
 }
 
 /// A variant as a rules file gives it.
@@ -81,11 +97,17 @@ pub fn parse(text: &str, path: &str) -> Result<RulesDefinition, GameError> {
         reason,
     };
     let file: RulesFile = crate::text_file::parse_bounded(text, path, MAX_RULES_BYTES)?;
-    if !(MIN_PIECES..=MAX_PIECES).contains(&file.pieces) {
-        return Err(fail(format!(
-            "pieces must be {MIN_PIECES} to {MAX_PIECES}, not {}",
-            file.pieces
-        )));
+    let (pieces, hands) = match file.pieces {
+        Pieces::Each(p) if file.placing == Placing::Forced => (p, None),
+        Pieces::Each(p) => (p, Some([p, p])),
+        Pieces::Start([first, second]) => (first.max(second), Some([first, second])),
+    };
+    for count in hands.unwrap_or([pieces; 2]) {
+        if !(MIN_PIECES..=MAX_PIECES).contains(&count) {
+            return Err(fail(format!(
+                "pieces must be {MIN_PIECES} to {MAX_PIECES}, not {count}"
+            )));
+        }
     }
     if file.dan_takes != DanTakes::Both && !file.dan {
         return Err(fail("dan_takes needs dan = true".to_string()));
@@ -97,7 +119,9 @@ pub fn parse(text: &str, path: &str) -> Result<RulesDefinition, GameError> {
         ));
     }
     let rules = MorrisRules {
-        pieces: file.pieces,
+        pieces,
+        hands: None,
+        placing: file.placing,
         diagonals: file.diagonals,
         mill_targets: file.mill_takes,
         gang: file.gang,
@@ -109,11 +133,18 @@ pub fn parse(text: &str, path: &str) -> Result<RulesDefinition, GameError> {
         several_captures: file.several_captures,
         blocked: file.blocked,
     };
+    let rules = match hands {
+        None => rules,
+        Some([first, second]) => rules.with_hands(first, second).map_err(fail)?,
+    };
     let name = match file.name {
         None => format!(
             "Morris variant from {}, {} pieces",
             crate::text_file::printable(path),
-            file.pieces
+            match hands {
+                Some([first, second]) if first != second => format!("{first} against {second}"),
+                _ => pieces.to_string(),
+            }
         ),
         Some(name) => crate::text_file::plain_name(name).map_err(fail)?,
     };
@@ -124,11 +155,19 @@ pub fn parse(text: &str, path: &str) -> Result<RulesDefinition, GameError> {
 /// variant: what a store keeps, so that it outlives the file.
 pub fn to_toml(def: &RulesDefinition) -> String {
     let r = &def.rules;
+    // `placing = "lasker"` alone makes equal hands mix; forced placing
+    // needs them written out.
+    let pieces = match r.hands {
+        Some([first, second]) if first != second || r.placing == Placing::Forced => {
+            format!("[{first}, {second}]")
+        }
+        _ => r.pieces.to_string(),
+    };
     let mut text = format!(
         "name = {}\npieces = {}\ndiagonals = {}\nmill_takes = \"{}\"\ngang = {}\ndan = {}\n\
          flying = {}\nlose_below_three = \"{}\"\n",
         crate::text_file::toml_string(&def.name),
-        r.pieces,
+        pieces,
         r.diagonals,
         r.mill_targets.as_str(),
         r.gang,
@@ -149,6 +188,9 @@ pub fn to_toml(def: &RulesDefinition) -> String {
     }
     if r.blocked != Blocked::Loses {
         text += &format!("blocked = \"{}\"\n", r.blocked.as_str());
+    }
+    if r.placing != Placing::Forced {
+        text += &format!("placing = \"{}\"\n", r.placing.as_str());
     }
     text
 }
@@ -209,6 +251,11 @@ lose_below_three = "board-and-hand"
                 include_str!("../../../docs/variants/morabaraba.toml"),
                 Variant::Morabaraba,
                 12,
+            ),
+            (
+                include_str!("../../../docs/variants/lasker.toml"),
+                Variant::Lasker,
+                10,
             ),
         ] {
             let def = parse(text, variant.as_str()).unwrap();
@@ -282,10 +329,69 @@ lose_below_three = "board-and-hand"
                         } else {
                             Blocked::Loses
                         },
+                        hands: None,
+                        placing: Placing::Forced,
                     },
                 };
-                assert_eq!(parse(&to_toml(&def), "x"), Ok(def));
+                assert_eq!(parse(&to_toml(&def), "x"), Ok(def.clone()));
+                if piece_loss == PieceLoss::BoardAndHand && i != 2 {
+                    for (hands, placing) in [
+                        ([5, 3], Placing::Forced),
+                        ([4, 4], Placing::Forced),
+                        ([3, 7], Placing::Lasker),
+                        ([6, 6], Placing::Lasker),
+                    ] {
+                        let rules = MorrisRules {
+                            placing,
+                            ..def.rules
+                        }
+                        .with_hands(hands[0], hands[1])
+                        .unwrap();
+                        let mixed = RulesDefinition {
+                            rules,
+                            ..def.clone()
+                        };
+                        assert_eq!(parse(&to_toml(&mixed), "x"), Ok(mixed));
+                    }
+                }
             }
+        }
+    }
+
+    #[test]
+    fn hands_and_lasker_placing_make_mixed_games() {
+        let lasker = parse(&format!("{MORABARABA}placing = \"lasker\"\n"), "l.toml").unwrap();
+        assert_eq!(lasker.rules.hands, Some([12, 12]));
+        assert_eq!(lasker.rules.placing, Placing::Lasker);
+        let unequal = parse(
+            &MORABARABA.replace("pieces = 12", "pieces = [7, 5]"),
+            "u.toml",
+        )
+        .unwrap()
+        .rules;
+        assert_eq!(
+            unequal,
+            MorrisRules::morabaraba(7).with_hands(7, 5).unwrap()
+        );
+        assert_eq!(unequal.start_hands(), [7, 5]);
+        for (text, needle) in [
+            (
+                MORABARABA.replace("pieces = 12", "pieces = [7, 13]"),
+                "pieces must be 3 to 12, not 13",
+            ),
+            (
+                MORABARABA
+                    .replace("pieces = 12", "pieces = [6, 6]")
+                    .replace("board-and-hand", "board-in-movement"),
+                "need a loss rule that counts them",
+            ),
+            (
+                format!("{MORABARABA}placing = \"sometimes\"\n"),
+                "unknown variant `sometimes`",
+            ),
+        ] {
+            let err = parse(&text, "bad.toml").unwrap_err().to_string();
+            assert!(err.contains(needle), "{err}");
         }
     }
 

@@ -33,7 +33,7 @@ pub mod symmetry;
 pub use board::{Point, PointSet};
 pub use moves::Move;
 pub use position::{Color, Phase, Position};
-pub use rules::{MorrisRules, Variant, MAX_PIECES, MIN_PIECES};
+pub use rules::{MorrisRules, Placing, Variant, MAX_PIECES, MIN_PIECES};
 pub use slices::MorrisSlice;
 
 use std::sync::{Arc, OnceLock};
@@ -75,6 +75,32 @@ impl MorrisGame {
             rules: MorrisRules::preset(variant, pieces),
             locator: Arc::default(),
         }
+    }
+
+    /// A start with `first` pieces for the first player and `second` for
+    /// the second, pieces in hand while moving (`morris:FAMILY:K:L`).
+    ///
+    /// # Errors
+    /// The reason the family allows no such start.
+    pub fn with_hands(variant: Variant, first: u8, second: u8) -> Result<MorrisGame, GameError> {
+        let spec = GameSpec::MorrisHands {
+            variant,
+            first,
+            second,
+        };
+        let rules = MorrisRules::preset(variant, first)
+            .with_hands(first, second)
+            .map_err(|reason| GameError::UnknownSpec {
+                spec: spec.to_string(),
+                reason,
+            })?;
+        Ok(MorrisGame {
+            name: format!("{}, {first} against {second} pieces", variant.title()),
+            spec,
+            definition: None,
+            rules,
+            locator: Arc::default(),
+        })
     }
 
     /// The game of a rules file (`morris:file:PATH`): its text as the file
@@ -187,6 +213,9 @@ impl MorrisGame {
         }
         if r.blocked == Blocked::Draws {
             hash.write(&[2]);
+        }
+        if let Some([first, second]) = r.hands {
+            hash.write(&[3, first, second, u8::from(r.placing == Placing::Lasker)]);
         }
         hash.0
     }

@@ -6,7 +6,9 @@
 use std::fmt;
 
 use super::board::{Point, PointSet, NOTATION_ORDER, POINTS};
-use super::captures::{can_capture, capture_options, destinations, CaptureOptions};
+use super::captures::{
+    can_capture, capture_options, closes_mill, destinations, reach, CaptureOptions,
+};
 use super::position::{Phase, Position};
 use super::rules::{CaptureRule, MorrisRules, PieceLoss};
 use crate::{GameError, Value};
@@ -83,6 +85,40 @@ pub fn for_each_move(
     placing: bool,
     mover: PointSet,
     opponent: PointSet,
+    visit: impl FnMut(Successor),
+) {
+    let flies = rules.flies(mover.len());
+    moves_flying_at(rules, placing, mover, opponent, flies, visit);
+}
+
+/// Every move of the side to move where placing and moving mix (RULES.md
+/// §3a), `hands` the pieces in hand of the side to move and of the other
+/// side: placements while it holds pieces, moves on the board when its
+/// hand is empty or the rules let it choose (Lasker). `visit` learns
+/// whether the move placed a piece.
+pub fn for_each_move_with_hands(
+    rules: &MorrisRules,
+    mover: PointSet,
+    opponent: PointSet,
+    hands: [u32; 2],
+    mut visit: impl FnMut(Successor, bool),
+) {
+    if hands[0] > 0 {
+        for_each_move(rules, true, mover, opponent, |s| visit(s, true));
+    }
+    if hands[0] == 0 || rules.moves_with_hand() {
+        let flies = rules.flies_with(mover.len(), hands[0]);
+        moves_flying_at(rules, false, mover, opponent, flies, |s| visit(s, false));
+    }
+}
+
+/// [`for_each_move`], the side to move flying or not as `flies` says.
+fn moves_flying_at(
+    rules: &MorrisRules,
+    placing: bool,
+    mover: PointSet,
+    opponent: PointSet,
+    flies: bool,
     mut visit: impl FnMut(Successor),
 ) {
     let rules = &rules.in_phase(placing);
@@ -92,6 +128,11 @@ pub fn for_each_move(
         let options = if can_capture(rules, to, mover_after, opponent) {
             capture_options(rules, to, mover_after, opponent)
         } else {
+            // A mill against an empty board is no move where hands mix
+            // (RULES.md §3a); elsewhere it takes nothing.
+            if opponent.is_empty() && rules.mixes_hands() && closes_mill(rules, to, mover_after) {
+                return;
+            }
             CaptureOptions::default()
         };
         if options.is_empty() || rules.capture == CaptureRule::Optional {
@@ -113,7 +154,7 @@ pub fn for_each_move(
         }
     } else {
         for from in mover.iter() {
-            for to in destinations(rules, from, mover.len(), empty).iter() {
+            for to in reach(rules, from, flies, empty).iter() {
                 arrive(Some(from), to, mover.without(from).with(to));
             }
         }
@@ -288,11 +329,14 @@ pub fn terminal_value(rules: &MorrisRules, position: &Position) -> Option<Value>
     if let Some(value) = terminal_by_counts(rules, counts) {
         return Some(value);
     }
-    if position.phase(rules) != Phase::Movement {
-        return None;
-    }
     let mut any = false;
-    for_each_move(rules, false, mover, opponent, |_| any = true);
+    match position.phase(rules) {
+        Phase::Placement { .. } => return None,
+        Phase::Movement => for_each_move(rules, false, mover, opponent, |_| any = true),
+        Phase::Hands => {
+            for_each_move_with_hands(rules, mover, opponent, counts.hand, |_, _| any = true);
+        }
+    }
     (!any).then_some(rules.blocked.value())
 }
 
@@ -303,8 +347,17 @@ pub fn legal_moves(rules: &MorrisRules, position: &Position) -> Vec<(Move, Posit
     if terminal_value(rules, position).is_some() {
         return moves;
     }
-    let placing = matches!(position.phase(rules), Phase::Placement { .. });
     let (mover, opponent) = position.sides();
+    let phase = position.phase(rules);
+    if phase == Phase::Hands {
+        let me = position.to_move();
+        let hands = [position.hand(me), position.hand(me.other())].map(u32::from);
+        for_each_move_with_hands(rules, mover, opponent, hands, |s, placed| {
+            moves.push((s.mv, position.after(s.mover, s.opponent, placed)));
+        });
+        return moves;
+    }
+    let placing = matches!(phase, Phase::Placement { .. });
     for_each_move(rules, placing, mover, opponent, |s| {
         moves.push((s.mv, position.after(s.mover, s.opponent, placing)));
     });

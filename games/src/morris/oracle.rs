@@ -19,7 +19,8 @@ use super::PointSet;
 use crate::Value;
 
 /// A node: the canonical (side to move, other side) sets and the number of
-/// placements made (2P in the movement phase).
+/// placements made (2P in the movement phase), or where placing and moving
+/// mix, the hands.
 type Key = (u32, u32, u32);
 
 /// Values and depths of every position reachable from some roots.
@@ -179,6 +180,13 @@ impl Oracle {
 fn key(rules: &MorrisRules, position: &Position) -> Key {
     let (mover, opponent) = position.sides();
     let (m, o, _) = canonical_pair(mover, opponent);
+    if rules.mixes_hands() {
+        // The hands, not the placements made, tell such positions apart;
+        // the colours do not.
+        let me = position.to_move();
+        let hands = u32::from(position.hand(me)) << 8 | u32::from(position.hand(me.other()));
+        return (m.bits(), o.bits(), 1 << 16 | hands);
+    }
     (m.bits(), o.bits(), position.ply(rules))
 }
 

@@ -34,6 +34,9 @@ pub enum Phase {
     Placement {
         ply: u32,
     },
+    /// Pieces are still in hand where placing and moving mix (RULES.md
+    /// §3a): who places and who moves follows from the hands.
+    Hands,
     Movement,
 }
 
@@ -50,7 +53,7 @@ impl Position {
     pub fn start(rules: &MorrisRules) -> Position {
         Position {
             board: [PointSet::EMPTY; 2],
-            hand: [rules.pieces; 2],
+            hand: rules.start_hands(),
             to_move: Color::First,
         }
     }
@@ -70,8 +73,11 @@ impl Position {
         {
             return Err(PositionError::Overlap);
         }
-        let pieces = rules.pieces;
-        for (side, board, hand) in [('B', first, hand[0]), ('W', second, hand[1])] {
+        let [first_pieces, second_pieces] = rules.start_hands();
+        for (side, board, hand, pieces) in [
+            ('B', first, hand[0], first_pieces),
+            ('W', second, hand[1], second_pieces),
+        ] {
             if hand > pieces {
                 return Err(PositionError::HandTooLarge { side, hand, pieces });
             }
@@ -84,8 +90,10 @@ impl Position {
                 });
             }
         }
-        let placed = [pieces - hand[0], pieces - hand[1]];
-        if hand != [0, 0] {
+        let placed = [first_pieces - hand[0], second_pieces - hand[1]];
+        // Where placing and moving mix, any hands may meet either side to
+        // move: the stores hold every start up to the game's.
+        if hand != [0, 0] && !rules.mixes_hands() {
             let expected = match placed[0].checked_sub(placed[1]) {
                 Some(0) => Color::First,
                 Some(1) => Color::Second,
@@ -184,6 +192,8 @@ impl Position {
     pub fn phase(&self, rules: &MorrisRules) -> Phase {
         if self.hand == [0, 0] {
             Phase::Movement
+        } else if rules.mixes_hands() {
+            Phase::Hands
         } else {
             Phase::Placement {
                 ply: self.ply(rules),
@@ -191,7 +201,8 @@ impl Position {
         }
     }
 
-    /// Placements made so far: 2P once the movement phase has begun.
+    /// Placements made so far: 2P once the movement phase has begun (in
+    /// the two-phase game, where the hands give it).
     pub fn ply(&self, rules: &MorrisRules) -> u32 {
         2 * u32::from(rules.pieces) - u32::from(self.hand[0] + self.hand[1])
     }

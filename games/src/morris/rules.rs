@@ -149,6 +149,28 @@ impl Blocked {
     }
 }
 
+/// How pieces in hand come into play.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Placing {
+    /// A player with pieces in hand must place one (RULES.md §2, §3).
+    #[default]
+    Forced,
+    /// A player with pieces in hand places one or moves one (Lasker
+    /// Morris, RULES.md §3a).
+    Lasker,
+}
+
+impl Placing {
+    /// The name rules files use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Placing::Forced => "forced",
+            Placing::Lasker => "lasker",
+        }
+    }
+}
+
 /// The most opponent pieces any one move removes under any rules: three,
 /// where a move takes every capture it opens (three mills through a
 /// corner, or a 擔 and a 槓 from a side's midpoint).
@@ -158,8 +180,14 @@ pub const MAX_REMOVED: u32 = 3;
 /// board is a draw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MorrisRules {
-    /// Pieces each side starts with in hand.
+    /// Pieces each side starts with in hand; with `hands`, the larger hand.
     pub pieces: u8,
+    /// `Some([K, L])`: the game with pieces in hand while moving (RULES.md
+    /// §3a), the first player starting with K in hand and the second with
+    /// L, its stores holding every position with at most K and L pieces.
+    /// `None`: the two-phase game, `pieces` each.
+    pub hands: Option<[u8; 2]>,
+    pub placing: Placing,
     /// Whether the 4 diagonals are lines (and so adjacencies).
     pub diagonals: bool,
     pub mill_targets: MillTargets,
@@ -185,6 +213,8 @@ pub enum Variant {
     TaiwanProtected,
     /// The South African game: the board with diagonals, mills only.
     Morabaraba,
+    /// The standard rules with pieces in hand while moving (RULES.md §3a).
+    Lasker,
 }
 
 impl Variant {
@@ -194,15 +224,17 @@ impl Variant {
             Variant::Standard => "standard",
             Variant::TaiwanProtected => "taiwan-protected",
             Variant::Morabaraba => "morabaraba",
+            Variant::Lasker => "lasker",
         }
     }
 
     /// Every preset, in the order specs list them.
-    pub const ALL: [Variant; 4] = [
+    pub const ALL: [Variant; 5] = [
         Variant::Taiwan,
         Variant::Standard,
         Variant::TaiwanProtected,
         Variant::Morabaraba,
+        Variant::Lasker,
     ];
 
     /// The preset a spec names, e.g. `taiwan`.
@@ -217,6 +249,7 @@ impl Variant {
             Variant::TaiwanProtected => "Taiwan Morris, mills protected while placing",
             Variant::Standard => "Morris, standard rules",
             Variant::Morabaraba => "Morabaraba",
+            Variant::Lasker => "Lasker Morris",
         }
     }
 }
@@ -236,6 +269,8 @@ impl MorrisRules {
             capture: CaptureRule::Compulsory,
             several_captures: SeveralCaptures::One,
             blocked: Blocked::Loses,
+            hands: None,
+            placing: Placing::Forced,
         }
     }
 
@@ -253,6 +288,8 @@ impl MorrisRules {
             capture: CaptureRule::Compulsory,
             several_captures: SeveralCaptures::One,
             blocked: Blocked::Loses,
+            hands: None,
+            placing: Placing::Forced,
         }
     }
 
@@ -265,6 +302,7 @@ impl MorrisRules {
                 ..MorrisRules::taiwan(pieces)
             },
             Variant::Morabaraba => MorrisRules::morabaraba(pieces),
+            Variant::Lasker => MorrisRules::lasker(pieces),
         }
     }
 
@@ -284,6 +322,66 @@ impl MorrisRules {
             capture: CaptureRule::Compulsory,
             several_captures: SeveralCaptures::One,
             blocked: Blocked::Loses,
+            hands: None,
+            placing: Placing::Forced,
+        }
+    }
+
+    /// Lasker Morris (RULES.md §3a): the standard rules, a player with
+    /// pieces in hand placing or moving, `pieces` each.
+    pub const fn lasker(pieces: u8) -> MorrisRules {
+        MorrisRules {
+            hands: Some([pieces, pieces]),
+            placing: Placing::Lasker,
+            ..MorrisRules::standard(pieces)
+        }
+    }
+
+    /// These rules with the first player starting with `first` pieces and
+    /// the second with `second`, pieces in hand while moving.
+    ///
+    /// # Errors
+    /// The reason these rules allow no such start: a count outside 3…12,
+    /// or a loss rule that does not count pieces in hand.
+    pub fn with_hands(self, first: u8, second: u8) -> Result<MorrisRules, String> {
+        for count in [first, second] {
+            if !(MIN_PIECES..=MAX_PIECES).contains(&count) {
+                return Err(format!(
+                    "pieces in hand must be {MIN_PIECES} to {MAX_PIECES}, not {count}"
+                ));
+            }
+        }
+        if self.piece_loss != PieceLoss::BoardAndHand {
+            return Err(
+                "pieces in hand while moving need a loss rule that counts them \
+                 (lose_below_three = \"board-and-hand\": standard, morabaraba, lasker)"
+                    .to_string(),
+            );
+        }
+        if self.mill_targets == MillTargets::NotInMillWhilePlacing {
+            return Err(
+                "mills protected while placing have no meaning when placing and moving mix"
+                    .to_string(),
+            );
+        }
+        Ok(MorrisRules {
+            pieces: first.max(second),
+            hands: Some([first, second]),
+            ..self
+        })
+    }
+
+    /// Whether pieces in hand and moves mix (RULES.md §3a): the stores hold
+    /// hand slices instead of placement rounds.
+    pub const fn mixes_hands(&self) -> bool {
+        self.hands.is_some()
+    }
+
+    /// The pieces each side starts with, first player first.
+    pub const fn start_hands(&self) -> [u8; 2] {
+        match self.hands {
+            Some(hands) => hands,
+            None => [self.pieces, self.pieces],
         }
     }
 
@@ -330,6 +428,22 @@ impl MorrisRules {
     /// Whether a side with `count` pieces on the board moves by flying.
     pub const fn flies(&self, count: u32) -> bool {
         self.flying && count == 3
+    }
+
+    /// Whether a side with `board` pieces on the board and `hand` in hand
+    /// moves by flying: at 3 on the board, or under Lasker rules at 3 on
+    /// the board and in hand together (RULES.md §3a).
+    pub const fn flies_with(&self, board: u32, hand: u32) -> bool {
+        match self.placing {
+            Placing::Lasker => self.flies(board + hand),
+            Placing::Forced => self.flies(board),
+        }
+    }
+
+    /// Whether a side with pieces in hand may move one on the board instead
+    /// of placing.
+    pub const fn moves_with_hand(&self) -> bool {
+        matches!(self.placing, Placing::Lasker)
     }
 
     /// Whether step moves keep the parity classes of RULES.md §1 in a

@@ -8,12 +8,21 @@
 //! * Placement slices hold the positions after `ply` placements with given
 //!   pieces on the board; each reads only slices of the next ply (or, after
 //!   the last placement, movement slices).
+//! * Where placing and moving mix (RULES.md §3a), hand slices replace the
+//!   placement rounds: each holds the positions whose two sides have given
+//!   pieces in hand and on the board, in both orientations (a move on the
+//!   board passes the turn inside the slice, as a step does), split by
+//!   parity as movement slices are. A placement reads a slice with one
+//!   piece fewer in hand, a capture one with fewer on the board. They are
+//!   named by what they hold, not by the game's start, so that the slices
+//!   of one start are those of every other that holds them.
 
 use std::fmt;
 
 use super::index::TableKey;
 use super::moves::{terminal_by_counts, Counts};
 use super::rules::MorrisRules;
+use super::{PointSet, Position};
 use crate::SliceId;
 
 /// A slice of a Morris game.
@@ -25,6 +34,32 @@ pub enum MorrisSlice {
     /// `ply` placements made; pieces on the board of the side to move and
     /// of the other side.
     Placement { ply: u32, mover: u32, opponent: u32 },
+    /// Placing and moving mixed: the two sides' pieces, `first` ≥ `second`
+    /// (not both with empty hands); `parity` as for movement, recorded in
+    /// the orientation where `first` moves.
+    Hand {
+        first: Side,
+        second: Side,
+        parity: Option<u32>,
+    },
+}
+
+/// One side's pieces in hand and on the board.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Side {
+    pub hand: u32,
+    pub board: u32,
+}
+
+impl Side {
+    pub const fn new(hand: u32, board: u32) -> Side {
+        Side { hand, board }
+    }
+
+    /// On the board and in hand together: what the loss rule counts.
+    pub const fn pieces(self) -> u32 {
+        self.hand + self.board
+    }
 }
 
 impl MorrisSlice {
@@ -55,6 +90,45 @@ impl MorrisSlice {
                 opponent,
                 parity: None,
             }],
+            MorrisSlice::Hand {
+                first,
+                second,
+                parity,
+            } => {
+                let key = TableKey {
+                    mover: first.board,
+                    opponent: second.board,
+                    parity,
+                };
+                // The other orientation: parity as the movement slices
+                // record it, in the orientation where `first` moves.
+                let other = TableKey {
+                    mover: second.board,
+                    opponent: first.board,
+                    parity: parity.map(|p| 1 - p),
+                };
+                if first == second {
+                    vec![key]
+                } else {
+                    vec![key, other]
+                }
+            }
+        }
+    }
+
+    /// The pieces in hand of the side to move and of the other side in each
+    /// of [`MorrisSlice::tables`], where the slice alone says
+    /// (`None` for placement rounds, whose hands depend on the game).
+    pub fn hands(&self) -> Option<Vec<[u32; 2]>> {
+        match *self {
+            MorrisSlice::Movement { a, b, .. } => Some(vec![[0, 0]; 1 + usize::from(a != b)]),
+            MorrisSlice::Placement { .. } => None,
+            MorrisSlice::Hand { first, second, .. } if first == second => {
+                Some(vec![[first.hand, second.hand]])
+            }
+            MorrisSlice::Hand { first, second, .. } => {
+                Some(vec![[first.hand, second.hand], [second.hand, first.hand]])
+            }
         }
     }
 
@@ -82,6 +156,18 @@ impl MorrisSlice {
                 mover: num(mover)?,
                 opponent: num(opponent)?,
             }),
+            ["hand", h1, b1, h2, b2, rest @ ..] => {
+                let parity = match rest {
+                    [] => None,
+                    [p] => Some(num(p.strip_prefix('p')?)?),
+                    _ => return None,
+                };
+                Some(MorrisSlice::Hand {
+                    first: Side::new(num(h1)?, num(b1)?),
+                    second: Side::new(num(h2)?, num(b2)?),
+                    parity,
+                })
+            }
             _ => None,
         }
     }
@@ -101,6 +187,21 @@ impl fmt::Display for MorrisSlice {
                 mover,
                 opponent,
             } => write!(f, "place-{ply:02}-{mover:02}-{opponent:02}"),
+            MorrisSlice::Hand {
+                first,
+                second,
+                parity,
+            } => {
+                write!(
+                    f,
+                    "hand-{:02}-{:02}-{:02}-{:02}",
+                    first.hand, first.board, second.hand, second.board
+                )?;
+                match parity {
+                    Some(p) => write!(f, "-p{p}"),
+                    None => Ok(()),
+                }
+            }
         }
     }
 }
@@ -177,6 +278,19 @@ pub fn table_of(
     }
 }
 
+/// The slice and table holding `position`, whatever the game's shape;
+/// `None` when it is over by its counts alone.
+pub fn table_of_position(rules: &MorrisRules, position: &Position) -> Option<(MorrisSlice, usize)> {
+    let (mover, opponent) = position.sides();
+    let odd = mover.odd_count() + opponent.odd_count();
+    if rules.mixes_hands() {
+        let me = position.to_move();
+        let side = |board: PointSet, color| Side::new(u32::from(position.hand(color)), board.len());
+        return side_table(rules, side(mover, me), side(opponent, me.other()), odd);
+    }
+    table_of(rules, position.ply(rules), mover.len(), opponent.len(), odd)
+}
+
 /// The movement slices holding a table with these counts (both parities
 /// where split).
 fn movement_slices_of(rules: &MorrisRules, mover: u32, opponent: u32) -> Vec<MorrisSlice> {
@@ -201,8 +315,132 @@ fn placement_alive(rules: &MorrisRules, ply: u32, mover: u32, opponent: u32) -> 
     terminal_by_counts(rules, counts).is_none()
 }
 
+/// Whether a side moves on the board by flying (where it moves at all).
+fn side_flies(rules: &MorrisRules, side: Side) -> bool {
+    rules.flies_with(side.board, side.hand)
+}
+
+/// The slice holding positions where the side to move has `mover` and the
+/// other side `opponent`, with `odd` pieces on odd points in all, and the
+/// table of it; `None` when such positions are over by their counts.
+/// Both hands empty: a movement slice.
+pub fn side_table(
+    rules: &MorrisRules,
+    mover: Side,
+    opponent: Side,
+    odd: u32,
+) -> Option<(MorrisSlice, usize)> {
+    let counts = Counts {
+        board: [mover.board, opponent.board],
+        hand: [mover.hand, opponent.hand],
+    };
+    if terminal_by_counts(rules, counts).is_some() {
+        return None;
+    }
+    if mover.hand == 0 && opponent.hand == 0 {
+        return movement_table(rules, mover.board, opponent.board, odd);
+    }
+    let (first, second) = (mover.max(opponent), mover.min(opponent));
+    let split = first != second && !side_flies(rules, first) && !side_flies(rules, second);
+    let parity = split.then(|| if mover == first { odd % 2 } else { 1 - odd % 2 });
+    let slice = MorrisSlice::Hand {
+        first,
+        second,
+        parity,
+    };
+    Some((slice, usize::from(mover != first)))
+}
+
+/// The slices holding tables with these sides (both parities where split).
+fn side_slices_of(rules: &MorrisRules, mover: Side, opponent: Side) -> Vec<MorrisSlice> {
+    let mut slices: Vec<MorrisSlice> = (0..2)
+        .filter_map(|odd| side_table(rules, mover, opponent, odd).map(|(s, _)| s))
+        .collect();
+    slices.dedup();
+    slices
+}
+
+/// What a position with these sides leads to, beyond its own slice: the
+/// sides after each placement and each capture (the other side then
+/// moves), over all removals the rules allow. (A move on the board that
+/// takes nothing stays in the slice, as a step does in a movement slice.)
+pub fn side_successors(rules: &MorrisRules, mover: Side, opponent: Side) -> Vec<(Side, Side)> {
+    let mut next = Vec::new();
+    let removable = |r: u32, mover_board: u32| r == 0 || (r <= opponent.board && mover_board >= 3);
+    if mover.hand > 0 {
+        let placed = Side::new(mover.hand - 1, mover.board + 1);
+        for r in std::iter::once(0).chain(removals(rules).iter().copied()) {
+            if removable(r, placed.board) {
+                next.push((Side::new(opponent.hand, opponent.board - r), placed));
+            }
+        }
+    }
+    if (mover.hand == 0 || rules.moves_with_hand()) && mover.board > 0 {
+        for &r in removals(rules) {
+            if removable(r, mover.board) {
+                next.push((Side::new(opponent.hand, opponent.board - r), mover));
+            }
+        }
+    }
+    next
+}
+
+/// Every slice of a game where placing and moving mix: every position
+/// with at most K pieces (board and hand) for the first player and L for
+/// the second, so that each start up to (K, L) lies in it.
+fn plan_with_hands(rules: &MorrisRules) -> Vec<(MorrisSlice, Vec<MorrisSlice>)> {
+    let [k, l] = rules.start_hands().map(u32::from);
+    let sides = |most: u32| -> Vec<Side> {
+        (3..=most)
+            .flat_map(|total| (0..=total).map(move |hand| Side::new(hand, total - hand)))
+            .collect()
+    };
+    let mut slices: Vec<MorrisSlice> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for x in sides(k) {
+        for y in sides(l) {
+            for slice in side_slices_of(rules, x, y) {
+                if seen.insert(slice) {
+                    slices.push(slice);
+                }
+            }
+        }
+    }
+    let hand_total = |s: &MorrisSlice| match *s {
+        MorrisSlice::Hand { first, second, .. } => {
+            (first.hand + second.hand, first.board + second.board)
+        }
+        MorrisSlice::Movement { a, b, .. } => (0, a + b),
+        MorrisSlice::Placement { .. } => unreachable!("no placement rounds here"),
+    };
+    slices.sort_by_key(|s| (hand_total(s), s.to_string()));
+    slices
+        .into_iter()
+        .map(|slice| {
+            let mut deps = Vec::new();
+            let hands = slice
+                .hands()
+                .expect("hand and movement slices name their hands");
+            for (key, [mover_hand, opponent_hand]) in slice.tables().into_iter().zip(hands) {
+                let (mover, opponent) = (
+                    Side::new(mover_hand, key.mover),
+                    Side::new(opponent_hand, key.opponent),
+                );
+                for (m, o) in side_successors(rules, mover, opponent) {
+                    deps.extend(side_slices_of(rules, m, o));
+                }
+            }
+            deps.retain(|d| *d != slice);
+            (slice, dedup(deps))
+        })
+        .collect()
+}
+
 /// Every slice of the game, each after the slices it reads.
 pub fn plan(rules: &MorrisRules) -> Vec<(MorrisSlice, Vec<MorrisSlice>)> {
+    if rules.mixes_hands() {
+        return plan_with_hands(rules);
+    }
     let p = u32::from(rules.pieces);
     let mut plan = Vec::new();
     let mut movement: Vec<MorrisSlice> = Vec::new();
@@ -217,7 +455,7 @@ pub fn plan(rules: &MorrisRules) -> Vec<(MorrisSlice, Vec<MorrisSlice>)> {
     }
     movement.sort_by_key(|s| match *s {
         MorrisSlice::Movement { a, b, parity } => (a + b, a, parity),
-        MorrisSlice::Placement { .. } => unreachable!("only movement slices here"),
+        _ => unreachable!("only movement slices here"),
     });
     for slice in movement {
         let mut deps = Vec::new();
@@ -279,9 +517,21 @@ fn dedup(mut slices: Vec<MorrisSlice>) -> Vec<MorrisSlice> {
 mod tests {
     use super::*;
 
+    /// Two-phase games and games where placing and moving mix.
+    fn some_rules() -> Vec<MorrisRules> {
+        vec![
+            MorrisRules::taiwan(6),
+            MorrisRules::standard(5),
+            MorrisRules::standard(9),
+            MorrisRules::lasker(5),
+            MorrisRules::standard(9).with_hands(9, 4).unwrap(),
+            MorrisRules::morabaraba(3).with_hands(3, 7).unwrap(),
+        ]
+    }
+
     #[test]
     fn ids_round_trip() {
-        for rules in [MorrisRules::taiwan(6), MorrisRules::standard(9)] {
+        for rules in some_rules() {
             for (slice, _) in plan(&rules) {
                 assert_eq!(MorrisSlice::parse(&slice.to_string()), Some(slice));
             }
@@ -290,7 +540,7 @@ mod tests {
 
     #[test]
     fn dependencies_come_first() {
-        for rules in [MorrisRules::taiwan(6), MorrisRules::standard(5)] {
+        for rules in some_rules() {
             let plan = plan(&rules);
             for (i, (slice, deps)) in plan.iter().enumerate() {
                 for dep in deps {
@@ -326,5 +576,75 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    /// Hand slices are named by what they hold: a smaller start's slices
+    /// are among a larger one's, with the same reads.
+    #[test]
+    fn a_larger_start_holds_a_smaller_ones_slices() {
+        let small = plan(&MorrisRules::lasker(4).with_hands(4, 3).unwrap());
+        let large = plan(&MorrisRules::lasker(6).with_hands(5, 6).unwrap());
+        for entry in &small {
+            assert!(large.contains(entry), "{} {:?}", entry.0, entry.1);
+        }
+        assert!(large.len() > small.len());
+    }
+
+    /// Where placing and moving mix, every position a game reaches lies in
+    /// a planned slice, and every move from it leads to a finished game,
+    /// to its own slice or to one the slice reads.
+    #[test]
+    fn mixed_plans_hold_every_position_and_read_every_move() {
+        use crate::morris::moves::{legal_moves, terminal_value};
+        use crate::morris::oracle::Oracle;
+        use std::collections::HashMap;
+        for rules in [
+            MorrisRules::lasker(3),
+            MorrisRules::standard(3).with_hands(3, 5).unwrap(),
+            MorrisRules::morabaraba(4).with_hands(4, 3).unwrap(),
+        ] {
+            let plan = plan(&rules);
+            let reads: HashMap<MorrisSlice, &Vec<MorrisSlice>> =
+                plan.iter().map(|(s, d)| (*s, d)).collect();
+            let oracle = Oracle::whole_game(&rules);
+            let mut checked = 0;
+            for (position, _) in oracle.solutions() {
+                if terminal_value(&rules, &position).is_some() {
+                    continue;
+                }
+                let (slice, table) = table_of_position(&rules, &position).expect("not over");
+                let deps = reads
+                    .get(&slice)
+                    .unwrap_or_else(|| panic!("{slice} is not planned"));
+                assert!(table < slice.tables().len());
+                for (mv, next) in legal_moves(&rules, &position) {
+                    if terminal_value(&rules, &next).is_some() {
+                        continue;
+                    }
+                    let (to, _) = table_of_position(&rules, &next).expect("not over");
+                    assert!(
+                        to == slice || deps.contains(&to),
+                        "{position} {mv}: {slice} does not read {to}"
+                    );
+                }
+                checked += 1;
+            }
+            assert!(checked > 5_000, "{checked} positions");
+        }
+    }
+
+    /// The same start played with placing and moving mixed is the same
+    /// game while hands are equal (no mill closes against an empty board
+    /// there): same value and depth.
+    #[test]
+    fn equal_starts_mixed_keep_the_two_phase_values() {
+        use crate::morris::oracle::Oracle;
+        use crate::morris::Position;
+        for two_phase in [MorrisRules::standard(3), MorrisRules::morabaraba(3)] {
+            let mixed = two_phase.with_hands(3, 3).unwrap();
+            let value =
+                |rules: &MorrisRules| Oracle::whole_game(rules).value(&Position::start(rules));
+            assert_eq!(value(&mixed), value(&two_phase), "{two_phase:?}");
+        }
     }
 }

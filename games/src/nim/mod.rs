@@ -107,7 +107,10 @@ impl NimGame {
                 let text = custom::read(path)?;
                 custom::parse(&text, &path.display().to_string())?
             }
-            GameSpec::Morris { .. } | GameSpec::MorrisFile { .. } | GameSpec::Rotor { .. } => {
+            GameSpec::Morris { .. }
+            | GameSpec::MorrisHands { .. }
+            | GameSpec::MorrisFile { .. }
+            | GameSpec::Rotor { .. } => {
                 return Err(GameError::UnknownSpec {
                     spec: spec.to_string(),
                     reason: "not a take-away game".to_string(),

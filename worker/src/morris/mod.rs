@@ -77,6 +77,9 @@ impl MorrisEngine {
             MorrisSlice::Placement { .. } => {
                 placement::solve(rules, slice, deps, cancel).ok_or(WorkerError::Cancelled)?
             }
+            MorrisSlice::Hand { .. } => return Err(WorkerError::BadTask(format!(
+                "{slice} mixes placing and moving (RULES.md §3a): this engine cannot solve it yet"
+            ))),
         };
         Ok(SolvedSlice { slice, tables })
     }
