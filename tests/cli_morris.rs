@@ -24,7 +24,14 @@ fn store_holds_the_plain_solution(store: &std::path::Path, game: &MorrisGame, sp
     assert_verified(store);
     let tablebase = Tablebase::open(store).unwrap();
     let mut checked = 0;
-    for (position, (value, depth)) in Oracle::whole_game(game.rules()).solutions() {
+    // Where placing and moving mix, a store holds every start up to its
+    // game's.
+    let oracle = if game.rules().mixes_hands() {
+        Oracle::every_start(game.rules())
+    } else {
+        Oracle::whole_game(game.rules())
+    };
+    for (position, (value, depth)) in oracle.solutions() {
         let probe = tablebase.probe(&position.to_string()).unwrap();
         let expected = (value != Value::Draw).then_some(depth);
         assert_eq!((probe.value, probe.depth), (value, expected), "{position}");
@@ -46,8 +53,8 @@ fn store_holds_the_plain_solution(store: &std::path::Path, game: &MorrisGame, sp
         assert!(n("canonical_positions") <= n("positions"));
         assert!(n("canonical_positions") * 16 >= n("positions"));
         let phase = s["phase"].as_str().unwrap();
-        assert!(phase == "movement" || phase == "placement", "{s}");
-        assert_eq!(s["ply"].is_null(), phase == "movement", "{s}");
+        assert!(["movement", "placement", "hands"].contains(&phase), "{s}");
+        assert_eq!(s["ply"].is_null(), phase != "placement", "{s}");
     }
 }
 
@@ -64,6 +71,60 @@ fn taiwan_three_store_agrees_with_the_plain_solver() {
 #[test]
 fn morabaraba_three_store_agrees_with_the_plain_solver() {
     store_agrees_with_the_plain_solver(Variant::Morabaraba, 3, "morris:morabaraba:3");
+}
+
+/// Placing and moving mixed (RULES.md §3a): Lasker Morris and an unequal
+/// start's spec, built by the binary with every slice checked as stored.
+#[test]
+fn lasker_and_unequal_start_stores_agree_with_the_plain_solver() {
+    let empty = ".".repeat(24);
+    for (spec, game, start) in [
+        (
+            "morris:lasker:3",
+            MorrisGame::new(Variant::Lasker, 3),
+            "b 3 3",
+        ),
+        (
+            "morris:morabaraba:3:4",
+            MorrisGame::with_hands(Variant::Morabaraba, 3, 4).unwrap(),
+            "b 3 4",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("m");
+        build(spec, &store, &["--workers", "2", "--verify-as-built"]);
+        store_holds_the_plain_solution(&store, &game, spec);
+        let answer = query_json(&store, "start");
+        assert_eq!(answer["position"], format!("{empty} {start}"), "{answer}");
+    }
+}
+
+/// Hand slices are named by what they hold: a build of a larger start
+/// takes every slice of a smaller one's store of the same rules, and its
+/// tables are those of a build from nothing.
+#[test]
+fn a_larger_start_takes_every_slice_of_a_smaller_ones_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = dir.path().join("l3");
+    build("morris:lasker:3", &small, &[]);
+    let taken = checksums(&small).len();
+    let reusing = dir.path().join("l43");
+    let out = build(
+        "morris:lasker:4:3",
+        &reusing,
+        &["--reuse", small.to_str().unwrap(), "--verify-as-built"],
+    );
+    assert!(
+        stderr(&out).contains(&format!("took {taken} slices")),
+        "{}",
+        stderr(&out)
+    );
+    let fresh = dir.path().join("l43-fresh");
+    build("morris:lasker:4:3", &fresh, &[]);
+    let (mut same, mut built) = (checksums(&reusing), checksums(&fresh));
+    same.sort();
+    built.sort();
+    assert_eq!(same, built, "the same tables as a build from nothing");
 }
 
 /// A rules file builds like a preset (in two runs: it resumes), and its

@@ -5,7 +5,7 @@
 //! [`with_game!`], which hands the game of any family to generic code.
 
 use crate::family::Family;
-use crate::morris::{MorrisGame, MorrisRules};
+use crate::morris::{MorrisGame, MorrisRules, Placing};
 use crate::nim::NimGame;
 use crate::toy::RotorGame;
 use crate::{GameError, GameSpec, SliceInfo};
@@ -115,6 +115,23 @@ impl Game {
         with_game!(self, g => Family::slices(g))
     }
 
+    /// Whether both games mix placing and moving under the same rules,
+    /// whatever their starts: then their hand slices, named by what they
+    /// hold, are the same tables too.
+    pub fn same_hand_rules(&self, other: &Game) -> bool {
+        match (self, other) {
+            (Game::Morris(a), Game::Morris(b)) => {
+                let mixing = |rules: &MorrisRules| MorrisRules {
+                    pieces: 0,
+                    hands: rules.hands.map(|_| [0, 0]),
+                    ..*rules
+                };
+                a.rules().mixes_hands() && mixing(a.rules()) == mixing(b.rules())
+            }
+            _ => false,
+        }
+    }
+
     /// Whether `other`'s movement phase plays by the same rules, whatever
     /// the pieces and the rules of placing: the Morris games whose
     /// movement slices are the same tables (Taiwan P = 9 and P = 12;
@@ -122,8 +139,12 @@ impl Game {
     pub fn same_movement_rules(&self, other: &Game) -> bool {
         match (self, other) {
             (Game::Morris(a), Game::Morris(b)) => {
+                // Movement positions have no pieces in hand: how hands
+                // came into play does not change them.
                 let moving = |rules: &MorrisRules| MorrisRules {
                     pieces: 0,
+                    hands: None,
+                    placing: Placing::Forced,
                     ..rules.in_phase(false)
                 };
                 moving(a.rules()) == moving(b.rules())
@@ -162,6 +183,22 @@ mod tests {
         }
         let nim = game("nim:triangle:5:normal");
         assert!(!nim.same_movement_rules(&nim));
+        // Placing and moving mixed: the movement slices are the family's.
+        let standard = game("morris:standard:9");
+        for same in [
+            "morris:lasker:10",
+            "morris:standard:7:5",
+            "morris:standard:9:9",
+        ] {
+            assert!(standard.same_movement_rules(&game(same)), "{same}");
+        }
+        assert!(!standard.same_movement_rules(&game("morris:morabaraba:5:3")));
+        // And the hand slices of one family's starts are one another's.
+        let lasker = game("morris:lasker:10");
+        assert!(lasker.same_hand_rules(&game("morris:lasker:4:7")));
+        assert!(!lasker.same_hand_rules(&game("morris:standard:7:5")));
+        assert!(!standard.same_hand_rules(&game("morris:standard:9:9")));
+        assert!(game("morris:standard:9:9").same_hand_rules(&game("morris:standard:3:5")));
     }
 
     #[test]

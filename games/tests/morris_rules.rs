@@ -2,8 +2,8 @@
 //! move/un-move agreement on random games.
 
 use egdb_games::morris::moves::{
-    count_quiet_steps, for_each_move, for_each_placement, for_each_unmove, legal_moves, play,
-    terminal_value,
+    count_quiet_steps, for_each_move, for_each_move_with_hands, for_each_placement,
+    for_each_unmove, for_each_unmove_with_hands, legal_moves, play, terminal_value,
 };
 use egdb_games::morris::placements::PlacementsAgainst;
 use egdb_games::morris::rules::{Blocked, CaptureRule, DanTakes, SeveralCaptures};
@@ -326,6 +326,48 @@ proptest! {
                 assert_eq!(u.mover, opponent.without(u.to).with(u.from));
                 let mut forward = false;
                 for_each_move(&rules, false, u.mover, u.opponent, |s| forward |= (s.opponent, s.mover) == (mover, opponent) && s.mv.removed.is_empty());
+                assert!(forward, "{position}: an un-move without its move");
+            });
+        }
+    }
+
+    /// Where placing and moving mix (RULES.md §3a): each move on the board
+    /// that takes nothing is undone by an un-move, and each un-move by such
+    /// a move, with the hands of both sides as they are.
+    #[test]
+    fn moves_and_unmoves_agree_where_hands_mix(
+        (lasker, morabaraba, k, l) in (any::<bool>(), any::<bool>(), 3u8..=12, 3u8..=12),
+        choices in prop::collection::vec(any::<u16>(), 0..80),
+    ) {
+        let base = match (lasker, morabaraba) {
+            (true, _) => MorrisRules::lasker(k),
+            (false, true) => MorrisRules::morabaraba(k),
+            (false, false) => MorrisRules::standard(k),
+        };
+        let rules = base.with_hands(k, l).unwrap();
+        for position in random_game(&rules, &choices) {
+            if terminal_value(&rules, &position).is_some() {
+                continue;
+            }
+            let (mover, opponent) = position.sides();
+            let me = position.to_move();
+            let [mine, theirs] = [position.hand(me), position.hand(me.other())].map(u32::from);
+            for_each_move_with_hands(&rules, mover, opponent, [mine, theirs], |s, placed| {
+                if !placed && s.mv.removed.is_empty() {
+                    let mut back = false;
+                    for_each_unmove_with_hands(&rules, s.opponent, s.mover, [theirs, mine], |u| {
+                        back |= (u.mover, u.opponent) == (mover, opponent);
+                    });
+                    assert!(back, "{position}: {} has no un-move", s.mv);
+                }
+            });
+            for_each_unmove_with_hands(&rules, mover, opponent, [mine, theirs], |u| {
+                let mut forward = false;
+                for_each_move_with_hands(&rules, u.mover, u.opponent, [theirs, mine], |s, placed| {
+                    forward |= !placed
+                        && s.mv.removed.is_empty()
+                        && (s.opponent, s.mover) == (mover, opponent);
+                });
                 assert!(forward, "{position}: an un-move without its move");
             });
         }

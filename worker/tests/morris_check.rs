@@ -1,6 +1,7 @@
 //! The checker against the engines, on whole small games: every slice the
 //! engines solved passes its check, and one class entry changed, or one
-//! duplicate given a value, in a slice of either phase, is found. (The
+//! duplicate given a value, in a slice of either phase or in a hand slice
+//! (placing and moving mixed), is found. (The
 //! checker walks tables by the class of the side that moves next; this
 //! pins that every class is checked, and checked against the right cells.)
 
@@ -25,7 +26,10 @@ struct Solved {
 }
 
 fn solved(variant: Variant, pieces: u8) -> Solved {
-    let game = MorrisGame::new(variant, pieces);
+    solved_game(MorrisGame::new(variant, pieces))
+}
+
+fn solved_game(game: MorrisGame) -> Solved {
     let engine = MorrisEngine::new(game.clone());
     let tables = engine
         .solve_all()
@@ -48,6 +52,12 @@ fn taiwan_four() -> &'static Solved {
     SOLVED.get_or_init(|| solved(Variant::Taiwan, 4))
 }
 
+/// Lasker Morris with 4 pieces: hand slices in both orientations.
+fn lasker_four() -> &'static Solved {
+    static SOLVED: OnceLock<Solved> = OnceLock::new();
+    SOLVED.get_or_init(|| solved(Variant::Lasker, 4))
+}
+
 /// `own` checked, the other slices read from `solved`.
 fn check(solved: &Solved, own: &MorrisTables) -> SliceCheck {
     check_morris(solved.game.rules(), own, &AtomicBool::new(false), |s| {
@@ -58,8 +68,13 @@ fn check(solved: &Solved, own: &MorrisTables) -> SliceCheck {
 
 #[test]
 fn every_slice_the_engines_solved_passes() {
-    for (variant, pieces) in [(Variant::Taiwan, 4), (Variant::Standard, 4)] {
-        let solved = solved(variant, pieces);
+    let games = [
+        MorrisGame::new(Variant::Taiwan, 4),
+        MorrisGame::new(Variant::Standard, 4),
+        MorrisGame::with_hands(Variant::Morabaraba, 5, 3).unwrap(),
+    ];
+    for game in games {
+        let solved = solved_game(game);
         let mut positions = 0;
         for slice in &solved.slices {
             let found = check(&solved, &solved.tables[slice]);
@@ -79,7 +94,7 @@ fn every_slice_the_engines_solved_passes() {
                 canonical
             })
             .sum();
-        assert_eq!(positions, classes, "{variant:?} {pieces}");
+        assert_eq!(positions, classes, "{}", solved.game.name());
     }
 }
 
@@ -111,6 +126,70 @@ fn faulty(cell: u16, fault: Fault) -> Option<u16> {
     }
 }
 
+/// Plants `fault` in one entry of `slice` (a table and entry picked by
+/// `table` and `entry`) and checks that the checker names it.
+fn planted_fault_is_found(
+    solved: &Solved,
+    slice: MorrisSlice,
+    table: Index,
+    entry: Index,
+    fault: Fault,
+) -> Result<(), TestCaseError> {
+    let own = &solved.tables[&slice];
+    let t = table.index(own.tables.len());
+    let index = &own.tables[t].index;
+    prop_assume!(!index.is_empty());
+    // The first entry from a random one on that the fault applies to.
+    let start = entry.index(index.len() as usize) as u64;
+    let mut changed = None;
+    for k in 0..index.len() {
+        let i = (start + k) % index.len();
+        let cell = own.tables[t].cells[i as usize];
+        let canonical = index.entry(i).canonical;
+        let new = match (fault, canonical) {
+            (Fault::DuplicateValued, false) => Some(pack_value_depth16(ValueCode::Draw, 0)),
+            (Fault::DuplicateValued, true) | (_, false) => None,
+            (_, true) => faulty(cell, fault),
+        };
+        if let Some(new) = new {
+            changed = Some((i as usize, new));
+            break;
+        }
+    }
+    let Some((at, new)) = changed else {
+        // No entry of that kind in this table (a table without
+        // duplicates, or without decided entries).
+        return Ok(());
+    };
+    let mut bad = copy(own);
+    bad.tables[t].cells[at] = new;
+    let found = check(solved, &bad);
+    match fault {
+        Fault::DuplicateValued => {
+            prop_assert_eq!(found.duplicates_with_values, 1, "{} {:?}", slice, found);
+            prop_assert_eq!(found.mismatches, 0);
+        }
+        _ => prop_assert!(
+            found.mismatches >= 1,
+            "{} entry {} {:?}: {:?}",
+            slice,
+            at,
+            fault,
+            found
+        ),
+    }
+    Ok(())
+}
+
+fn any_fault() -> impl Strategy<Value = Fault> {
+    select(vec![
+        Fault::Deeper,
+        Fault::OtherValue,
+        Fault::Emptied,
+        Fault::DuplicateValued,
+    ])
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -119,46 +198,27 @@ proptest! {
         slice in any::<Index>(),
         table in any::<Index>(),
         entry in any::<Index>(),
-        fault in select(vec![Fault::Deeper, Fault::OtherValue, Fault::Emptied, Fault::DuplicateValued]),
+        fault in any_fault(),
     ) {
         let solved = taiwan_four();
-        let slice = *slice.get(&solved.slices);
-        let own = &solved.tables[&slice];
-        let t = table.index(own.tables.len());
-        let index = &own.tables[t].index;
-        prop_assume!(!index.is_empty());
-        // The first entry from a random one on that the fault applies to.
-        let start = entry.index(index.len() as usize) as u64;
-        let mut changed = None;
-        for k in 0..index.len() {
-            let i = (start + k) % index.len();
-            let cell = own.tables[t].cells[i as usize];
-            let canonical = index.entry(i).canonical;
-            let new = match (fault, canonical) {
-                (Fault::DuplicateValued, false) => Some(pack_value_depth16(ValueCode::Draw, 0)),
-                (Fault::DuplicateValued, true) | (_, false) => None,
-                (_, true) => faulty(cell, fault),
-            };
-            if let Some(new) = new {
-                changed = Some((i as usize, new));
-                break;
-            }
-        }
-        let Some((at, new)) = changed else {
-            // No entry of that kind in this table (a table without
-            // duplicates, or without decided entries).
-            return Ok(());
-        };
-        let mut bad = copy(own);
-        bad.tables[t].cells[at] = new;
-        let found = check(solved, &bad);
-        match fault {
-            Fault::DuplicateValued => {
-                prop_assert_eq!(found.duplicates_with_values, 1, "{} {:?}", slice, found);
-                prop_assert_eq!(found.mismatches, 0);
-            }
-            _ => prop_assert!(found.mismatches >= 1, "{} entry {} {:?}: {:?}", slice, at, fault, found),
-        }
+        planted_fault_is_found(solved, *slice.get(&solved.slices), table, entry, fault)?;
+    }
+
+    #[test]
+    fn one_entry_changed_in_a_hand_slice_is_found(
+        slice in any::<Index>(),
+        table in any::<Index>(),
+        entry in any::<Index>(),
+        fault in any_fault(),
+    ) {
+        let solved = lasker_four();
+        let hand: Vec<MorrisSlice> = solved
+            .slices
+            .iter()
+            .copied()
+            .filter(|s| matches!(s, MorrisSlice::Hand { .. }))
+            .collect();
+        planted_fault_is_found(solved, *slice.get(&hand), table, entry, fault)?;
     }
 }
 

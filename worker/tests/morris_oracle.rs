@@ -3,7 +3,7 @@
 
 use egdb_games::morris::moves::terminal_value;
 use egdb_games::morris::oracle::Oracle;
-use egdb_games::morris::{MorrisGame, MorrisRules, Position, Variant};
+use egdb_games::morris::{Color, MorrisGame, MorrisRules, PointSet, Position, Variant};
 use egdb_games::{GameSpec, Value};
 use egdb_worker::morris::{probe, MorrisEngine};
 
@@ -69,6 +69,58 @@ fn morabaraba_three_agrees_with_the_plain_solver() {
 #[test]
 fn morabaraba_four_agrees_with_the_plain_solver() {
     check(Variant::Morabaraba, 4);
+}
+
+/// Where placing and moving mix (RULES.md §3a): every position reached
+/// from every start up to the game's (either side to move), engine against
+/// plain solver. A game's stores hold every smaller start, and a start
+/// with the colours' hands swapped is the same cells with the colours
+/// swapped, so that one game covers several; the starts `[K, L]` listed
+/// are probed and printed.
+fn check_mixed(game: MorrisGame, starts: &[[u8; 2]]) {
+    let rules: MorrisRules = *game.rules();
+    let solved = MorrisEngine::new(game.clone()).solve_all();
+    let oracle = Oracle::every_start(&rules);
+    let mut checked = 0u64;
+    for (position, (value, depth)) in oracle.solutions() {
+        let (v, d) = probe(&rules, &solved, &position);
+        assert_eq!(
+            (v, u32::from(d)),
+            (value, if value == Value::Draw { 0 } else { depth }),
+            "{} {position}",
+            game.name()
+        );
+        checked += 1;
+    }
+    assert!(checked > 100_000, "{}: {checked} positions", game.name());
+    for &[k, l] in starts {
+        // The first player to move with K against L; where K does not fit
+        // the first player's start, the same cells with the colours swapped.
+        let empty = PointSet::EMPTY;
+        let position = Position::new(&rules, empty, empty, Color::First, [k, l])
+            .or_else(|_| Position::new(&rules, empty, empty, Color::Second, [l, k]))
+            .expect("a start within the game's");
+        let (value, depth) = oracle
+            .value(&position)
+            .expect("the oracle solved every start");
+        let (v, d) = probe(&rules, &solved, &position);
+        let depth = if value == Value::Draw { 0 } else { depth };
+        assert_eq!((v, u32::from(d)), (value, depth), "{position}");
+        eprintln!("{} start {k}:{l}: {v:?} {d}", game.name());
+    }
+}
+
+#[test]
+fn lasker_three_and_four_agree_with_the_plain_solver() {
+    check_mixed(MorrisGame::new(Variant::Lasker, 4), &[[3, 3], [4, 4]]);
+}
+
+#[test]
+fn unequal_starts_agree_with_the_plain_solver() {
+    for variant in [Variant::Standard, Variant::Morabaraba, Variant::Lasker] {
+        let starts = [[3, 4], [4, 3], [5, 3], [3, 5]];
+        check_mixed(MorrisGame::with_hands(variant, 5, 3).unwrap(), &starts);
+    }
 }
 
 /// A rules file's game, at 3 pieces.

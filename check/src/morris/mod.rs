@@ -21,6 +21,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
+mod hands;
 mod moving;
 mod placing;
 mod swapped;
@@ -44,7 +45,7 @@ pub enum MorrisCheckError {
     },
     #[error("slice {slice} reads slice {needed}, which was not given")]
     Missing { slice: String, needed: String },
-    #[error("slice {slice} mixes placing and moving (RULES.md §3a), which this checker cannot check yet")]
+    #[error("slice {slice} is no slice this checker knows")]
     Unsupported { slice: String },
 }
 
@@ -141,9 +142,7 @@ pub fn check_morris<'a>(
     tables_of: impl Fn(MorrisSlice) -> Option<&'a MorrisTables>,
 ) -> Result<SliceCheck, MorrisCheckError> {
     if matches!(own.slice, MorrisSlice::Hand { .. }) {
-        return Err(MorrisCheckError::Unsupported {
-            slice: own.slice.id().to_string(),
-        });
+        return hands::check_hand_slice(rules, own, cancel, tables_of);
     }
     let context = Context::of(rules, own.slice);
     let mut total = SliceCheck::new(own.slice.id());

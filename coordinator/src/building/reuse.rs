@@ -3,7 +3,10 @@
 //! build of P pieces can take those that a store of the same rules with
 //! other P holds (Taiwan P = 12 starts from P = 9's), and so can a build
 //! of rules that differ only while placing (Taiwan's reading that protects
-//! mills while placing, from Taiwan's store). A slice is taken
+//! mills while placing, from Taiwan's store). Where placing and moving mix
+//! (RULES.md §3a), hand slices are named by what they hold, so a build of
+//! one start takes them too from a store of another start of the same
+//! rules. A slice is taken
 //! only when both plans give it the same id, size and dependencies, and
 //! only once every block passed its checksum and the slice's bytes its
 //! recorded CRC; the records are copied as they are but for the path,
@@ -36,6 +39,8 @@ pub struct ReuseSource {
     store: Store,
     path: PathBuf,
     game: Game,
+    /// Whether its hand slices are ours too (the same rules of mixing).
+    hand_slices_too: bool,
 }
 
 impl ReuseSource {
@@ -78,6 +83,7 @@ impl ReuseSource {
         Ok(ReuseSource {
             store,
             path: path.to_path_buf(),
+            hand_slices_too: ours.same_hand_rules(&theirs),
             game: theirs,
         })
     }
@@ -127,11 +133,12 @@ impl Build {
                     && t.positions == slice.positions
                     && t.dependencies == slice.dependencies
             });
-            let movement = matches!(
-                MorrisSlice::parse(slice.id.as_str()),
-                Some(MorrisSlice::Movement { .. })
-            );
-            if !same || !movement || self.lock().schedule.is_done(&slice_job(&slice.id)) {
+            let shared = match MorrisSlice::parse(slice.id.as_str()) {
+                Some(MorrisSlice::Movement { .. }) => true,
+                Some(MorrisSlice::Hand { .. }) => source.hand_slices_too,
+                _ => false,
+            };
+            if !same || !shared || self.lock().schedule.is_done(&slice_job(&slice.id)) {
                 continue;
             }
             let Some(record) = other.slice(slice.id.as_str()).map_err(damaged)? else {

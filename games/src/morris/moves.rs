@@ -254,18 +254,53 @@ pub struct Unmove {
 /// The movement positions from which the side that just moved reached
 /// (`mover`, `opponent`) by a step or flight that captured nothing: the
 /// un-moves of the retrograde engines.
+#[inline]
 pub fn for_each_unmove(
     rules: &MorrisRules,
     mover: PointSet,
     opponent: PointSet,
+    visit: impl FnMut(Unmove),
+) {
+    unmoves_flying_as(rules, mover, opponent, rules.flies(opponent.len()), visit);
+}
+
+/// [`for_each_unmove`] where placing and moving mix (RULES.md §3a), `hands`
+/// the pieces in hand of the side to move and of the other side (the one
+/// that moved): none where that side had to place, its flying by its
+/// pieces on the board and in hand, no mill closed against an empty board.
+pub fn for_each_unmove_with_hands(
+    rules: &MorrisRules,
+    mover: PointSet,
+    opponent: PointSet,
+    hands: [u32; 2],
+    visit: impl FnMut(Unmove),
+) {
+    if hands[1] > 0 && !rules.moves_with_hand() {
+        return;
+    }
+    let flies = rules.flies_with(opponent.len(), hands[1]);
+    unmoves_flying_as(rules, mover, opponent, flies, visit);
+}
+
+/// The un-moves, the side that moved flying or not as `flies` says.
+#[inline]
+fn unmoves_flying_as(
+    rules: &MorrisRules,
+    mover: PointSet,
+    opponent: PointSet,
+    flies: bool,
     mut visit: impl FnMut(Unmove),
 ) {
     let empty = mover.union(opponent).complement();
     let compulsory = rules.capture == CaptureRule::Compulsory;
+    // A mill closed against an empty board is no move where hands mix.
+    let no_mill = mover.is_empty() && rules.mixes_hands();
     for to in opponent.iter() {
-        let sources = destinations(rules, to, opponent.len(), empty);
+        let sources = reach(rules, to, flies, empty);
         // A capture open after arriving on `to` would have had to be taken.
-        if sources.is_empty() || (compulsory && can_capture(rules, to, opponent, mover)) {
+        let refused = (compulsory && can_capture(rules, to, opponent, mover))
+            || (no_mill && closes_mill(rules, to, opponent));
+        if sources.is_empty() || refused {
             continue;
         }
         let rest = opponent.without(to);

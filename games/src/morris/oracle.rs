@@ -37,6 +37,25 @@ impl Oracle {
         Oracle::solve(rules, vec![Position::start(rules)])
     }
 
+    /// Every position reached from the empty board with any hands up to
+    /// the game's start, either side to move: where placing and moving mix
+    /// (RULES.md §3a), every start the game's stores answer.
+    pub fn every_start(rules: &MorrisRules) -> Oracle {
+        let [k, l] = rules.start_hands();
+        let mut roots = Vec::new();
+        for first in 0..=k {
+            for second in 0..=l {
+                for to_move in [Color::First, Color::Second] {
+                    let empty = PointSet::EMPTY;
+                    if let Ok(p) = Position::new(rules, empty, empty, to_move, [first, second]) {
+                        roots.push(p);
+                    }
+                }
+            }
+        }
+        Oracle::solve(rules, roots)
+    }
+
     /// Every movement position whose sides both have 3 to `max` pieces.
     pub fn movement(rules: &MorrisRules, max: u32) -> Oracle {
         let mut roots = Vec::new();

@@ -360,27 +360,45 @@ fn side_slices_of(rules: &MorrisRules, mover: Side, opponent: Side) -> Vec<Morri
     slices
 }
 
-/// What a position with these sides leads to, beyond its own slice: the
-/// sides after each placement and each capture (the other side then
-/// moves), over all removals the rules allow. (A move on the board that
-/// takes nothing stays in the slice, as a step does in a movement slice.)
-pub fn side_successors(rules: &MorrisRules, mover: Side, opponent: Side) -> Vec<(Side, Side)> {
+/// Where one kind of move from a position leads, by counts: a placement
+/// or a move on the board, taking `removed` pieces; the sides after it,
+/// the other side then to move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SideMove {
+    pub placed: bool,
+    pub removed: u32,
+    pub mover: Side,
+    pub opponent: Side,
+}
+
+/// What a position with these sides leads to, beyond its own slice: each
+/// kind of placement and of capture the counts allow, over all removals
+/// the rules allow. (A move on the board that takes nothing stays in the
+/// slice, as a step does in a movement slice.)
+pub fn side_successors(rules: &MorrisRules, mover: Side, opponent: Side) -> Vec<SideMove> {
     let mut next = Vec::new();
+    // A capture needs a mill (3 of the mover's on the board) and a piece
+    // to take.
     let removable = |r: u32, mover_board: u32| r == 0 || (r <= opponent.board && mover_board >= 3);
+    let mut add = |placed: bool, after: Side, removals: &[u32]| {
+        for &removed in removals {
+            if removable(removed, after.board) {
+                next.push(SideMove {
+                    placed,
+                    removed,
+                    mover: Side::new(opponent.hand, opponent.board - removed),
+                    opponent: after,
+                });
+            }
+        }
+    };
     if mover.hand > 0 {
         let placed = Side::new(mover.hand - 1, mover.board + 1);
-        for r in std::iter::once(0).chain(removals(rules).iter().copied()) {
-            if removable(r, placed.board) {
-                next.push((Side::new(opponent.hand, opponent.board - r), placed));
-            }
-        }
+        add(true, placed, &[0]);
+        add(true, placed, removals(rules));
     }
     if (mover.hand == 0 || rules.moves_with_hand()) && mover.board > 0 {
-        for &r in removals(rules) {
-            if removable(r, mover.board) {
-                next.push((Side::new(opponent.hand, opponent.board - r), mover));
-            }
-        }
+        add(false, mover, removals(rules));
     }
     next
 }
@@ -426,8 +444,8 @@ fn plan_with_hands(rules: &MorrisRules) -> Vec<(MorrisSlice, Vec<MorrisSlice>)> 
                     Side::new(mover_hand, key.mover),
                     Side::new(opponent_hand, key.opponent),
                 );
-                for (m, o) in side_successors(rules, mover, opponent) {
-                    deps.extend(side_slices_of(rules, m, o));
+                for next in side_successors(rules, mover, opponent) {
+                    deps.extend(side_slices_of(rules, next.mover, next.opponent));
                 }
             }
             deps.retain(|d| *d != slice);

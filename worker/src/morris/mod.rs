@@ -1,5 +1,7 @@
-//! Morris engines: retrograde analysis with cycles for movement slices,
-//! one backward pass per placement round.
+//! Morris engines: retrograde analysis with cycles for movement slices
+//! and for hand slices (placing and moving mixed, RULES.md §3a, whose
+//! placements leave the slice as captures do), one backward pass per
+//! placement round.
 //!
 //! Tables hold one 16-bit cell per entry of a [`TableIndex`] (value code
 //! and depth, `db-format`'s `ValueDepth16`); entries that only duplicate a
@@ -19,7 +21,7 @@ use egdb_db_format::encoding::{pack_value_depth16, unpack_value_depth16, ValueCo
 use egdb_games::morris::index::{TableIndex, TakenClasses};
 use egdb_games::morris::moves::{terminal_by_counts, terminal_value, Counts};
 use egdb_games::morris::rules::MAX_REMOVED;
-use egdb_games::morris::slices::table_of;
+use egdb_games::morris::slices::{side_successors, side_table, table_of, table_of_position, Side};
 use egdb_games::morris::{MorrisGame, MorrisRules, MorrisSlice, PointSet, Position};
 use egdb_games::Value;
 
@@ -73,13 +75,12 @@ impl MorrisEngine {
     ) -> Result<SolvedSlice, WorkerError> {
         let rules = self.game.rules();
         let tables = match slice {
-            MorrisSlice::Movement { .. } => movement::solve(rules, slice, deps, cancel)?,
+            MorrisSlice::Movement { .. } | MorrisSlice::Hand { .. } => {
+                movement::solve(rules, slice, deps, cancel)?
+            }
             MorrisSlice::Placement { .. } => {
                 placement::solve(rules, slice, deps, cancel).ok_or(WorkerError::Cancelled)?
             }
-            MorrisSlice::Hand { .. } => return Err(WorkerError::BadTask(format!(
-                "{slice} mixes placing and moving (RULES.md §3a): this engine cannot solve it yet"
-            ))),
         };
         Ok(SolvedSlice { slice, tables })
     }
@@ -158,6 +159,83 @@ pub fn target<'a>(
         .get(&slice)
         .unwrap_or_else(|| panic!("slice {slice} is read but was not given"));
     Target::Table(&solved.tables[table])
+}
+
+/// The target of positions whose side to move and other side hold
+/// `mover` and `opponent` (in hand and on the board), `odd` pieces on odd
+/// points: where placing and moving mix.
+///
+/// # Panics
+/// When the slice they lie in is not among `deps` (a planning error).
+fn side_target<'a>(
+    rules: &MorrisRules,
+    deps: &'a Dependencies,
+    mover: Side,
+    opponent: Side,
+    odd: u32,
+) -> Target<'a> {
+    let counts = Counts {
+        board: [mover.board, opponent.board],
+        hand: [mover.hand, opponent.hand],
+    };
+    if let Some(value) = terminal_by_counts(rules, counts) {
+        return Target::Over((value, 0));
+    }
+    let (slice, table) =
+        side_table(rules, mover, opponent, odd).expect("counts that play on are stored");
+    let solved = deps
+        .get(&slice)
+        .unwrap_or_else(|| panic!("slice {slice} is read but was not given"));
+    Target::Table(&solved.tables[table])
+}
+
+/// The targets of a hand table's moves that leave its slice, resolved
+/// once: by whether the move placed, pieces it removed, and parity.
+pub(super) struct SideSuccessors<'a> {
+    /// `[placed][removed]`; `None` where no move of the table goes.
+    by_move: [[Option<[Target<'a>; 2]>; MAX_REMOVED as usize + 1]; 2],
+}
+
+impl<'a> SideSuccessors<'a> {
+    /// For positions whose side to move holds `mover` and other side
+    /// `opponent`.
+    pub fn new(
+        rules: &MorrisRules,
+        deps: &'a Dependencies,
+        mover: Side,
+        opponent: Side,
+    ) -> SideSuccessors<'a> {
+        let mut by_move = [[None; MAX_REMOVED as usize + 1]; 2];
+        for next in side_successors(rules, mover, opponent) {
+            by_move[usize::from(next.placed)][next.removed as usize] =
+                Some([0, 1].map(|odd| side_target(rules, deps, next.mover, next.opponent, odd)));
+        }
+        SideSuccessors { by_move }
+    }
+
+    /// Where the outcome of a successor (the side to move's set, the
+    /// other's) of a move that `placed` and took `removed` pieces is; its
+    /// cell is prefetched.
+    #[inline]
+    pub fn locate(
+        &self,
+        placed: bool,
+        removed: u32,
+        mover: PointSet,
+        opponent: PointSet,
+    ) -> Located<'a> {
+        let odd = (mover.odd_count() + opponent.odd_count()) as usize % 2;
+        let targets = self.by_move[usize::from(placed)][removed as usize]
+            .expect("the plan lists every move that leaves the slice");
+        match targets[odd] {
+            Target::Over(outcome) => Located::Over(outcome),
+            Target::Table(table) => {
+                let i = table.index.index(mover, opponent) as usize;
+                prefetch(&table.cells, i);
+                Located::Cell(&table.cells, i)
+            }
+        }
+    }
 }
 
 /// The targets of one slice's successors, resolved once: by pieces the move
@@ -284,12 +362,12 @@ pub fn probe(rules: &MorrisRules, solved: &Dependencies, position: &Position) ->
         return (value, 0);
     }
     let (mover, opponent) = position.sides();
-    let ply = position.ply(rules);
-    let odd = mover.odd_count() + opponent.odd_count();
-    match target(rules, solved, ply, mover.len(), opponent.len(), odd) {
-        Target::Over(outcome) => outcome,
-        Target::Table(table) => cell_of(table, mover, opponent),
-    }
+    let (slice, table) =
+        table_of_position(rules, position).expect("a game not over lies in a table");
+    let solved = solved
+        .get(&slice)
+        .unwrap_or_else(|| panic!("slice {slice} was not solved"));
+    cell_of(&solved.tables[table], mover, opponent)
 }
 
 /// Combines successor outcomes: the fastest win, else a draw, else the

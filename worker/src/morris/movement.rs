@@ -11,6 +11,10 @@
 //!    in order gives the fastest wins and the slowest losses.
 //! 3. What is left open is a draw.
 //!
+//! Hand slices (placing and moving mixed, RULES.md §3a) are solved the same
+//! way: their moves on the board that take nothing stay in the slice, and
+//! their placements leave it, as captures do, for slices already solved.
+//!
 //! While solving, a table is laid out with its sides swapped (the *engine
 //! layout*: runs by the class of the side that moved last, see
 //! [`Table`]): the predecessors of an entry all share its mover's set as
@@ -24,13 +28,17 @@ use egdb_db_format::encoding::MAX_DEPTH16;
 use rayon::prelude::*;
 
 use egdb_games::morris::index::{MoverClass, TableIndex, TableKey};
-use egdb_games::morris::moves::{count_quiet_steps, for_each_move, for_each_unmove};
+use egdb_games::morris::moves::{
+    count_quiet_steps, for_each_move, for_each_move_with_hands, for_each_unmove,
+    for_each_unmove_with_hands, Unmove,
+};
 use egdb_games::morris::rules::Blocked;
+use egdb_games::morris::slices::Side;
 use egdb_games::morris::symmetry::BOARD_SYMMETRIES;
 use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 
 use super::state::{Settled, State, States};
-use super::{layout, Best, Dependencies, Located, SolvedTable, Successors};
+use super::{layout, Best, Dependencies, Located, SideSuccessors, SolvedTable, Successors};
 use crate::table::prefetch;
 use crate::table::zeroed_atomics;
 use crate::WorkerError;
@@ -70,10 +78,13 @@ struct Table {
     engine: TableIndex,
     states: States,
     counters: Vec<AtomicU8>,
+    /// Pieces in hand of the side to move and of the other side: none in
+    /// a movement slice.
+    hands: [u32; 2],
 }
 
 impl Table {
-    fn new(key: TableKey) -> Table {
+    fn new(key: TableKey, hands: [u32; 2]) -> Table {
         let engine = TableIndex::new(key.swapped());
         let len = engine.len() as usize;
         Table {
@@ -81,6 +92,7 @@ impl Table {
             engine,
             states: States::new(len),
             counters: zeroed_atomics::<u8, AtomicU8>(len),
+            hands,
         }
     }
 
@@ -109,14 +121,26 @@ pub fn solve(
     deps: &Dependencies,
     cancel: &AtomicBool,
 ) -> Result<Vec<SolvedTable>, WorkerError> {
-    let tables: Vec<Table> = slice.tables().into_iter().map(Table::new).collect();
+    let hands = slice
+        .hands()
+        .ok_or_else(|| WorkerError::BadTask(format!("{slice} is no movement or hand slice")))?;
+    let tables: Vec<Table> = slice
+        .tables()
+        .into_iter()
+        .zip(hands)
+        .map(|(key, hands)| Table::new(key, hands))
+        .collect();
     // Steps swap the orientation of the side to move.
     let other = |t: usize| if tables.len() == 1 { 0 } else { 1 - t };
     let deepest = AtomicU16::new(0);
     let started = std::time::Instant::now();
     for (t, table) in tables.iter().enumerate() {
         let target = &tables[other(t)].engine;
-        initialise(rules, table, target, deps, &deepest, cancel);
+        if table.hands == [0, 0] {
+            initialise(rules, table, target, deps, &deepest, cancel);
+        } else {
+            initialise_with_hands(rules, table, target, deps, &deepest, cancel);
+        }
     }
     let t1 = started.elapsed().as_secs_f64();
     let mut level = 0u16;
@@ -227,6 +251,61 @@ fn initialise(
         });
 }
 
+/// Step 1 for a hand table: its moves on the board that take nothing are
+/// counted (they lie in this slice), its placements and captures folded in.
+fn initialise_with_hands(
+    rules: &MorrisRules,
+    table: &Table,
+    target: &TableIndex,
+    deps: &Dependencies,
+    deepest: &AtomicU16,
+    cancel: &AtomicBool,
+) {
+    let index = &table.engine;
+    let key = table.stored.key();
+    let [mover_hand, other_hand] = table.hands;
+    let successors = SideSuccessors::new(
+        rules,
+        deps,
+        Side::new(mover_hand, key.mover),
+        Side::new(other_hand, key.opponent),
+    );
+    (0..index.rep_count())
+        .into_par_iter()
+        .for_each_init(Counting::default, |counting, id| {
+            if cancel.load(Ordering::Relaxed) {
+                return;
+            }
+            index.for_each_entry_of_rep(id, |i, swapped| {
+                if !swapped.canonical {
+                    return;
+                }
+                // Engine layout: the run's representative is the other side.
+                let (mover, opponent) = (swapped.opponent, swapped.mover);
+                let first = counting.captured.len();
+                counting.inside.clear();
+                for_each_move_with_hands(rules, mover, opponent, table.hands, |s, placed| {
+                    if !placed && s.mv.removed.is_empty() {
+                        counting.inside.push(target.index(s.mover, opponent));
+                    } else {
+                        let removed = s.mv.removed.len();
+                        let located = successors.locate(placed, removed, s.opponent, s.mover);
+                        counting.captured.push(located);
+                    }
+                });
+                let count = dedup_sorted(&mut counting.inside) as u8;
+                let captures = first..counting.captured.len();
+                let any = count > 0 || !captures.is_empty();
+                counting.entries.push((i as usize, any, count, captures));
+                if counting.entries.len() == BATCH {
+                    counting.settle(table, rules.blocked);
+                }
+            });
+            counting.settle(table, rules.blocked);
+            deepest.fetch_max(std::mem::take(&mut counting.deepest), Ordering::Relaxed);
+        });
+}
+
 /// Entries whose steps are counted and whose captures are located: the
 /// captures' cells are read, and the entries' states set, a batch at a
 /// time, so that the cache misses of many entries overlap.
@@ -291,14 +370,17 @@ struct Batch {
     predecessors: Vec<u64>,
     /// The deepest state set so far, published once per chunk.
     deepest: u16,
+    /// Pieces in hand of the settled entries' side to move and other side.
+    hands: [u32; 2],
 }
 
 /// Settled entries gathered before their predecessors are visited.
 const BATCH: usize = 16;
 
 impl Batch {
-    fn new() -> Batch {
+    fn new(hands: [u32; 2]) -> Batch {
         Batch {
+            hands,
             waiting: Vec::with_capacity(BATCH),
             movers: Vec::with_capacity(BATCH),
             classes: vec![MoverClass::default(); BATCH],
@@ -345,7 +427,7 @@ impl Batch {
             let class = class.at_representative();
             let nearby = before.engine.nearby(&class, opponent);
             let first = self.predecessors.len();
-            for_each_unmove(rules, mover, opponent, |u| {
+            let visit = |u: Unmove| {
                 let p = match &nearby {
                     Some(near) => near.moved(u.to, u.from),
                     None => before.engine.index_in(&class, u.mover),
@@ -355,7 +437,12 @@ impl Batch {
                     prefetch(&before.counters, p as usize);
                 }
                 self.predecessors.push(p);
-            });
+            };
+            if self.hands == [0, 0] {
+                for_each_unmove(rules, mover, opponent, visit);
+            } else {
+                for_each_unmove_with_hands(rules, mover, opponent, self.hands, visit);
+            }
             // Distinct un-moves give distinct sets; they share a class only
             // through a symmetry that fixes `mover`.
             if !class.is_asymmetric() {
@@ -408,25 +495,28 @@ fn settle_level(
     let cells = table.states.len();
     (0..cells.div_ceil(SCAN_CHUNK))
         .into_par_iter()
-        .for_each_init(Batch::new, |batch, chunk| {
-            let start = chunk * SCAN_CHUNK;
-            // The representative whose run holds the entry last settled.
-            let mut rep = None;
-            table
-                .states
-                .scan(start..start + SCAN_CHUNK, level, |i, settled| {
-                    let i = i as u64;
-                    let mut id = rep.unwrap_or_else(|| index.rep_of(i));
-                    while index.rep_range(id).end <= i {
-                        id += 1;
-                    }
-                    rep = Some(id);
-                    // Engine layout: the representative is the other side.
-                    let (opponent, mover) = index.sides_in_rep(id, i);
-                    let lost = settled == Settled::Lost;
-                    batch.add(rules, lost, (mover, opponent), before, next);
-                });
-            batch.settle(rules, before, next);
-            deepest.fetch_max(std::mem::take(&mut batch.deepest), Ordering::Relaxed);
-        });
+        .for_each_init(
+            || Batch::new(table.hands),
+            |batch, chunk| {
+                let start = chunk * SCAN_CHUNK;
+                // The representative whose run holds the entry last settled.
+                let mut rep = None;
+                table
+                    .states
+                    .scan(start..start + SCAN_CHUNK, level, |i, settled| {
+                        let i = i as u64;
+                        let mut id = rep.unwrap_or_else(|| index.rep_of(i));
+                        while index.rep_range(id).end <= i {
+                            id += 1;
+                        }
+                        rep = Some(id);
+                        // Engine layout: the representative is the other side.
+                        let (opponent, mover) = index.sides_in_rep(id, i);
+                        let lost = settled == Settled::Lost;
+                        batch.add(rules, lost, (mover, opponent), before, next);
+                    });
+                batch.settle(rules, before, next);
+                deepest.fetch_max(std::mem::take(&mut batch.deepest), Ordering::Relaxed);
+            },
+        );
 }
