@@ -33,6 +33,41 @@ fn unknown_games_are_refused_and_nothing_is_written() {
     assert!(!store.exists());
 }
 
+/// Starts a family does not allow (RULES.md §3a): counts out of range, a
+/// family whose loss rule does not count pieces in hand, in a spec or a
+/// rules file.
+#[test]
+fn hand_shapes_a_family_does_not_allow_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s");
+    let s = store.to_str().unwrap();
+    assert_refused(
+        &["build", "morris:standard:9:13", "--store", s],
+        "pieces must be 3 to 12",
+    );
+    assert_refused(
+        &["build", "morris:lasker:2:5", "--store", s],
+        "pieces must be 3 to 12",
+    );
+    assert_refused(
+        &["build", "morris:taiwan:6:5", "--store", s],
+        "need a loss rule that counts them",
+    );
+    let rules = dir.path().join("hands.toml");
+    std::fs::write(
+        &rules,
+        "pieces = [6, 5]\ndiagonals = true\nmill_takes = \"any\"\ngang = true\ndan = true\n\
+         flying = false\nlose_below_three = \"board-in-movement\"\n",
+    )
+    .unwrap();
+    let spec = format!("morris:file:{}", rules.display());
+    assert_refused(
+        &["build", &spec, "--store", s],
+        "need a loss rule that counts them",
+    );
+    assert!(!store.exists());
+}
+
 #[test]
 fn broken_game_files_are_refused() {
     let dir = tempfile::tempdir().unwrap();

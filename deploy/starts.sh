@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# The table of starts (issue 62, RULES.md §3a): for each family whose loss
+# rule counts pieces in hand (standard, morabaraba, lasker), one store of
+# morris:FAMILY:N:N, built with every slice checked as it is stored. Such
+# a store holds every position with at most N pieces a side, so every
+# start K, L <= N is a query of it. Writes, in docs/results/:
+#   starts.json             one object per start and family: game, value,
+#                           depth in plies (null for a draw), checksum list
+#   starts.md               a K x L grid per family, and the equal starts
+#                           beside the two-phase stores' published pages
+#   starts-FAMILY-N.crc     each store's checksum list (`egdb results --crc`)
+#   starts-FAMILY-N.md      each store's results page
+# Usage: bash deploy/starts.sh N [DIR]
+#   DIR holds the stores (default $HOME/starts); kept, and resumed by the
+#   same command after a stop. NICE (default 10) is the builds' niceness:
+#   a long build may run beside them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 N [DIR]" >&2; exit 2; }
+n=$1
+case $n in 3 | 4 | 5 | 6 | 7 | 8 | 9 | 10 | 11 | 12) ;; *) echo "starts: N is 3 to 12, not $n" >&2; exit 2 ;; esac
+dir=$(realpath -m "${2:-$HOME/starts}")
+. deploy/env.sh
+[ -x "$EGDB_BIN" ] || cargo build --release --bin egdb
+mkdir -p "$dir"
+EGDB_BIN="$EGDB_BIN" NICE="${NICE:-10}" python3 - "$n" "$dir" docs/results <<'PY'
+import json, os, re, subprocess, sys
+
+egdb, niceness = os.environ["EGDB_BIN"], os.environ["NICE"]
+n, store_dir, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+families = ["standard", "morabaraba", "lasker"]
+empty = "." * 24
+
+
+def run(*args):
+    done = subprocess.run(args, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(args)}: {done.stderr.strip()}")
+    return done
+
+
+def spec(family, k, l):
+    # Lasker with equal hands is the preset's name.
+    return f"morris:lasker:{k}" if family == "lasker" and k == l else f"morris:{family}:{k}:{l}"
+
+
+starts, grids = [], {}
+for family in families:
+    name = f"starts-{family}-{n}"
+    store = os.path.join(store_dir, f"{family}-{n}.egdb")
+    built = run("nice", "-n", niceness, egdb, "build", spec(family, n, n),
+                "--store", store, "--verify-as-built")
+    last = [l for l in built.stdout.splitlines() if l.startswith("built ")][-1]
+    if "every slice verified as it was stored" not in last:
+        sys.exit(f"{store}: not every slice was checked as it was stored: {last}")
+    page = run(egdb, "results", "--store", store, "--crc", f"{out}/{name}.crc").stdout
+    with open(f"{out}/{name}.md", "w") as f:
+        f.write(f"# Results: `{spec(family, n, n)}`, every start up to {n} pieces a side\n\n")
+        f.write(f"Made by `bash deploy/starts.sh {n}`; every slice checked as it was "
+                f"stored (`--verify-as-built`). {last}\n\n{page}")
+    grid = {}
+    for k in range(3, n + 1):
+        for l in range(3, n + 1):
+            answer = json.loads(run(egdb, "query", "--store", store,
+                                    f"{empty} b {k} {l}", "--json").stdout)
+            value, depth = answer["value"], answer["depth"]
+            grid[k, l] = (value, depth)
+            starts.append({"game": spec(family, k, l), "value": value,
+                           "depth": depth if value != "draw" else None,
+                           "list": f"docs/results/{name}.crc"})
+    grids[family] = grid
+
+with open(f"{out}/starts.json", "w") as f:
+    json.dump(starts, f, indent=1)
+    f.write("\n")
+
+
+def cell(value, depth):
+    return {"win": f"W{depth}", "loss": f"L{depth}", "draw": "D"}[value]
+
+
+def published(family, p):
+    # The two-phase store's page, where one was published.
+    try:
+        text = open(f"{out}/{family}-{p}.md").read()
+    except FileNotFoundError:
+        return None
+    found = re.search(r"The first player to move: \*\*(.+?)\*\*", text)
+    return found.group(1) if found else None
+
+
+titles = {"standard": "Nine Men's Morris rules", "morabaraba": "Morabaraba rules",
+          "lasker": "Lasker Morris (place or move while holding pieces)"}
+with open(f"{out}/starts.md", "w") as f:
+    f.write(f"""# Every start up to {n} pieces a side
+
+Made by `bash deploy/starts.sh {n}`: for each family, one store of
+`morris:FAMILY:{n}:{n}` (RULES.md §3a), every slice checked as it was stored;
+it holds every position with at most {n} pieces a side, so each start is a
+query of it (`egdb query --store STORE "{empty} b K L"`). Rows: K, the
+pieces of the first player (who moves first); columns: L, the second
+player's. `W23`: the first player wins in 23 plies; `L12`: loses in 12;
+`D`: a draw. [`starts.json`](starts.json) holds the same, one object per
+start; each store's page and checksum list are `starts-FAMILY-{n}.md` and
+`.crc`.
+
+""")
+    for family in families:
+        grid = grids[family]
+        f.write(f"## {titles[family]}\n\n| K \\\\ L | " +
+                " | ".join(str(l) for l in range(3, n + 1)) + " |\n|---|" +
+                "---|" * (n - 2) + "\n")
+        for k in range(3, n + 1):
+            f.write(f"| **{k}** | " + " | ".join(cell(*grid[k, l]) for l in range(3, n + 1)) + " |\n")
+        f.write("\n")
+    f.write("## Equal starts beside the two-phase stores\n\n"
+            "Where placing and moving mix, an equal start is still all placing then "
+            "all moving (no mill can close against an empty board there), so it must "
+            "have the two-phase game's value: the published pages of `morris:FAMILY:P` "
+            "(built by other code: placement rounds, not hand slices) against this table.\n\n"
+            "| game | this table | published page |\n|---|---|---|\n")
+    for family in ["standard", "morabaraba"]:
+        for p in range(3, n + 1):
+            theirs = published(family, p)
+            if theirs is not None:
+                ours = grids[family][p, p]
+                f.write(f"| `morris:{family}:{p}` | {cell(*ours)} | {theirs} "
+                        f"([{family}-{p}.md]({family}-{p}.md)) |\n")
+print(f"{len(starts)} starts written to {out}/starts.json and {out}/starts.md")
+PY
