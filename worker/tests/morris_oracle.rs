@@ -5,10 +5,27 @@ use egdb_games::morris::moves::terminal_value;
 use egdb_games::morris::oracle::Oracle;
 use egdb_games::morris::{Color, MorrisGame, MorrisRules, PointSet, Position, Variant};
 use egdb_games::{GameSpec, Value};
-use egdb_worker::morris::{probe, MorrisEngine};
+use egdb_worker::morris::{probe, Dependencies, MorrisEngine};
 
 fn check(variant: Variant, pieces: u8) {
     check_game(MorrisGame::new(variant, pieces));
+}
+
+/// Every position the oracle solved against the engine's tables; how many.
+fn agreeing(game: &MorrisGame, solved: &Dependencies, oracle: &Oracle) -> u64 {
+    let rules = game.rules();
+    let mut checked = 0u64;
+    for (position, (value, depth)) in oracle.solutions() {
+        let (v, d) = probe(rules, solved, &position);
+        assert_eq!(
+            (v, u32::from(d)),
+            (value, if value == Value::Draw { 0 } else { depth }),
+            "{} {position}",
+            game.name()
+        );
+        checked += 1;
+    }
+    checked
 }
 
 fn check_game(game: MorrisGame) {
@@ -19,17 +36,7 @@ fn check_game(game: MorrisGame) {
         Oracle::whole_game(&rules),
         Oracle::movement(&rules, u32::from(pieces)),
     ] {
-        let mut checked = 0u64;
-        for (position, (value, depth)) in oracle.solutions() {
-            let (v, d) = probe(&rules, &solved, &position);
-            assert_eq!(
-                (v, u32::from(d)),
-                (value, if value == Value::Draw { 0 } else { depth }),
-                "{} {position}",
-                game.name()
-            );
-            checked += 1;
-        }
+        let checked = agreeing(&game, &solved, &oracle);
         assert!(checked > 100_000, "{checked} positions checked");
     }
     let start = probe(&rules, &solved, &Position::start(&rules));
@@ -81,17 +88,7 @@ fn check_mixed(game: MorrisGame, starts: &[[u8; 2]]) {
     let rules: MorrisRules = *game.rules();
     let solved = MorrisEngine::new(game.clone()).solve_all();
     let oracle = Oracle::every_start(&rules);
-    let mut checked = 0u64;
-    for (position, (value, depth)) in oracle.solutions() {
-        let (v, d) = probe(&rules, &solved, &position);
-        assert_eq!(
-            (v, u32::from(d)),
-            (value, if value == Value::Draw { 0 } else { depth }),
-            "{} {position}",
-            game.name()
-        );
-        checked += 1;
-    }
+    let checked = agreeing(&game, &solved, &oracle);
     assert!(checked > 100_000, "{}: {checked} positions", game.name());
     for &[k, l] in starts {
         // The first player to move with K against L; where K does not fit

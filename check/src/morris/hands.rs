@@ -16,8 +16,10 @@ use egdb_games::Value;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::swapped::duplicates_with_values;
-use super::{Batch, CellTable, Context, MorrisCheckError, MorrisTables, Pending, Read, Target};
+use super::{
+    target_in, with_duplicates, Batch, CellTable, Context, MorrisCheckError, MorrisTables, Pending,
+    Read, Target,
+};
 use crate::memory::prefetch;
 use crate::SliceCheck;
 
@@ -61,22 +63,7 @@ pub(super) fn check_hand_slice<'a>(
                     id,
                 )
             });
-        let duplicates = (0..index.rep_count())
-            .into_par_iter()
-            .filter(|&id| !index.rep_is_asymmetric(id))
-            .filter(|_| !cancel.load(Ordering::Relaxed))
-            .map(|id| Ok(duplicates_with_values(table, id)));
-        let found = classes
-            .chain(duplicates)
-            .try_reduce(SliceCheck::<()>::default, |mut a, b| {
-                a.add(b);
-                Ok(a)
-            })
-            .map_err(|needed| MorrisCheckError::Missing {
-                slice: own.slice.to_string(),
-                needed: needed.to_string(),
-            })?;
-        total.add(found);
+        total.add(with_duplicates(own.slice, table, classes, cancel)?);
     }
     Ok(total)
 }
@@ -151,15 +138,7 @@ fn locate<'a>(
     let Some((slice, table)) = side_table(rules, mover, opponent, odd) else {
         unreachable!("positions not over by their counts lie in a table");
     };
-    let tables = if slice == own.slice {
-        Some(own)
-    } else {
-        tables_of(slice)
-    };
-    match tables {
-        Some(tables) => Target::Table(&tables.tables[table]),
-        None => Target::Missing(slice),
-    }
+    target_in(own, tables_of, slice, table)
 }
 
 /// Checks the class entries of representative `id`'s run of `table`.

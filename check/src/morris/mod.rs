@@ -174,24 +174,34 @@ pub fn check_morris<'a>(
                     check_moving_run(rules, &context, table, &engine, &targets, id)
                 }
             });
-        let duplicates = (0..table.index.rep_count())
-            .into_par_iter()
-            .filter(|&id| !table.index.rep_is_asymmetric(id))
-            .filter(|_| !cancel.load(Ordering::Relaxed))
-            .map(|id| Ok(duplicates_with_values(table, id)));
-        let found = classes
-            .chain(duplicates)
-            .try_reduce(SliceCheck::<()>::default, |mut a, b| {
-                a.add(b);
-                Ok(a)
-            })
-            .map_err(|needed| MorrisCheckError::Missing {
-                slice: own.slice.to_string(),
-                needed: needed.to_string(),
-            })?;
-        total.add(found);
+        total.add(with_duplicates(own.slice, table, classes, cancel)?);
     }
     Ok(total)
+}
+
+/// A table's check: its classes' (`classes`, one item per run) and its
+/// duplicate entries' that hold a value.
+fn with_duplicates(
+    slice: MorrisSlice,
+    table: &CellTable,
+    classes: impl ParallelIterator<Item = Result<SliceCheck<()>, MorrisSlice>>,
+    cancel: &AtomicBool,
+) -> Result<SliceCheck<()>, MorrisCheckError> {
+    let duplicates = (0..table.index.rep_count())
+        .into_par_iter()
+        .filter(|&id| !table.index.rep_is_asymmetric(id))
+        .filter(|_| !cancel.load(Ordering::Relaxed))
+        .map(|id| Ok(duplicates_with_values(table, id)));
+    classes
+        .chain(duplicates)
+        .try_reduce(SliceCheck::<()>::default, |mut a, b| {
+            a.add(b);
+            Ok(a)
+        })
+        .map_err(|needed| MorrisCheckError::Missing {
+            slice: slice.to_string(),
+            needed: needed.to_string(),
+        })
 }
 
 /// The target of positions after `ply` placements with these counts
@@ -214,6 +224,16 @@ fn locate<'a>(
     let Some((slice, table)) = table_of(rules, ply, mover, opponent, odd as u32) else {
         unreachable!("positions not over by their counts lie in a table");
     };
+    target_in(own, tables_of, slice, table)
+}
+
+/// Table `table` of `slice`: the slice checked, or one `tables_of` gives.
+fn target_in<'a>(
+    own: &'a MorrisTables,
+    tables_of: &impl Fn(MorrisSlice) -> Option<&'a MorrisTables>,
+    slice: MorrisSlice,
+    table: usize,
+) -> Target<'a> {
     let tables = if slice == own.slice {
         Some(own)
     } else {

@@ -161,6 +161,22 @@ pub fn target<'a>(
     Target::Table(&solved.tables[table])
 }
 
+impl<'a> Target<'a> {
+    /// Where the outcome of a position with these sets (side to move,
+    /// other side) is, its cell prefetched.
+    #[inline]
+    fn locate(self, mover: PointSet, opponent: PointSet) -> Located<'a> {
+        match self {
+            Target::Over(outcome) => Located::Over(outcome),
+            Target::Table(table) => {
+                let i = table.index.index(mover, opponent) as usize;
+                prefetch(&table.cells, i);
+                Located::Cell(&table.cells, i)
+            }
+        }
+    }
+}
+
 /// The target of positions whose side to move and other side hold
 /// `mover` and `opponent` (in hand and on the board), `odd` pieces on odd
 /// points: where placing and moving mix.
@@ -227,14 +243,7 @@ impl<'a> SideSuccessors<'a> {
         let odd = (mover.odd_count() + opponent.odd_count()) as usize % 2;
         let targets = self.by_move[usize::from(placed)][removed as usize]
             .expect("the plan lists every move that leaves the slice");
-        match targets[odd] {
-            Target::Over(outcome) => Located::Over(outcome),
-            Target::Table(table) => {
-                let i = table.index.index(mover, opponent) as usize;
-                prefetch(&table.cells, i);
-                Located::Cell(&table.cells, i)
-            }
-        }
+        targets[odd].locate(mover, opponent)
     }
 }
 
@@ -311,14 +320,7 @@ impl<'a> Successors<'a> {
         let odd = (mover.odd_count() + opponent.odd_count()) as usize % 2;
         let targets =
             self.by_removed[removed as usize].expect("the slice's moves remove this many");
-        match targets[odd] {
-            Target::Over(outcome) => Located::Over(outcome),
-            Target::Table(table) => {
-                let i = table.index.index(mover, opponent) as usize;
-                prefetch(&table.cells, i);
-                Located::Cell(&table.cells, i)
-            }
-        }
+        targets[odd].locate(mover, opponent)
     }
 
     /// Where the outcome of a capture's successor is, as

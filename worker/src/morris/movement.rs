@@ -237,12 +237,7 @@ fn initialise(
                     });
                     dedup_sorted(&mut counting.inside) as u8
                 };
-                let captures = first..counting.captured.len();
-                let any = count > 0 || !captures.is_empty();
-                counting.entries.push((i as usize, any, count, captures));
-                if counting.entries.len() == BATCH {
-                    counting.settle(table, rules.blocked);
-                }
+                counting.push(i as usize, count, first, table, rules.blocked);
             });
             counting.settle(table, rules.blocked);
             // Published once per run: a shared maximum updated by every
@@ -294,12 +289,7 @@ fn initialise_with_hands(
                     }
                 });
                 let count = dedup_sorted(&mut counting.inside) as u8;
-                let captures = first..counting.captured.len();
-                let any = count > 0 || !captures.is_empty();
-                counting.entries.push((i as usize, any, count, captures));
-                if counting.entries.len() == BATCH {
-                    counting.settle(table, rules.blocked);
-                }
+                counting.push(i as usize, count, first, table, rules.blocked);
             });
             counting.settle(table, rules.blocked);
             deepest.fetch_max(std::mem::take(&mut counting.deepest), Ordering::Relaxed);
@@ -320,6 +310,17 @@ struct Counting<'a> {
 }
 
 impl Counting<'_> {
+    /// Adds entry `i` with `count` steps inside the slice and the captures
+    /// located since `first`; settles a full batch.
+    fn push(&mut self, i: usize, count: u8, first: usize, table: &Table, blocked: Blocked) {
+        let captures = first..self.captured.len();
+        let any = count > 0 || !captures.is_empty();
+        self.entries.push((i, any, count, captures));
+        if self.entries.len() == BATCH {
+            self.settle(table, blocked);
+        }
+    }
+
     /// `blocked`: what an entry without a move is.
     fn settle(&mut self, table: &Table, blocked: Blocked) {
         for (i, any, count, captured) in self.entries.drain(..) {
