@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use common::{egdb, repo_file, stderr, stdout};
 
 /// Each published list, by its file's name, with its game.
-const LISTS: [(&str, &str); 7] = [
+const LISTS: [(&str, &str); 10] = [
     ("taiwan-6", "morris:taiwan:6"),
     ("taiwan-9", "morris:taiwan:9"),
     ("taiwan-12", "morris:taiwan:12"),
@@ -20,12 +20,19 @@ const LISTS: [(&str, &str); 7] = [
     ("standard-6", "morris:standard:6"),
     ("standard-9", "morris:standard:9"),
     ("morabaraba-6", "morris:morabaraba:6"),
+    // Placing and moving mixed (RULES.md §3a, `deploy/starts.sh 6`).
+    ("starts-standard-6", "morris:standard:6:6"),
+    ("starts-morabaraba-6", "morris:morabaraba:6:6"),
+    ("starts-lasker-6", "morris:lasker:6"),
 ];
 
-/// Lists whose movement slices of one name are one table.
-const FAMILIES: [&[&str]; 2] = [
+/// Lists whose movement slices of one name are one table: Lasker's
+/// movement phase is the standard rules', and how pieces in hand came
+/// into play does not change a movement table.
+const FAMILIES: [&[&str]; 3] = [
     &["taiwan-6", "taiwan-9", "taiwan-12", "taiwan-protected-9"],
-    &["standard-6", "standard-9"],
+    &["standard-6", "standard-9", "starts-standard-6", "starts-lasker-6"],
+    &["morabaraba-6", "starts-morabaraba-6"],
 ];
 
 /// A list's movement lines by slice: positions and CRC-32.
