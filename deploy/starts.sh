@@ -12,8 +12,10 @@
 #   starts-FAMILY-N.md      each store's results page
 # Usage: bash deploy/starts.sh N [DIR]
 #   DIR holds the stores (default $HOME/starts); kept, and resumed by the
-#   same command after a stop. NICE (default 10) is the builds' niceness:
-#   a long build may run beside them.
+#   same command after a stop. A store of N - 1 there lends its slices
+#   (`--reuse`: hand slices are named by what they hold, so all of them are
+#   the larger store's too). NICE (default 10) is the builds' niceness: a
+#   long build may run beside them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 N [DIR]" >&2; exit 2; }
@@ -48,8 +50,10 @@ starts, grids = [], {}
 for family in families:
     name = f"starts-{family}-{n}"
     store = os.path.join(store_dir, f"{family}-{n}.egdb")
+    smaller = os.path.join(store_dir, f"{family}-{n - 1}.egdb")
+    reuse = ["--reuse", smaller] if os.path.isdir(smaller) else []
     built = run("nice", "-n", niceness, egdb, "build", spec(family, n, n),
-                "--store", store, "--verify-as-built")
+                "--store", store, "--verify-as-built", *reuse)
     last = [l for l in built.stdout.splitlines() if l.startswith("built ")][-1]
     if "every slice verified as it was stored" not in last:
         sys.exit(f"{store}: not every slice was checked as it was stored: {last}")

@@ -612,6 +612,9 @@ mod tests {
     /// a planned slice, and every move from it leads to a finished game,
     /// to its own slice or to one the slice reads.
     #[test]
+    // Whole games through the plain oracle: minutes without optimisation;
+    // deploy/test.sh's release pass runs it.
+    #[cfg_attr(debug_assertions, ignore = "release profile only")]
     fn mixed_plans_hold_every_position_and_read_every_move() {
         use crate::morris::moves::{legal_moves, terminal_value};
         use crate::morris::oracle::Oracle;
@@ -655,6 +658,9 @@ mod tests {
     /// game while hands are equal (no mill closes against an empty board
     /// there): same value and depth.
     #[test]
+    // Whole games through the plain oracle: minutes without optimisation;
+    // deploy/test.sh's release pass runs it.
+    #[cfg_attr(debug_assertions, ignore = "release profile only")]
     fn equal_starts_mixed_keep_the_two_phase_values() {
         use crate::morris::oracle::Oracle;
         use crate::morris::Position;
