@@ -31,7 +31,12 @@ const LISTS: [(&str, &str); 10] = [
 /// into play does not change a movement table.
 const FAMILIES: [&[&str]; 3] = [
     &["taiwan-6", "taiwan-9", "taiwan-12", "taiwan-protected-9"],
-    &["standard-6", "standard-9", "starts-standard-6", "starts-lasker-6"],
+    &[
+        "standard-6",
+        "standard-9",
+        "starts-standard-6",
+        "starts-lasker-6",
+    ],
     &["morabaraba-6", "starts-morabaraba-6"],
 ];
 
