@@ -72,6 +72,13 @@ fn every_slice_the_engines_solved_passes() {
         MorrisGame::new(Variant::Taiwan, 4),
         MorrisGame::new(Variant::Standard, 4),
         MorrisGame::with_hands(Variant::Morabaraba, 5, 3).unwrap(),
+        // Captures with fewer than three pieces on the board (槓, 擔).
+        MorrisGame::from_rules_file(
+            "morris:file:gang-dan-hands.toml".parse().unwrap(),
+            "pieces = [3, 4]\ndiagonals = true\nmill_takes = \"any\"\ngang = true\n\
+             dan = true\nflying = false\nlose_below_three = \"board-and-hand\"\n",
+        )
+        .unwrap(),
     ];
     for game in games {
         let solved = solved_game(game);

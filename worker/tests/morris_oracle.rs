@@ -120,6 +120,18 @@ fn unequal_starts_agree_with_the_plain_solver() {
     }
 }
 
+/// Pieces in hand while moving under rules whose captures need fewer than
+/// three of the mover's pieces (槓: two, 擔: one): a rules file with
+/// Taiwan's captures and the loss rule that counts pieces in hand.
+#[test]
+fn hands_with_gang_and_dan_agree_with_the_plain_solver() {
+    let spec: GameSpec = "morris:file:gang-dan-hands.toml".parse().unwrap();
+    let text = "pieces = [3, 4]\ndiagonals = true\nmill_takes = \"any\"\ngang = true\n\
+                dan = true\nflying = false\nlose_below_three = \"board-and-hand\"\n";
+    let game = MorrisGame::from_rules_file(spec, text).unwrap();
+    check_mixed(game, &[[3, 4], [3, 3]]);
+}
+
 /// A rules file's game, at 3 pieces.
 fn from_file(rules: &str) -> MorrisGame {
     let spec: GameSpec = "morris:file:mixed.toml".parse().unwrap();

@@ -430,6 +430,19 @@ impl MorrisRules {
         self.flying && count == 3
     }
 
+    /// The fewest pieces of its own a side has on the board, the one just
+    /// placed or moved among them, when its move captures: a mill takes
+    /// three, a 槓 two (its ends), a 擔 one (its midpoint).
+    pub const fn fewest_to_capture(&self) -> u32 {
+        if self.dan {
+            1
+        } else if self.gang {
+            2
+        } else {
+            3
+        }
+    }
+
     /// Whether a side with `board` pieces on the board and `hand` in hand
     /// moves by flying: at 3 on the board, or under Lasker rules at 3 on
     /// the board and in hand together (RULES.md §3a).

@@ -377,9 +377,11 @@ pub struct SideMove {
 /// slice, as a step does in a movement slice.)
 pub fn side_successors(rules: &MorrisRules, mover: Side, opponent: Side) -> Vec<SideMove> {
     let mut next = Vec::new();
-    // A capture needs a mill (3 of the mover's on the board) and a piece
-    // to take.
-    let removable = |r: u32, mover_board: u32| r == 0 || (r <= opponent.board && mover_board >= 3);
+    // A capture needs enough of the mover's pieces on the board (three for
+    // a mill) and pieces to take.
+    let fewest = rules.fewest_to_capture();
+    let removable =
+        |r: u32, mover_board: u32| r == 0 || (r <= opponent.board && mover_board >= fewest);
     let mut add = |placed: bool, after: Side, removals: &[u32]| {
         for &removed in removals {
             if removable(removed, after.board) {
