@@ -8,10 +8,11 @@
 //! than fast: the swapped walks of the two-phase checks are not carried
 //! over yet.
 
-use egdb_games::morris::moves::{for_each_move_with_hands, terminal_by_counts, Counts};
+use egdb_games::morris::moves::for_each_move_with_hands;
+use egdb_games::morris::position::colours_of;
 use egdb_games::morris::rules::MAX_REMOVED;
-use egdb_games::morris::slices::{side_table, Side};
-use egdb_games::morris::{Color, MorrisRules, MorrisSlice};
+use egdb_games::morris::slices::{side_place, Side};
+use egdb_games::morris::{MorrisRules, MorrisSlice};
 use egdb_games::Value;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -69,20 +70,15 @@ pub(super) fn check_hand_slice<'a>(
 }
 
 /// Who moves and what each colour holds in hand, for naming positions in
-/// mismatches: the first player where its start allows.
+/// mismatches.
 fn context(rules: &MorrisRules, mover: Side, opponent: Side) -> Context {
-    let [k, l] = rules.start_hands().map(u32::from);
-    let first_moves = mover.pieces() <= k && opponent.pieces() <= l;
-    let (to_move, hand) = if first_moves {
-        (Color::First, [mover.hand, opponent.hand])
-    } else {
-        (Color::Second, [opponent.hand, mover.hand])
-    };
+    let hands = [mover.hand, opponent.hand].map(|h| h as u8);
+    let (to_move, hand) = colours_of(rules, [mover.pieces(), opponent.pieces()], hands);
     Context {
         placing: false,
         ply: 0,
         to_move,
-        hand: hand.map(|h| h as u8),
+        hand,
     }
 }
 
@@ -128,17 +124,10 @@ fn locate<'a>(
     opponent: Side,
     odd: u32,
 ) -> Target<'a> {
-    let counts = Counts {
-        board: [mover.board, opponent.board],
-        hand: [mover.hand, opponent.hand],
-    };
-    if let Some(value) = terminal_by_counts(rules, counts) {
-        return Target::Over(value);
+    match side_place(rules, mover, opponent, odd) {
+        Err(value) => Target::Over(value),
+        Ok((slice, table)) => target_in(own, tables_of, slice, table),
     }
-    let Some((slice, table)) = side_table(rules, mover, opponent, odd) else {
-        unreachable!("positions not over by their counts lie in a table");
-    };
-    target_in(own, tables_of, slice, table)
 }
 
 /// Checks the class entries of representative `id`'s run of `table`.

@@ -6,9 +6,10 @@ use std::sync::OnceLock;
 
 use super::index::TableIndex;
 use super::moves::{legal_moves, terminal_value};
+use super::position::colours_of;
 use super::slices::table_of_position;
 use super::symmetry::canonical_pair;
-use super::{Color, MorrisGame, MorrisRules, MorrisSlice, Move, PointSet, Position};
+use super::{Color, MorrisGame, MorrisSlice, Move, PointSet, Position};
 use crate::family::{Cell, Family};
 use crate::{GameError, GameSpec, SliceInfo, Value};
 
@@ -188,19 +189,6 @@ impl MorrisGame {
             }
         };
         Position::from_sides(rules, mover, opponent, to_move, hand).ok()
-    }
-}
-
-/// Who moves, and the hands first player first, for a position where the
-/// side to move and the other side hold `pieces` (board and hand) and the
-/// hands `[mover's, other's]`: the first player where the starts allow,
-/// else the second (a cell stands for both colours' positions).
-fn colours_of(rules: &MorrisRules, pieces: [u32; 2], hands: [u8; 2]) -> (Color, [u8; 2]) {
-    let [k, l] = rules.start_hands().map(u32::from);
-    if pieces[0] <= k && pieces[1] <= l {
-        (Color::First, hands)
-    } else {
-        (Color::Second, [hands[1], hands[0]])
     }
 }
 

@@ -123,16 +123,16 @@ fn moves_flying_at(
 ) {
     let rules = &rules.in_phase(placing);
     let empty = mover.union(opponent).complement();
+    // A mill against an empty board is no move where hands mix (RULES.md
+    // §3a); elsewhere it takes nothing.
+    let no_mill = opponent.is_empty() && rules.mixes_hands();
     let mut arrive = |from: Option<Point>, to: Point, mover_after: PointSet| {
         // Most arrivals capture nothing: told apart before any list is made.
         let options = if can_capture(rules, to, mover_after, opponent) {
             capture_options(rules, to, mover_after, opponent)
+        } else if no_mill && closes_mill(rules, to, mover_after) {
+            return;
         } else {
-            // A mill against an empty board is no move where hands mix
-            // (RULES.md §3a); elsewhere it takes nothing.
-            if opponent.is_empty() && rules.mixes_hands() && closes_mill(rules, to, mover_after) {
-                return;
-            }
             CaptureOptions::default()
         };
         if options.is_empty() || rules.capture == CaptureRule::Optional {

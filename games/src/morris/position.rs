@@ -249,6 +249,19 @@ impl Position {
     }
 }
 
+/// Who moves, and the hands first player first, for a position where the
+/// side to move and the other side hold `pieces` (board and hand) and the
+/// hands `[mover's, other's]`: the first player where the starts allow,
+/// else the second (a cell stands for both colours' positions).
+pub fn colours_of(rules: &MorrisRules, pieces: [u32; 2], hands: [u8; 2]) -> (Color, [u8; 2]) {
+    let [k, l] = rules.start_hands().map(u32::from);
+    if pieces[0] <= k && pieces[1] <= l {
+        (Color::First, hands)
+    } else {
+        (Color::Second, [hands[1], hands[0]])
+    }
+}
+
 impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for &n in &NOTATION_ORDER {

@@ -23,7 +23,7 @@ use super::index::TableKey;
 use super::moves::{terminal_by_counts, Counts};
 use super::rules::MorrisRules;
 use super::{PointSet, Position};
-use crate::SliceId;
+use crate::{SliceId, Value};
 
 /// A slice of a Morris game.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -330,15 +330,28 @@ pub fn side_table(
     opponent: Side,
     odd: u32,
 ) -> Option<(MorrisSlice, usize)> {
+    side_place(rules, mover, opponent, odd).ok()
+}
+
+/// Where positions with these sides get their value from: [`side_table`]'s
+/// slice and table, or `Err` with the value (for the side to move) of
+/// positions over by their counts.
+pub fn side_place(
+    rules: &MorrisRules,
+    mover: Side,
+    opponent: Side,
+    odd: u32,
+) -> Result<(MorrisSlice, usize), Value> {
     let counts = Counts {
         board: [mover.board, opponent.board],
         hand: [mover.hand, opponent.hand],
     };
-    if terminal_by_counts(rules, counts).is_some() {
-        return None;
+    if let Some(value) = terminal_by_counts(rules, counts) {
+        return Err(value);
     }
     if mover.hand == 0 && opponent.hand == 0 {
-        return movement_table(rules, mover.board, opponent.board, odd);
+        return Ok(movement_table(rules, mover.board, opponent.board, odd)
+            .expect("sides not over by their counts move on"));
     }
     let (first, second) = (mover.max(opponent), mover.min(opponent));
     let split = first != second && !side_flies(rules, first) && !side_flies(rules, second);
@@ -348,7 +361,7 @@ pub fn side_table(
         second,
         parity,
     };
-    Some((slice, usize::from(mover != first)))
+    Ok((slice, usize::from(mover != first)))
 }
 
 /// The slices holding tables with these sides (both parities where split).

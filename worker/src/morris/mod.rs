@@ -21,7 +21,7 @@ use egdb_db_format::encoding::{pack_value_depth16, unpack_value_depth16, ValueCo
 use egdb_games::morris::index::{TableIndex, TakenClasses};
 use egdb_games::morris::moves::{terminal_by_counts, terminal_value, Counts};
 use egdb_games::morris::rules::MAX_REMOVED;
-use egdb_games::morris::slices::{side_successors, side_table, table_of, table_of_position, Side};
+use egdb_games::morris::slices::{side_place, side_successors, table_of, table_of_position, Side};
 use egdb_games::morris::{MorrisGame, MorrisRules, MorrisSlice, PointSet, Position};
 use egdb_games::Value;
 
@@ -190,19 +190,15 @@ fn side_target<'a>(
     opponent: Side,
     odd: u32,
 ) -> Target<'a> {
-    let counts = Counts {
-        board: [mover.board, opponent.board],
-        hand: [mover.hand, opponent.hand],
-    };
-    if let Some(value) = terminal_by_counts(rules, counts) {
-        return Target::Over((value, 0));
+    match side_place(rules, mover, opponent, odd) {
+        Err(value) => Target::Over((value, 0)),
+        Ok((slice, table)) => {
+            let solved = deps
+                .get(&slice)
+                .unwrap_or_else(|| panic!("slice {slice} is read but was not given"));
+            Target::Table(&solved.tables[table])
+        }
     }
-    let (slice, table) =
-        side_table(rules, mover, opponent, odd).expect("counts that play on are stored");
-    let solved = deps
-        .get(&slice)
-        .unwrap_or_else(|| panic!("slice {slice} is read but was not given"));
-    Target::Table(&solved.tables[table])
 }
 
 /// The targets of a hand table's moves that leave its slice, resolved

@@ -29,8 +29,7 @@ use rayon::prelude::*;
 
 use egdb_games::morris::index::{MoverClass, TableIndex, TableKey};
 use egdb_games::morris::moves::{
-    count_quiet_steps, for_each_move, for_each_move_with_hands, for_each_unmove,
-    for_each_unmove_with_hands, Unmove,
+    count_quiet_steps, for_each_move, for_each_move_with_hands, for_each_unmove_with_hands, Unmove,
 };
 use egdb_games::morris::rules::Blocked;
 use egdb_games::morris::slices::Side;
@@ -184,7 +183,6 @@ fn initialise(
     deepest: &AtomicU16,
     cancel: &AtomicBool,
 ) {
-    let index = &table.engine;
     let key = table.stored.key();
     let successors = Successors::new(
         rules,
@@ -193,57 +191,31 @@ fn initialise(
         (key.mover, key.opponent),
         true,
     );
-    (0..index.rep_count())
-        .into_par_iter()
-        .for_each_init(Counting::default, |counting, id| {
-            // Left half-done: the level loop gives up before reading it.
-            if cancel.load(Ordering::Relaxed) {
-                return;
+    count_entries(
+        rules,
+        table,
+        deepest,
+        cancel,
+        |counting, distinct, mover, opponent| {
+            // Captures are located (and prefetched) now, read with the batch.
+            if distinct {
+                return count_quiet_steps(rules, mover, opponent, |s| {
+                    let located = successors.locate(s.mv.removed.len(), s.opponent, s.mover);
+                    counting.captured.push(located);
+                }) as u8;
             }
-            // A step that captures nothing leaves the other side, who moves
-            // next, as it was. Distinct steps give distinct sets of the
-            // side that moved, so their successors can share a class only
-            // through a symmetry that fixes the other side's set: the
-            // run's representative.
-            let distinct = index.rep_is_asymmetric(id);
-            // Engine layout: the run's representative is the other side.
-            index.for_each_entry_of_rep(id, |i, swapped| {
-                if !swapped.canonical {
-                    return;
-                }
-                let (mover, opponent) = (swapped.opponent, swapped.mover);
-                if mover.union(opponent) == PointSet::FULL {
-                    // A full board is a draw; no move leaves or enters it.
-                    table.counters[i as usize].store(1, Ordering::Relaxed);
-                    return;
-                }
-                let first = counting.captured.len();
-                // Captures are located (and prefetched) now, read with the batch.
-                let count = if distinct {
-                    count_quiet_steps(rules, mover, opponent, |s| {
-                        let located = successors.locate(s.mv.removed.len(), s.opponent, s.mover);
-                        counting.captured.push(located);
-                    }) as u8
+            counting.inside.clear();
+            for_each_move(rules, false, mover, opponent, |s| {
+                if s.mv.removed.is_empty() {
+                    counting.inside.push(target.index(s.mover, opponent));
                 } else {
-                    counting.inside.clear();
-                    for_each_move(rules, false, mover, opponent, |s| {
-                        if s.mv.removed.is_empty() {
-                            counting.inside.push(target.index(s.mover, opponent));
-                        } else {
-                            let located =
-                                successors.locate(s.mv.removed.len(), s.opponent, s.mover);
-                            counting.captured.push(located);
-                        }
-                    });
-                    dedup_sorted(&mut counting.inside) as u8
-                };
-                counting.push(i as usize, count, first, table, rules.blocked);
+                    let located = successors.locate(s.mv.removed.len(), s.opponent, s.mover);
+                    counting.captured.push(located);
+                }
             });
-            counting.settle(table, rules.blocked);
-            // Published once per run: a shared maximum updated by every
-            // entry would bounce between the cores.
-            deepest.fetch_max(std::mem::take(&mut counting.deepest), Ordering::Relaxed);
-        });
+            dedup_sorted(&mut counting.inside) as u8
+        },
+    );
 }
 
 /// Step 1 for a hand table: its moves on the board that take nothing are
@@ -256,7 +228,6 @@ fn initialise_with_hands(
     deepest: &AtomicU16,
     cancel: &AtomicBool,
 ) {
-    let index = &table.engine;
     let key = table.stored.key();
     let [mover_hand, other_hand] = table.hands;
     let successors = SideSuccessors::new(
@@ -265,33 +236,76 @@ fn initialise_with_hands(
         Side::new(mover_hand, key.mover),
         Side::new(other_hand, key.opponent),
     );
+    count_entries(
+        rules,
+        table,
+        deepest,
+        cancel,
+        |counting, distinct, mover, opponent| {
+            counting.inside.clear();
+            let mut steps = 0;
+            for_each_move_with_hands(rules, mover, opponent, table.hands, |s, placed| {
+                if !placed && s.mv.removed.is_empty() {
+                    steps += 1;
+                    if !distinct {
+                        counting.inside.push(target.index(s.mover, opponent));
+                    }
+                } else {
+                    let removed = s.mv.removed.len();
+                    let located = successors.locate(placed, removed, s.opponent, s.mover);
+                    counting.captured.push(located);
+                }
+            });
+            if distinct {
+                steps
+            } else {
+                dedup_sorted(&mut counting.inside) as u8
+            }
+        },
+    );
+}
+
+/// Step 1's walk of a table: each class entry of its engine layout, whose
+/// steps inside the slice `count` counts (its other successors it locates
+/// into `counting.captured`), told whether the entry's run has a
+/// representative without symmetries of its own: then distinct steps give
+/// distinct sets of the side that moved, and so distinct classes (their
+/// successors could share a class only through a symmetry that fixes the
+/// other side's set, the run's representative).
+fn count_entries<'a>(
+    rules: &MorrisRules,
+    table: &Table,
+    deepest: &AtomicU16,
+    cancel: &AtomicBool,
+    count: impl Fn(&mut Counting<'a>, bool, PointSet, PointSet) -> u8 + Sync,
+) {
+    let index = &table.engine;
     (0..index.rep_count())
         .into_par_iter()
         .for_each_init(Counting::default, |counting, id| {
+            // Left half-done: the level loop gives up before reading it.
             if cancel.load(Ordering::Relaxed) {
                 return;
             }
+            let distinct = index.rep_is_asymmetric(id);
             index.for_each_entry_of_rep(id, |i, swapped| {
                 if !swapped.canonical {
                     return;
                 }
                 // Engine layout: the run's representative is the other side.
                 let (mover, opponent) = (swapped.opponent, swapped.mover);
+                if mover.union(opponent) == PointSet::FULL {
+                    // A full board is a draw; no move leaves or enters it.
+                    table.counters[i as usize].store(1, Ordering::Relaxed);
+                    return;
+                }
                 let first = counting.captured.len();
-                counting.inside.clear();
-                for_each_move_with_hands(rules, mover, opponent, table.hands, |s, placed| {
-                    if !placed && s.mv.removed.is_empty() {
-                        counting.inside.push(target.index(s.mover, opponent));
-                    } else {
-                        let removed = s.mv.removed.len();
-                        let located = successors.locate(placed, removed, s.opponent, s.mover);
-                        counting.captured.push(located);
-                    }
-                });
-                let count = dedup_sorted(&mut counting.inside) as u8;
-                counting.push(i as usize, count, first, table, rules.blocked);
+                let steps = count(counting, distinct, mover, opponent);
+                counting.push(i as usize, steps, first, table, rules.blocked);
             });
             counting.settle(table, rules.blocked);
+            // Published once per run: a shared maximum updated by every
+            // entry would bounce between the cores.
             deepest.fetch_max(std::mem::take(&mut counting.deepest), Ordering::Relaxed);
         });
 }
@@ -439,11 +453,8 @@ impl Batch {
                 }
                 self.predecessors.push(p);
             };
-            if self.hands == [0, 0] {
-                for_each_unmove(rules, mover, opponent, visit);
-            } else {
-                for_each_unmove_with_hands(rules, mover, opponent, self.hands, visit);
-            }
+            // With no pieces in hand, the movement phase's un-moves.
+            for_each_unmove_with_hands(rules, mover, opponent, self.hands, visit);
             // Distinct un-moves give distinct sets; they share a class only
             // through a symmetry that fixes `mover`.
             if !class.is_asymmetric() {
