@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The benchmark report of README.md: engines vs scan on 7 layers, then the
+# The benchmark report of docs/benchmarks.md: engines vs scan on 7 layers, then the
 # 8-layer builds (each rule) and the 7-layer depth build, with time and peak
 # memory. Needs about 15 minutes and 10 GiB of memory; writes under $BENCH_DIR.
 set -euo pipefail

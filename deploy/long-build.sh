@@ -18,7 +18,7 @@
 # coordinator and two workers on hosts of network namespaces with mutual
 # TLS (netns-cluster.sh, its settings: THREADS, MEMORY, MEMORY_WS1,
 # CACHE_LIMIT), every shard over gRPC. Which is faster here, measured on
-# morris:morabaraba:5: README, "Long builds".
+# morris:morabaraba:5: docs/cluster.md, "Long builds".
 #
 # At its first start on a machine it pins the binary of the build cache in
 # DIR/bin/ (a build that runs for days keeps one binary while the checkout

@@ -2,7 +2,7 @@
 # A hostile soak of `egdb serve` on STORE for SECONDS (default 600): slow
 # clients, floods of long lines, malformed requests and dropped
 # connections, while honest clients probe; prints their latency and the
-# server's peak memory (README, "A server for the public").
+# server's peak memory (docs/serving.md, "A server for the public").
 # Usage: bash deploy/soak.sh STORE [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."

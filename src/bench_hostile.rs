@@ -2,7 +2,7 @@
 //! — slow clients that send a header line every few seconds, floods of
 //! the longest lines, malformed requests, connections dropped half-way —
 //! while honest clients probe it on fresh connections and its memory is
-//! read from /proc. What a public server must hold (README, "A server for
+//! read from /proc. What a public server must hold (docs/serving.md, "A server for
 //! the public").
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

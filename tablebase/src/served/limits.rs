@@ -7,7 +7,7 @@ use std::time::Duration;
 use tokio::sync::{Semaphore, TryAcquireError};
 use tonic::Status;
 
-/// The limits of one `egdb serve` (README: "A server for the public").
+/// The limits of one `egdb serve` (docs/serving.md: "A server for the public").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Time an HTTP client has to send a whole request header, on a new
