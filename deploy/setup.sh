@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian machine with only the Rust toolchain lacks to
-# build egdb: clang and libclang (the rocksdb crate generates its bindings with
+# build egdb (and curl, for README's tour): clang and libclang (the rocksdb crate generates its bindings with
 # bindgen and compiles RocksDB's C++). protoc comes vendored through a crate.
 # Idempotent: does nothing when everything is already there.
 set -euo pipefail
@@ -12,6 +12,8 @@ if ! ls /usr/lib/llvm-*/lib/libclang*.so* >/dev/null 2>&1 \
   need+=(libclang-dev)
 fi
 command -v g++ >/dev/null 2>&1 || need+=(g++)
+# README's tour asks the HTTP API with curl (tests/readme_tour.rs runs it).
+command -v curl >/dev/null 2>&1 || need+=(curl)
 
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
