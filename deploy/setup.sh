@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian machine with only the Rust toolchain lacks to
-# build egdb (and curl, for README's tour): clang and libclang (the rocksdb crate generates its bindings with
-# bindgen and compiles RocksDB's C++). protoc comes vendored through a crate.
+# build egdb: clang and libclang (the rocksdb crate generates its bindings
+# with bindgen and compiles RocksDB's C++), and curl for README's tour.
+# protoc comes vendored through a crate.
 # Idempotent: does nothing when everything is already there.
 set -euo pipefail
 
