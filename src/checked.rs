@@ -3,8 +3,6 @@
 
 use egdb_check::verify::SliceCheck;
 
-use crate::query::describe;
-
 pub fn failure_line(check: &SliceCheck) -> String {
     match &check.corrupt {
         Some(reason) => format!("slice {}: FAILED: {reason}", check.slice),
@@ -23,11 +21,10 @@ pub fn failure_line(check: &SliceCheck) -> String {
 pub fn report(check: &SliceCheck) -> String {
     let mut out = failure_line(check) + "\n";
     for m in &check.examples {
-        let stored = m.stored.as_ref().map_or("no value".to_string(), describe);
+        let stored = m.stored.map_or("no value".to_string(), |p| p.to_string());
         out += &format!(
             "  {}: stored {stored}, its moves say {}\n",
-            m.position,
-            describe(&m.expected)
+            m.position, m.expected
         );
     }
     out

@@ -469,8 +469,8 @@ impl ServeArgs {
     ///
     /// # Errors
     /// Connections asked for that the open-file limit cannot hold.
-    pub fn limits(&self, open_files: u64) -> Result<egdb_tablebase::served::Limits, String> {
-        let defaults = egdb_tablebase::served::Limits::default();
+    pub fn limits(&self, open_files: u64) -> Result<egdb_serve::Limits, String> {
+        let defaults = egdb_serve::Limits::default();
         let grpc = self.max_grpc_connections as usize;
         // The store's files, the listeners and a margin.
         let room = usize::try_from(open_files.saturating_sub(OTHER_FILES)).unwrap_or(usize::MAX);
@@ -488,7 +488,7 @@ impl ServeArgs {
                 "--max-grpc-connections {grpc} needs more open files than the {open_files} this process may have (ulimit -n)"
             ));
         }
-        Ok(egdb_tablebase::served::Limits {
+        Ok(egdb_serve::Limits {
             header_timeout: self.header_timeout,
             idle_timeout: self.idle_timeout,
             max_connections: http,

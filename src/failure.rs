@@ -7,6 +7,9 @@ use egdb_db_format::FormatError;
 use egdb_games::GameError;
 use egdb_tablebase::TablebaseError;
 
+/// What a command gives back: its exit status, or why it failed.
+pub type Exit = Result<i32, Failure>;
+
 #[derive(Debug)]
 pub struct Failure {
     pub message: String,

@@ -119,12 +119,9 @@ pub fn verified_list(
     let Some(path) = path else {
         return Ok(None);
     };
-    let list = crate::compare::read_list(path)?
-        .into_iter()
-        .map(|(slice, listed)| (slice, listed.positions, listed.crc));
-    Ok(Some(std::sync::Arc::new(
-        egdb_coordinator::VerifiedList::new(path.display().to_string(), list),
-    )))
+    let list = egdb_coordinator::VerifiedList::read(path)
+        .map_err(|e| Failure::bad_input(e.to_string()))?;
+    Ok(Some(std::sync::Arc::new(list)))
 }
 
 /// What follows "every slice verified as it was stored": how many slices a

@@ -1,38 +1,26 @@
 //! `egdb`: build, inspect and query endgame databases. See README.md.
+//!
+//! This file only dispatches: each command parses its arguments and calls
+//! the library crates in its own file of [`commands`]; beside them, what
+//! several commands share (arguments, failures, signals, files).
 
-mod bench;
-mod bench_cache;
 mod bench_hostile;
 mod bench_http;
-mod bench_query;
-mod bench_store;
-mod book;
-mod build;
 mod checked;
 mod cli;
-mod compare;
-mod coordinator;
+mod cluster_access;
+mod commands;
 mod failure;
 mod host;
 mod open_files;
 mod picture;
-mod plan;
-mod query;
-mod restore;
-mod results;
-mod serve;
 mod signals;
-mod stats;
-mod status;
-mod tls;
-mod verify;
-mod worker;
 mod written_file;
 
 use clap::Parser;
 
 use cli::{Cli, Command};
-use failure::Failure;
+use commands::*;
 
 fn main() {
     require_processor();
@@ -132,6 +120,3 @@ fn init_logging(verbose: u8) {
         builder.json().init();
     }
 }
-
-/// Convenience for commands: `Ok(0)`.
-pub type Exit = Result<i32, Failure>;

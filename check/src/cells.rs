@@ -47,12 +47,12 @@ impl CellTable {
             }
             CellEncoding::ValueDepth8 => {
                 let (code, depth) = unpack_value_depth8(self.raw[e]);
-                Probe::of_code(code, u32::from(depth))
+                crate::probe_of_code(code, u32::from(depth))
             }
             CellEncoding::ValueDepth16 => {
                 let cell = u16::from_le_bytes([self.raw[2 * e], self.raw[2 * e + 1]]);
                 let (code, depth) = unpack_value_depth16(cell);
-                Probe::of_code(code, u32::from(depth))
+                crate::probe_of_code(code, u32::from(depth))
             }
         })
     }

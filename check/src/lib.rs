@@ -39,10 +39,25 @@ pub mod stored;
 pub mod verify;
 
 pub use checker::{Checker, Fetched};
-// What a check finds crosses the wire; its types live with the contract.
-pub use egdb_proto::check::{Mismatch, Probe, SliceCheck, EXAMPLES};
+pub use egdb_games::checked::{Mismatch, Probe, SliceCheck, EXAMPLES};
 
+use egdb_db_format::ValueCode;
 use egdb_games::Value;
+
+/// A stored value code and depth as a probe (draws have no depth); `None`
+/// for "don't care".
+pub fn probe_of_code(code: ValueCode, depth: u32) -> Option<Probe> {
+    let value = match code {
+        ValueCode::Win => Value::Win,
+        ValueCode::Loss => Value::Loss,
+        ValueCode::Draw => Value::Draw,
+        ValueCode::DontCare => return None,
+    };
+    Some(Probe {
+        value,
+        depth: (value != Value::Draw).then_some(depth),
+    })
+}
 
 /// The probe a position must have, given its moves' probes (each from the
 /// next mover's view); `terminal` is the rules' value when it has no move.

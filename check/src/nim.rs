@@ -97,7 +97,7 @@ impl NimTable {
             }
             _ => {
                 let (code, depth) = unpack_value_depth8(self.raw[entry as usize]);
-                Probe::of_code(code, u32::from(depth))
+                crate::probe_of_code(code, u32::from(depth))
             }
         }
     }

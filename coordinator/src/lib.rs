@@ -12,6 +12,7 @@ pub mod building;
 pub mod error;
 pub mod schedule;
 
+pub use building::checksum_list::{read_checksum_list, ListError, Listed};
 pub use building::{
     BackedUp, BackupPlan, Build, BuildOptions, BuildProgress, Ranked, ReuseSource, Reused,
     VerifiedList,

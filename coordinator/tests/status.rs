@@ -1,9 +1,9 @@
 //! The time left that `egdb status` shows: the entries still to solve or
 //! check, at the rate of this run's finished solves and checks.
 
+use egdb_check::SliceCheck;
 use egdb_coordinator::{Build, BuildOptions};
 use egdb_games::{Game, GameSpec, SliceInfo};
-use egdb_proto::check::SliceCheck;
 use egdb_proto::{BuildStatus, CheckReport, Coordinator};
 
 #[path = "../../tests/common/build_noise.rs"]

@@ -154,6 +154,19 @@ impl Game {
     }
 }
 
+/// `movement`, `placement`, `hands` (placing and moving mixed) or `nim`
+/// (any family without phases): the phase a slice id names, as tables and
+/// rates group slices.
+pub fn phase_of(slice: &str) -> &'static str {
+    use crate::morris::MorrisSlice;
+    match MorrisSlice::parse(slice) {
+        Some(MorrisSlice::Movement { .. }) => "movement",
+        Some(MorrisSlice::Placement { .. }) => "placement",
+        Some(MorrisSlice::Hand { .. }) => "hands",
+        None => "nim",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

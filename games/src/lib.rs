@@ -8,6 +8,8 @@
 //!
 //! * [`spec`] — the `GAME` strings of the command line.
 //! * [`bounded_file`] — small files from outside, read with a bound.
+//! * [`checked`] — what a table says of a position, and what checking a
+//!   slice against its moves finds.
 //! * [`family`] — what every family gives the code outside its engines.
 //! * [`game`] — a game of any family, and [`with_game!`] to reach it
 //!   generically: the one list of families.
@@ -19,6 +21,7 @@
 //!   known with feature `toy` only).
 
 pub mod bounded_file;
+pub mod checked;
 pub mod error;
 pub mod family;
 mod fingerprint;
@@ -33,7 +36,7 @@ pub mod value;
 
 pub use error::{GameError, PositionError};
 pub use family::{Cell, Family};
-pub use game::Game;
+pub use game::{phase_of, Game};
 pub use slice::{NotASliceId, SliceId, SliceInfo, MAX_SLICE_ID};
 pub use spec::{GameSpec, Rule};
 pub use text_file::{printable, shown};

@@ -1,149 +1,15 @@
-//! What checking a slice finds ([`SliceCheck`]) and the report that
-//! carries it from a worker to a verifying coordinator ([`CheckReport`]).
-//! The report crosses the wire as [`v1::CheckReport`]; these are the two
-//! conversions, the incoming one bounded.
+//! The report that carries what checking a slice found
+//! ([`egdb_games::checked::SliceCheck`]) from a worker to a verifying
+//! coordinator ([`CheckReport`]). The report crosses the wire as
+//! [`v1::CheckReport`]; these are the two conversions, the incoming one
+//! bounded.
 
-use egdb_games::{printable, SliceId, Value};
+use egdb_games::checked::{Mismatch, Probe, SliceCheck, EXAMPLES};
+use egdb_games::{printable, SliceId};
 
 use crate::v1::{self, CheckMismatch, CheckedProbe};
-use crate::values::tag_of;
+use crate::values::{probe_of_tag, tag_of};
 use crate::WireError;
-
-/// Mismatches kept as examples per slice.
-pub const EXAMPLES: usize = 10;
-
-/// What the table says of one position.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Probe {
-    pub value: Value,
-    /// Plies to the end under perfect play, where the table has depths.
-    pub depth: Option<u32>,
-}
-
-impl Probe {
-    /// A probe as a message carries it: a value tag and a depth.
-    ///
-    /// # Errors
-    /// The reason, for a tag that names no value.
-    pub fn from_wire(tag: i32, depth: Option<u32>) -> Result<Probe, WireError> {
-        Ok(Probe {
-            value: crate::values::value_of(tag)?,
-            depth,
-        })
-    }
-
-    /// A stored value code and depth as a probe (draws have no depth);
-    /// `None` for "don't care".
-    pub fn of_code(code: egdb_db_format::ValueCode, depth: u32) -> Option<Probe> {
-        use egdb_db_format::ValueCode;
-        let value = match code {
-            ValueCode::Win => Value::Win,
-            ValueCode::Loss => Value::Loss,
-            ValueCode::Draw => Value::Draw,
-            ValueCode::DontCare => return None,
-        };
-        Some(Probe {
-            value,
-            depth: (value != Value::Draw).then_some(depth),
-        })
-    }
-}
-
-/// A position whose stored probe is not what its moves say.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Mismatch {
-    /// The position in the game's notation.
-    pub position: String,
-    /// `None`: the position's cell holds no value ("don't care").
-    pub stored: Option<Probe>,
-    pub expected: Probe,
-}
-
-/// What checking one slice found. A part of a slice's check, counted on
-/// one thread before the parts are added up, is a `SliceCheck<()>`: it
-/// names no slice until [`SliceCheck::of`] gives it one.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SliceCheck<S = SliceId> {
-    pub slice: S,
-    /// Positions checked against their moves.
-    pub positions: u64,
-    /// Positions whose stored probe is wrong.
-    pub mismatches: u64,
-    /// Entries that only repeat a symmetry class yet hold a value (they
-    /// must be "don't care").
-    pub duplicates_with_values: u64,
-    /// The first few mismatches.
-    pub examples: Vec<Mismatch>,
-    /// Why the slice's bytes cannot be trusted (a checksum that fails);
-    /// its positions are not checked then.
-    pub corrupt: Option<String>,
-}
-
-impl SliceCheck {
-    /// A check of `slice` that found nothing yet.
-    pub fn new(slice: SliceId) -> SliceCheck {
-        SliceCheck::of(slice, SliceCheck::<()>::default())
-    }
-
-    /// What `part` found, as the check of `slice`.
-    pub fn of<S>(slice: SliceId, part: SliceCheck<S>) -> SliceCheck {
-        SliceCheck {
-            slice,
-            positions: part.positions,
-            mismatches: part.mismatches,
-            duplicates_with_values: part.duplicates_with_values,
-            examples: part.examples,
-            corrupt: part.corrupt,
-        }
-    }
-
-    /// A slice whose bytes cannot be trusted, for `reason`.
-    pub fn corrupt(slice: SliceId, reason: impl Into<String>) -> SliceCheck {
-        SliceCheck {
-            corrupt: Some(reason.into()),
-            ..SliceCheck::new(slice)
-        }
-    }
-}
-
-impl<S> SliceCheck<S> {
-    pub fn passed(&self) -> bool {
-        self.corrupt.is_none() && self.mismatches == 0 && self.duplicates_with_values == 0
-    }
-
-    /// Adds what another part of the same slice found.
-    pub fn add<T>(&mut self, other: SliceCheck<T>) {
-        self.positions += other.positions;
-        self.mismatches += other.mismatches;
-        self.duplicates_with_values += other.duplicates_with_values;
-        let room = EXAMPLES.saturating_sub(self.examples.len());
-        self.examples.extend(other.examples.into_iter().take(room));
-        if self.corrupt.is_none() {
-            self.corrupt = other.corrupt;
-        }
-    }
-
-    /// Counts a checked position, and keeps it as an example when it is
-    /// wrong and there is room.
-    pub fn record(
-        &mut self,
-        position: impl FnOnce() -> String,
-        stored: Option<Probe>,
-        expected: Probe,
-    ) {
-        self.positions += 1;
-        if stored != Some(expected) {
-            self.mismatches += 1;
-            if self.examples.len() < EXAMPLES {
-                self.examples.push(Mismatch {
-                    position: position(),
-                    stored,
-                    expected,
-                });
-            }
-        }
-    }
-}
 
 /// Longest position, slice id or reason taken from a report.
 pub const MAX_TEXT: usize = 1000;
@@ -249,12 +115,13 @@ impl TryFrom<v1::CheckReport> for CheckReport {
 }
 
 fn probe_of(p: &v1::CheckedProbe) -> Result<Probe, WireError> {
-    Probe::from_wire(p.value, p.depth)
+    probe_of_tag(p.value, p.depth)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use egdb_games::Value;
 
     #[test]
     fn a_check_crosses_the_wire_unchanged_and_oversized_ones_are_refused() {

@@ -1,6 +1,7 @@
 //! Game values cross the wire as [`GameValue`] tags; these are the two
 //! conversions, the incoming one refusing tags that name no value.
 
+use egdb_games::checked::Probe;
 use egdb_games::Value;
 
 use crate::v1::GameValue;
@@ -32,6 +33,17 @@ pub fn value_of(tag: i32) -> Result<Value, WireError> {
         Ok(GameValue::Draw) => Ok(Value::Draw),
         _ => Err(WireError::UnknownValue(tag)),
     }
+}
+
+/// A probe as a message carries it: a value tag and a depth.
+///
+/// # Errors
+/// [`WireError::UnknownValue`] for a tag that names no value.
+pub fn probe_of_tag(tag: i32, depth: Option<u32>) -> Result<Probe, WireError> {
+    Ok(Probe {
+        value: value_of(tag)?,
+        depth,
+    })
 }
 
 #[cfg(test)]

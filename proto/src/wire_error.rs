@@ -4,8 +4,9 @@
 
 use egdb_games::NotASliceId;
 
-use crate::check::{EXAMPLES, MAX_TEXT};
+use crate::check::MAX_TEXT;
 use crate::lease::MAX_HELD;
+use egdb_games::checked::EXAMPLES;
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum WireError {

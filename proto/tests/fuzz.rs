@@ -14,7 +14,8 @@ use std::sync::{Arc, Mutex, Once};
 use std::time::Duration;
 
 use egdb_db_format::{block_len, max_record_len, MAX_BLOCK_BYTES};
-use egdb_proto::check::{Probe, EXAMPLES, MAX_TEXT};
+use egdb_games::checked::{Probe, EXAMPLES};
+use egdb_proto::check::MAX_TEXT;
 use egdb_proto::client::RemoteCoordinator;
 use egdb_proto::server::{bind, incoming, serve, Service};
 use egdb_proto::shard::MIN_WIRE_BLOCK_BYTES;

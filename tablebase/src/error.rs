@@ -28,4 +28,8 @@ pub enum TablebaseError {
         position: String,
         legal: String,
     },
+    /// Tables of a store that contradict each other or their records
+    /// (what a results page would publish).
+    #[error("{0}")]
+    Inconsistent(String),
 }

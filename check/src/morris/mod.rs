@@ -390,7 +390,7 @@ fn add_cell(expectation: &mut Expectation, cell: u16) {
 /// A stored cell as a probe; `None` for "don't care".
 fn decode(cell: u16) -> Option<Probe> {
     let (code, depth) = unpack_value_depth16(cell);
-    Probe::of_code(code, u32::from(depth))
+    crate::probe_of_code(code, u32::from(depth))
 }
 
 #[cfg(test)]

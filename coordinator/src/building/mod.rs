@@ -23,6 +23,7 @@ use crate::CoordinatorError;
 use egdb_check::identity::{cell_encoding, identity};
 
 mod backing_up;
+pub mod checksum_list;
 mod link;
 mod ranking;
 mod reuse;

@@ -27,6 +27,19 @@ pub struct VerifiedList {
 }
 
 impl VerifiedList {
+    /// The checksum list at `path` (as `egdb results --crc` writes it).
+    ///
+    /// # Errors
+    /// A file that cannot be read or is not a checksum list.
+    pub fn read(path: &std::path::Path) -> Result<VerifiedList, super::checksum_list::ListError> {
+        let list = super::checksum_list::read_checksum_list(path)?;
+        Ok(VerifiedList::new(
+            path.display().to_string(),
+            list.into_iter()
+                .map(|(slice, listed)| (slice, listed.positions, listed.crc)),
+        ))
+    }
+
     /// A list of `(slice, positions, raw CRC-32)` from `source`.
     pub fn new(
         source: impl Into<String>,

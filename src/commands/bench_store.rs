@@ -13,8 +13,8 @@ use egdb_db_format::symbols::{from_symbols, to_symbols};
 use egdb_db_format::{decode_block, decode_block_part, encode_block, CellEncoding, Packing, Store};
 
 use crate::cli::BenchStoreArgs;
+use crate::failure::Exit;
 use crate::failure::Failure;
-use crate::Exit;
 
 /// Bytes a block record adds to its payload: header and checksum.
 const RECORD_OVERHEAD: u64 = 24;

@@ -13,8 +13,8 @@ use egdb_games::bounded_file::read_at_most;
 use egdb_proto::tls::MAX_PEM_BYTES;
 
 use crate::cli::{TlsCommand, TlsInitArgs};
+use crate::failure::Exit;
 use crate::failure::Failure;
-use crate::Exit;
 
 /// The CA's common name.
 const CA_NAME: &str = "egdb cluster CA";

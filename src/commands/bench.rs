@@ -13,8 +13,8 @@ use egdb_worker::nim::{scan::scan_values, solve_all, value_in, NimEngine};
 use egdb_worker::SliceTable;
 
 use crate::cli::BenchArgs;
+use crate::failure::Exit;
 use crate::failure::Failure;
-use crate::Exit;
 
 pub fn run(args: BenchArgs) -> Exit {
     let spec: GameSpec = args.game.parse()?;

@@ -8,11 +8,11 @@ use egdb_proto::LinkKind;
 use egdb_worker::{ShardCache, Worker, WorkerConfig, WorkerError};
 
 use crate::cli::WorkerArgs;
-use crate::coordinator::read_token;
+use crate::cluster_access::{plaintext_hint, read_token};
+use crate::failure::Exit;
 use crate::failure::Failure;
 use crate::host::{default_memory, use_engine_threads};
 use crate::signals::INTERRUPTED;
-use crate::Exit;
 
 /// `egdb worker`'s arguments made into what the worker runs with: the
 /// token read, the name chosen and checked, the coordinator's client made.
@@ -111,19 +111,6 @@ pub fn run(args: WorkerArgs) -> Exit {
             "worker {name} failed: {e}{}",
             plaintext_hint(&e.to_string(), tls)
         ))),
-    }
-}
-
-/// What to try when a plaintext client's connections keep breaking: the
-/// coordinator may speak TLS.
-pub fn plaintext_hint(error: &str, tls: bool) -> &'static str {
-    let broken = ["broken pipe", "connection reset"]
-        .iter()
-        .any(|what| error.contains(what));
-    if broken && !tls {
-        " (if the coordinator uses TLS: https:// and --tls-cert, --tls-key, --tls-ca)"
-    } else {
-        ""
     }
 }
 

@@ -14,13 +14,13 @@ use indicatif::ProgressBar;
 
 use crate::checked::report;
 use crate::cli::BuildArgs;
+use crate::failure::Exit;
 use crate::failure::Failure;
 use crate::host::{
     backed_up_line, default_memory, positions_bar, rank_the_rest, ranked_line, reused_line,
     say_ranking_left, use_engine_threads, verified_list, vouched_line,
 };
 use crate::signals::INTERRUPTED;
-use crate::Exit;
 
 /// Local workers heartbeat from a thread of their own; a lease only runs out
 /// if one hangs.

@@ -6,10 +6,9 @@ use egdb_proto::{Coordinator, LinkKind};
 use serde_json::json;
 
 use crate::cli::StatusArgs;
-use crate::coordinator::read_token;
+use crate::cluster_access::{plaintext_hint, read_token};
+use crate::failure::Exit;
 use crate::failure::Failure;
-use crate::worker::plaintext_hint;
-use crate::Exit;
 
 pub fn run(args: StatusArgs) -> Exit {
     let token = read_token(args.token_file.as_deref())?;

@@ -3,10 +3,10 @@
 //! them back here, so both ends agree on one conversion.
 
 use egdb_proto::v1::{MoveProbe, MovesReply, ProbeReply};
-use egdb_proto::values::tag_of;
+use egdb_proto::values::{probe_of_tag, tag_of};
 use egdb_proto::WireError;
 
-use crate::reader::{Answer, MoveAnswer, Probe};
+use egdb_tablebase::{Answer, MoveAnswer, Probe};
 
 /// A position's probe as sent.
 pub fn probe_reply(position: String, probe: Probe) -> ProbeReply {
@@ -39,7 +39,7 @@ pub fn moves_reply(answer: Answer) -> MovesReply {
 /// # Errors
 /// A value tag that names no value.
 pub fn probe_of(reply: &ProbeReply) -> Result<(String, Probe), WireError> {
-    let probe = Probe::from_wire(reply.value, reply.depth)?;
+    let probe = probe_of_tag(reply.value, reply.depth)?;
     Ok((reply.position.clone(), probe))
 }
 
@@ -56,7 +56,7 @@ pub fn answer_of(reply: &MovesReply) -> Result<Answer, WireError> {
             Ok(MoveAnswer {
                 mv: m.r#move.clone(),
                 after: m.after.clone(),
-                probe: Probe::from_wire(m.value, m.depth)?,
+                probe: probe_of_tag(m.value, m.depth)?,
             })
         })
         .collect::<Result<_, WireError>>()?;

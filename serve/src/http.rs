@@ -3,9 +3,9 @@
 //! `/api/v1/moves?position=…` and `/api/v1/line?position=…&max_plies=…`;
 //! and at `/` the web explorer that draws them (`explorer/`).
 //!
-//! Every handler calls the gRPC handler of [`QueryService`] and turns its
-//! reply or status into JSON, so both protocols give the same answers and
-//! the same errors: a status code becomes an HTTP status (400 a bad
+//! Every handler asks [`QueryService`] what its gRPC handler asks (the
+//! reader's answer, or a status) and turns that into JSON, once, so both
+//! protocols give the same answers and the same errors: a status code becomes an HTTP status (400 a bad
 //! position, 404 no such slice, 503 a slice still being built, 500 damaged
 //! data, naming slice and block). Replies allow any origin (CORS); those
 //! of a finished store may be cached, as its answers never change.
@@ -20,15 +20,14 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use egdb_proto::v1::query_server::Query as _;
-use egdb_proto::v1::{InfoRequest, LineRequest, MovesReply, PositionRequest, ProbeReply};
+use egdb_proto::v1::InfoRequest;
 use serde_json::{json, Value as Json};
 use tonic::{Code, Request, Status};
 
 use super::board::board_json;
-use super::wire::{answer_of, probe_of};
 use super::{Limits, QueryService};
-use crate::reader::Probe;
 use egdb_games::Value;
+use egdb_tablebase::{Answer, Probe};
 
 /// How long a browser or proxy may keep a finished store's answer.
 const FINISHED_MAX_AGE: &str = "public, max-age=86400, immutable";
@@ -140,27 +139,22 @@ async fn info(State(service): State<Arc<QueryService>>) -> Response {
 async fn probe(State(service): State<Arc<QueryService>>, params: Params) -> Response {
     let complete = service.tablebase().is_complete();
     let reply = match position(&params) {
-        Ok(position) => {
-            service
-                .probe(Request::new(PositionRequest { position }))
-                .await
-        }
+        Ok(position) => service.probe_text(position).await,
         Err(status) => Err(status),
     };
-    respond(complete, reply.and_then(|r| probe_json(&r.into_inner())))
+    respond(
+        complete,
+        reply.map(|(position, probe)| probe_fields(&position, probe)),
+    )
 }
 
 async fn moves(State(service): State<Arc<QueryService>>, params: Params) -> Response {
     let complete = service.tablebase().is_complete();
     let reply = match position(&params) {
-        Ok(position) => {
-            service
-                .moves(Request::new(PositionRequest { position }))
-                .await
-        }
+        Ok(position) => service.answer_text(position).await,
         Err(status) => Err(status),
     };
-    respond(complete, reply.and_then(|r| moves_json(&r.into_inner())))
+    respond(complete, reply.map(moves_json))
 }
 
 async fn line(State(service): State<Arc<QueryService>>, params: Params) -> Response {
@@ -172,38 +166,24 @@ async fn line(State(service): State<Arc<QueryService>>, params: Params) -> Respo
                 Status::invalid_argument(format!("max_plies is a number of plies, not {text:?}"))
             })?,
         };
-        Ok(LineRequest {
-            position,
-            max_plies: plies,
-        })
+        Ok((position, plies))
     });
-    let request = match asked {
-        Ok(request) => request,
-        Err(status) => return respond(complete, Err(status)),
+    let line = match asked {
+        Ok((position, plies)) => service.line_text(position, plies).await,
+        Err(status) => Err(status),
     };
-    let reply = service.line(Request::new(request)).await;
     respond(
         complete,
-        reply.and_then(|r| {
-            let r = r.into_inner();
-            let start = r
-                .start
-                .as_ref()
-                .ok_or_else(|| Status::internal("a line without its start"))?;
-            let steps = r
-                .steps
+        line.map(|((position, probe), steps)| {
+            let steps: Vec<Json> = steps
                 .iter()
                 .map(|step| {
-                    let after = step
-                        .after
-                        .as_ref()
-                        .ok_or_else(|| Status::internal("a step without its position"))?;
-                    let mut json = probe_json(after)?;
-                    json["move"] = Json::from(step.r#move.clone());
-                    Ok(json)
+                    let mut json = probe_fields(&step.position, step.probe);
+                    json["move"] = Json::from(step.mv.clone());
+                    json
                 })
-                .collect::<Result<Vec<_>, Status>>()?;
-            Ok(json!({"start": probe_json(start)?, "steps": steps}))
+                .collect();
+            json!({"start": probe_fields(&position, probe), "steps": steps})
         }),
     )
 }
@@ -273,13 +253,7 @@ fn probe_fields(position: &str, probe: Probe) -> Json {
     })
 }
 
-fn probe_json(reply: &ProbeReply) -> Result<Json, Status> {
-    let (position, probe) = probe_of(reply).map_err(|e| Status::internal(e.to_string()))?;
-    Ok(probe_fields(&position, probe))
-}
-
-fn moves_json(reply: &MovesReply) -> Result<Json, Status> {
-    let mut answer = answer_of(reply).map_err(|e| Status::internal(e.to_string()))?;
+fn moves_json(mut answer: Answer) -> Json {
     answer.moves.sort_by_key(|m| best_first(m.probe));
     let moves: Vec<Json> = answer
         .moves
@@ -295,7 +269,7 @@ fn moves_json(reply: &MovesReply) -> Result<Json, Status> {
         .collect();
     let mut json = probe_fields(&answer.position, answer.probe);
     json["moves"] = Json::from(moves);
-    Ok(json)
+    json
 }
 
 /// Orders moves best first for the side to move, by what they lead to (the

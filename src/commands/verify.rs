@@ -12,9 +12,9 @@ use serde_json::json;
 
 use crate::checked::{failure_line, report};
 use crate::cli::VerifyArgs;
+use crate::failure::Exit;
 use crate::failure::Failure;
 use crate::host::{default_memory, positions_bar};
-use crate::Exit;
 
 pub fn run(args: VerifyArgs) -> Exit {
     if args.follow {

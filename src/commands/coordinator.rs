@@ -13,13 +13,14 @@ use egdb_proto::tls::ServerTls;
 
 use crate::checked::report;
 use crate::cli::CoordinatorArgs;
+use crate::cluster_access::read_token;
+use crate::failure::Exit;
 use crate::failure::Failure;
 use crate::host::{
     backed_up_line, rank_the_rest, ranked_line, reused_line, say_ranking_left, verified_list,
     vouched_line,
 };
 use crate::signals::{StopSignal, INTERRUPTED};
-use crate::Exit;
 
 /// How long a finished build keeps answering at most, so that polling
 /// workers hear that there is nothing left and stop.
@@ -285,35 +286,4 @@ async fn until_workers_told(build: &Build) {
     while !build.workers_told_to_stop() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-}
-
-/// The longest token file read: a token is a secret of a few dozen
-/// characters, and it travels with every request.
-pub const MAX_TOKEN_BYTES: u64 = 4096;
-
-/// The cluster token from its file (surrounding white space dropped).
-///
-/// # Errors
-/// An unreadable, empty or over-long file, or one that is no regular file.
-pub fn read_token(path: Option<&Path>) -> Result<Option<String>, Failure> {
-    let Some(path) = path else {
-        return Ok(None);
-    };
-    let fail = |reason: String| {
-        Failure::bad_input(format!(
-            "cannot read token file {}: {reason}",
-            path.display()
-        ))
-    };
-    let bytes = egdb_games::bounded_file::read_at_most(path, MAX_TOKEN_BYTES)
-        .map_err(|e| fail(e.to_string()))?;
-    let text = String::from_utf8(bytes).map_err(|_| fail("not UTF-8 text".to_string()))?;
-    let token = text.trim();
-    if token.is_empty() {
-        return Err(Failure::bad_input(format!(
-            "token file {} is empty",
-            path.display()
-        )));
-    }
-    Ok(Some(token.to_string()))
 }

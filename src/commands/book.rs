@@ -12,10 +12,9 @@ use egdb_tablebase::{BookEntry, Probe, Tablebase};
 use serde_json::json;
 
 use crate::cli::BookArgs;
+use crate::failure::Exit;
 use crate::failure::Failure;
-use crate::query::describe;
 use crate::written_file::{same_file, WrittenFile};
-use crate::Exit;
 
 /// Moves a line given to `--along` may hold: beyond any game's length in
 /// plies that anyone follows by hand (the longest P = 9 line is 49). Each
@@ -197,7 +196,7 @@ impl Summary {
             .into_iter()
             .map(|i| {
                 let m = &entry.answer.moves[i];
-                format!("{} ({})", m.mv, describe(&for_mover(&m.probe)))
+                format!("{} ({})", m.mv, for_mover(&m.probe))
             })
             .collect();
         let list = |moves: &[&str]| {
@@ -217,7 +216,7 @@ impl Summary {
             "| {} | {line} | `{}` | {} | {} | {} | {} | {} |",
             entry.ply,
             entry.answer.position,
-            describe(&entry.answer.probe),
+            entry.answer.probe,
             list(&best.iter().map(String::as_str).collect::<Vec<_>>()),
             list(&by_result[0]),
             list(&by_result[1]),

@@ -4,12 +4,12 @@ use std::collections::HashMap;
 
 use egdb_db_format::SliceRecord;
 use egdb_games::morris::MorrisSlice;
-use egdb_games::printable;
+use egdb_games::{phase_of, printable};
 use egdb_tablebase::Tablebase;
 use serde_json::{json, Value as Json};
 
 use crate::cli::StatsArgs;
-use crate::Exit;
+use crate::failure::Exit;
 
 pub fn run(args: StatsArgs) -> Exit {
     let tablebase = Tablebase::open(&args.store)?;
@@ -114,7 +114,7 @@ fn slice_json(r: &SliceRecord) -> Json {
     };
     json!({
         "slice": r.slice,
-        "phase": phase(&r.slice),
+        "phase": phase_of(&r.slice),
         "mover_pieces": mover,
         "opponent_pieces": opponent,
         "ply": ply,
@@ -137,15 +137,4 @@ fn slice_json(r: &SliceRecord) -> Json {
         "check_seconds": (r.check_seconds > 0.0).then_some(r.check_seconds),
         "solved_by": r.solved_by,
     })
-}
-
-/// `movement`, `placement`, `hands` (placing and moving mixed) or `nim`:
-/// the phase a slice id names.
-pub fn phase(slice: &str) -> &'static str {
-    match MorrisSlice::parse(slice) {
-        Some(MorrisSlice::Movement { .. }) => "movement",
-        Some(MorrisSlice::Placement { .. }) => "placement",
-        Some(MorrisSlice::Hand { .. }) => "hands",
-        None => "nim",
-    }
 }

@@ -7,14 +7,13 @@ use std::collections::{BTreeMap, HashSet};
 use egdb_check::identity::cell_encoding;
 use egdb_coordinator::building::memory_need;
 use egdb_db_format::{CellEncoding, SliceRecord};
-use egdb_games::{Game, GameSpec, SliceInfo};
+use egdb_games::{phase_of, Game, GameSpec, SliceInfo};
 use egdb_tablebase::Tablebase;
 use serde_json::json;
 
 use crate::cli::PlanArgs;
+use crate::failure::Exit;
 use crate::failure::Failure;
-use crate::stats::phase;
-use crate::Exit;
 
 pub fn run(args: PlanArgs) -> Exit {
     let spec: GameSpec = args.game.parse()?;
@@ -55,7 +54,7 @@ pub fn run(args: PlanArgs) -> Exit {
         .iter()
         .map(|s| Row {
             slice: s.id.to_string(),
-            phase: phase(s.id.as_str()),
+            phase: phase_of(s.id.as_str()),
             positions: s.positions,
             entries: s.entries,
             stored: encoding.table_bytes(s.entries),
@@ -254,13 +253,13 @@ impl Rates {
     /// beside solves that use every core, so its CPU time is shared out
     /// over the cores.
     fn seconds(&self, slice: &SliceInfo, encoding: CellEncoding) -> Option<f64> {
-        let solve = self.per_entry.get(phase(slice.id.as_str()))? * slice.entries as f64;
+        let solve = self.per_entry.get(phase_of(slice.id.as_str()))? * slice.entries as f64;
         Some(solve + self.rank_cpu(encoding.table_bytes(slice.entries)) / self.cores)
     }
 
     /// A slice's projected check seconds, at its phase's rate of checks.
     fn check_seconds(&self, slice: &SliceInfo) -> Option<f64> {
-        Some(self.check_per_entry.get(phase(slice.id.as_str()))? * slice.entries as f64)
+        Some(self.check_per_entry.get(phase_of(slice.id.as_str()))? * slice.entries as f64)
     }
 
     /// CPU seconds of ranking `bytes` raw bytes late.
@@ -306,7 +305,7 @@ fn largest_rates(
     let mut largest: BTreeMap<&'static str, &SliceRecord> = BTreeMap::new();
     let timed = |r: &SliceRecord| seconds(r).is_finite() && seconds(r) > 0.0;
     for &record in records.iter().filter(|r| timed(r)) {
-        let kept = largest.entry(phase(&record.slice)).or_insert(record);
+        let kept = largest.entry(phase_of(&record.slice)).or_insert(record);
         if entries(record) > entries(kept) {
             *kept = record;
         }

@@ -1,7 +1,8 @@
-//! `egdb results`: a finished Morris store's results as Markdown (start
-//! value, first placements by symmetry orbit, counts by phase and pieces,
-//! the longest forced line, solve time by phase), and its per-slice
-//! checksum list, for `docs/results/`.
+//! A finished Morris store's results as `docs/results/` publishes them
+//! (`egdb results`): Markdown of the start value, first placements by
+//! symmetry orbit, counts by phase and pieces, the longest forced line and
+//! solve time by phase; the per-slice checksum list; and the damage found
+//! reading every block, without which nothing is published.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -11,60 +12,61 @@ use egdb_db_format::{SliceRecord, SolvedBy, ValueCode};
 use egdb_games::morris::index::TableIndex;
 use egdb_games::morris::symmetry::{BOARD_SYMMETRIES, SYMMETRIES};
 use egdb_games::morris::{MorrisGame, MorrisSlice, Move};
-use egdb_games::Game;
-use egdb_tablebase::{MoveAnswer, Probe, Tablebase};
+use rayon::prelude::*;
 
-use crate::cli::ResultsArgs;
-use crate::failure::Failure;
-use crate::query::describe;
-use crate::Exit;
+use crate::{MoveAnswer, Probe, Tablebase, TablebaseError};
 
-pub fn run(args: ResultsArgs) -> Exit {
-    let tablebase = Tablebase::open(&args.store)?;
-    if !tablebase.is_complete() {
-        return Err(Failure::bad_input(format!(
-            "{} is not a complete tablebase",
-            args.store.display()
-        )));
+/// The per-slice checksum list, `slice positions raw_crc32` per line, as
+/// `egdb compare --crc` and `--verified-crc` read it.
+pub fn checksum_list(records: &[&SliceRecord]) -> String {
+    let mut list = String::new();
+    for r in records {
+        let _ = writeln!(
+            list,
+            "{} {} {:08x}",
+            r.slice, r.counts.positions, r.raw_crc32
+        );
     }
-    let Game::Morris(game) = tablebase.game().clone() else {
-        return Err(Failure::bad_input("results are written for Morris stores"));
-    };
-    // Only the plan's slices, each checked to fit: the tables below are
-    // read whole and indexed by their slice's layout. Every block is read
-    // first: what is published is what the store holds.
-    let records = tablebase.planned_records()?;
-    if let Some((slice, why)) = crate::compare::damaged(&tablebase)?.into_iter().next() {
-        return Err(Failure::failed(format!(
-            "{} is damaged, nothing written: {why} (slice {slice}; `egdb verify` names every damaged slice)",
-            args.store.display()
-        )));
-    }
-    if let Some(path) = &args.crc {
-        let mut list = String::new();
-        for r in &records {
-            let _ = writeln!(
-                list,
-                "{} {} {:08x}",
-                r.slice, r.counts.positions, r.raw_crc32
-            );
-        }
-        std::fs::write(path, list)
-            .map_err(|e| Failure::failed(format!("cannot write {}: {e}", path.display())))?;
-    }
-    print!("{}", markdown(&tablebase, &game, &records)?);
-    Ok(0)
+    list
 }
 
-fn markdown(
+/// The built slices among those `compared` takes whose blocks, read whole
+/// (on every core), fail their checksums or do not give the checksum their
+/// records hold, in plan order, with why.
+///
+/// # Errors
+/// A store whose records cannot be read.
+pub fn damaged(
+    tablebase: &Tablebase,
+    compared: impl Fn(&str) -> bool + Sync,
+) -> Result<Vec<(String, String)>, TablebaseError> {
+    let records = tablebase.planned_records()?;
+    Ok(records
+        .par_iter()
+        .filter(|r| compared(&r.slice))
+        .filter_map(|r| {
+            tablebase
+                .check_stored(r)
+                .err()
+                .map(|e| (r.slice.clone(), e.to_string()))
+        })
+        .collect())
+}
+
+/// The results page of a complete, undamaged store of `game`, its
+/// `records` the plan's.
+///
+/// # Errors
+/// A store that cannot be read, or whose tables contradict each other.
+pub fn markdown(
     tablebase: &Tablebase,
     game: &MorrisGame,
     records: &[&SliceRecord],
-) -> Result<String, Failure> {
+) -> Result<String, TablebaseError> {
     let mut out = String::new();
     let start = tablebase.start()?;
     let _ = writeln!(out, "## Start position\n");
-    let _ = writeln!(out, "The first player to move: **{}**.\n", describe(&start));
+    let _ = writeln!(out, "The first player to move: **{}**.\n", start);
     out += &first_placements(tablebase)?;
     out += &counts(records);
     out += &longest_line(tablebase, game, records)?;
@@ -74,7 +76,7 @@ fn markdown(
 }
 
 /// The start's moves, one row per symmetry orbit of the point placed on.
-fn first_placements(tablebase: &Tablebase) -> Result<String, Failure> {
+fn first_placements(tablebase: &Tablebase) -> Result<String, TablebaseError> {
     let answer = tablebase.answer("start")?;
     let mut orbits: BTreeMap<Vec<usize>, (Vec<String>, Probe)> = BTreeMap::new();
     for MoveAnswer { mv, probe, .. } in &answer.moves {
@@ -88,7 +90,7 @@ fn first_placements(tablebase: &Tablebase) -> Result<String, Failure> {
         let entry = orbits.entry(orbit).or_insert((Vec::new(), *probe));
         entry.0.push(mv.clone());
         if entry.1 != *probe {
-            return Err(Failure::failed(format!(
+            return Err(TablebaseError::Inconsistent(format!(
                 "placements {} of one symmetry orbit differ",
                 entry.0.join(", ")
             )));
@@ -102,12 +104,7 @@ fn first_placements(tablebase: &Tablebase) -> Result<String, Failure> {
             egdb_games::Value::Win => "loses",
             egdb_games::Value::Draw => "draws",
         };
-        let _ = writeln!(
-            out,
-            "| {} | {} | {verdict} |",
-            points.join(" "),
-            describe(probe)
-        );
+        let _ = writeln!(out, "| {} | {} | {verdict} |", points.join(" "), probe);
     }
     out.push('\n');
     Ok(out)
@@ -199,7 +196,7 @@ fn longest_line(
     tablebase: &Tablebase,
     game: &MorrisGame,
     records: &[&SliceRecord],
-) -> Result<String, Failure> {
+) -> Result<String, TablebaseError> {
     let Some(deepest) = records
         .iter()
         .max_by_key(|r| r.counts.max_depth.unwrap_or(0))
@@ -207,14 +204,15 @@ fn longest_line(
         return Ok(String::new());
     };
     let depth = deepest.counts.max_depth.unwrap_or(0);
-    let slice = MorrisSlice::parse(&deepest.slice)
-        .ok_or_else(|| Failure::failed(format!("{} is no Morris slice", deepest.slice)))?;
+    let slice = MorrisSlice::parse(&deepest.slice).ok_or_else(|| {
+        TablebaseError::Inconsistent(format!("{} is no Morris slice", deepest.slice))
+    })?;
     let (_, raw) = tablebase.store().read_slice(&deepest.slice)?;
     let mut at = 0usize;
     for (table, key) in slice.tables().into_iter().enumerate() {
         let index = TableIndex::new(key);
         let cells = raw.get(at..at + 2 * index.len() as usize).ok_or_else(|| {
-            Failure::failed(format!(
+            TablebaseError::Inconsistent(format!(
                 "slice {} is shorter than its tables",
                 deepest.slice
             ))
@@ -230,7 +228,9 @@ fn longest_line(
         let entry = index.entry(i as u64);
         let position = game
             .position_in(slice, table, entry.mover, entry.opponent)
-            .ok_or_else(|| Failure::failed(format!("no position at {} {i}", deepest.slice)))?;
+            .ok_or_else(|| {
+                TablebaseError::Inconsistent(format!("no position at {} {i}", deepest.slice))
+            })?;
         let text = position.to_string();
         let probe = tablebase.probe(&text)?;
         let line = tablebase.line(&text, depth + 1)?;
@@ -244,7 +244,7 @@ fn longest_line(
                 egdb_games::Value::Win => "wins",
                 _ => "loses",
             },
-            describe(&probe),
+            probe,
             moves.join(" ")
         );
         return Ok(out);

@@ -19,8 +19,8 @@ use egdb_tablebase::Tablebase;
 use crate::bench_hostile;
 use crate::bench_http;
 use crate::cli::BenchQueryArgs;
+use crate::failure::Exit;
 use crate::failure::Failure;
-use crate::Exit;
 
 pub fn run(args: BenchQueryArgs) -> Exit {
     if args.hostile {

@@ -31,8 +31,8 @@ use egdb_proto::v1::{
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
 
-use crate::reader::Tablebase;
-use crate::TablebaseError;
+use egdb_tablebase::reader::LineStep as Step;
+use egdb_tablebase::{Answer, Probe, Tablebase, TablebaseError};
 
 /// Plies of a line when the request gives no bound.
 const DEFAULT_LINE_PLIES: u32 = 1000;
@@ -104,14 +104,50 @@ impl QueryService {
         self.opened.tablebase()
     }
 
-    async fn run<T, F>(&self, f: F) -> Result<Response<T>, Status>
+    async fn run<T, F>(&self, f: F) -> Result<T, Status>
     where
         F: Fn(&Tablebase) -> Result<T, TablebaseError>,
     {
         // Most probes hit cached blocks and take microseconds: run in place
         // (the runtime moves its other tasks away meanwhile) rather than pay
         // a hand-over to the blocking pool on every request.
-        tokio::task::block_in_place(|| self.opened.answer(f)).map(Response::new)
+        tokio::task::block_in_place(|| self.opened.answer(f))
+    }
+
+    // What both protocols answer, as the reader's own types: each protocol
+    // converts them once, gRPC to messages and HTTP to JSON.
+
+    /// A position (bounded) as the game prints it, and its probe.
+    async fn probe_text(&self, text: String) -> Result<(String, Probe), Status> {
+        bounded(&text)?;
+        self.run(move |t| t.probe_named(&text)).await
+    }
+
+    /// A position's probe and every legal move's.
+    async fn answer_text(&self, text: String) -> Result<Answer, Status> {
+        bounded(&text)?;
+        self.run(move |t| t.answer(&text)).await
+    }
+
+    /// Perfect play from a position for up to `max_plies` (0: the
+    /// default), through the gate of expensive requests.
+    async fn line_text(
+        &self,
+        text: String,
+        max_plies: u32,
+    ) -> Result<((String, Probe), Vec<Step>), Status> {
+        bounded(&text)?;
+        let plies = match max_plies {
+            0 => DEFAULT_LINE_PLIES,
+            plies if plies > MAX_LINE_PLIES => {
+                return Err(Status::invalid_argument(format!(
+                    "max_plies is at most {MAX_LINE_PLIES}, not {plies}"
+                )))
+            }
+            plies => plies,
+        };
+        let line = self.run(move |t| Ok((t.probe_named(&text)?, t.line(&text, plies)?)));
+        self.expensive.pass(line).await
     }
 }
 
@@ -224,57 +260,38 @@ impl Query for QueryService {
             })
         })
         .await
+        .map(Response::new)
     }
 
     async fn probe(
         &self,
         request: Request<PositionRequest>,
     ) -> Result<Response<ProbeReply>, Status> {
-        let text = request.into_inner().position;
-        bounded(&text)?;
-        self.run(move |t| {
-            let (position, probe) = t.probe_named(&text)?;
-            Ok(probe_reply(position, probe))
-        })
-        .await
+        let (position, probe) = self.probe_text(request.into_inner().position).await?;
+        Ok(Response::new(probe_reply(position, probe)))
     }
 
     async fn moves(
         &self,
         request: Request<PositionRequest>,
     ) -> Result<Response<MovesReply>, Status> {
-        let text = request.into_inner().position;
-        bounded(&text)?;
-        self.run(move |t| Ok(moves_reply(t.answer(&text)?))).await
+        let answer = self.answer_text(request.into_inner().position).await?;
+        Ok(Response::new(moves_reply(answer)))
     }
 
     async fn line(&self, request: Request<LineRequest>) -> Result<Response<LineReply>, Status> {
         let r = request.into_inner();
-        bounded(&r.position)?;
-        let plies = match r.max_plies {
-            0 => DEFAULT_LINE_PLIES,
-            plies if plies > MAX_LINE_PLIES => {
-                return Err(Status::invalid_argument(format!(
-                    "max_plies is at most {MAX_LINE_PLIES}, not {plies}"
-                )))
-            }
-            plies => plies,
-        };
-        let line = self.run(move |t| {
-            let (position, probe) = t.probe_named(&r.position)?;
-            let steps = t.line(&r.position, plies)?;
-            Ok(LineReply {
-                start: Some(probe_reply(position, probe)),
-                steps: steps
-                    .into_iter()
-                    .map(|s| LineStep {
-                        r#move: s.mv,
-                        after: Some(probe_reply(s.position, s.probe)),
-                    })
-                    .collect(),
-            })
-        });
-        self.expensive.pass(line).await
+        let ((position, probe), steps) = self.line_text(r.position, r.max_plies).await?;
+        Ok(Response::new(LineReply {
+            start: Some(probe_reply(position, probe)),
+            steps: steps
+                .into_iter()
+                .map(|s| LineStep {
+                    r#move: s.mv,
+                    after: Some(probe_reply(s.position, s.probe)),
+                })
+                .collect(),
+        }))
     }
 
     type ProbeStreamStream = Pin<Box<dyn Stream<Item = Result<ProbeReply, Status>> + Send>>;
@@ -312,6 +329,6 @@ impl Query for QueryService {
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(BatchReply { probes })
         });
-        self.expensive.pass(batch).await
+        self.expensive.pass(batch).await.map(Response::new)
     }
 }

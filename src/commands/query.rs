@@ -10,15 +10,15 @@ use egdb_proto::client::with_causes;
 use egdb_proto::tls::{client_refusal, query_client_config};
 use egdb_proto::v1::query_client::QueryClient;
 use egdb_proto::v1::{InfoRequest, PositionRequest};
-use egdb_tablebase::served::wire::answer_of;
-use egdb_tablebase::{Answer, Probe, Tablebase};
+use egdb_serve::wire::answer_of;
+use egdb_tablebase::{Answer, Tablebase};
 use serde_json::json;
 use tonic::transport::Endpoint;
 
 use crate::cli::QueryArgs;
+use crate::failure::Exit;
 use crate::failure::Failure;
 use crate::picture::picture;
-use crate::Exit;
 
 pub fn run(args: QueryArgs) -> Exit {
     // Rules files' rules are known from a store, not from a server's spec.
@@ -68,26 +68,14 @@ pub fn run(args: QueryArgs) -> Exit {
     }
     // A server's strings may hold anything: no control character reaches
     // the terminal.
-    println!(
-        "{}: {}",
-        printable(&answer.position),
-        describe(&answer.probe)
-    );
+    println!("{}: {}", printable(&answer.position), answer.probe);
     for m in &answer.moves {
-        println!("  {:<10} -> {}", printable(&m.mv), describe(&m.probe));
+        println!("  {:<10} -> {}", printable(&m.mv), m.probe);
     }
     if answer.moves.is_empty() {
         println!("  (no moves: the game is over)");
     }
     Ok(0)
-}
-
-/// A probe as people read it: `win in 7`, `draw`.
-pub fn describe(probe: &Probe) -> String {
-    match probe.depth {
-        Some(d) => format!("{} in {d}", probe.value),
-        None => probe.value.to_string(),
-    }
 }
 
 /// Where an `egdb serve` listens: `http://` in clear, `https://` with the

@@ -4,8 +4,8 @@
 use egdb_db_format::{BackupEntry, Backups};
 
 use crate::cli::RestoreArgs;
+use crate::failure::Exit;
 use crate::failure::Failure;
-use crate::Exit;
 
 pub fn run(args: RestoreArgs) -> Exit {
     let mut backups = Backups::open_existing(&args.backup)?;

@@ -1,18 +1,18 @@
 //! `egdb serve`: a tablebase over gRPC (`egdb.v1.Query`, with health and
-//! reflection; `egdb_tablebase::served`), on the address and TLS asked for.
+//! reflection; `egdb_serve`), on the address and TLS asked for.
 
 use std::io::Write;
 use std::sync::Arc;
 
 use egdb_proto::server::bind;
 use egdb_proto::tls::ServerTls;
-use egdb_tablebase::served::http::serve_http;
-use egdb_tablebase::served::{serve, QueryService};
+use egdb_serve::http::serve_http;
+use egdb_serve::{serve, QueryService};
 
 use crate::cli::ServeArgs;
+use crate::failure::Exit;
 use crate::failure::Failure;
 use crate::signals::{StopSignal, INTERRUPTED};
-use crate::Exit;
 
 pub fn run(args: ServeArgs) -> Exit {
     let limits = args

@@ -5,26 +5,13 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::Path;
 
-use egdb_games::bounded_file::{read_at_most, BoundedFileError};
-use egdb_games::SliceId;
+use egdb_coordinator::{read_checksum_list, Listed};
 use serde_json::json;
 
 use crate::cli::CompareArgs;
+use crate::failure::Exit;
 use crate::failure::Failure;
-use crate::Exit;
-
-/// Far more than the plan of any game has lines (P = 12 has a few
-/// thousand slices): a longer file is not a checksum list.
-const MAX_LIST_BYTES: u64 = 4 << 20;
-
-/// One line of a checksum list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Listed {
-    pub(crate) positions: u64,
-    pub(crate) crc: u32,
-}
 
 /// How the store's plan and the list compare, slice by slice.
 #[derive(Debug, Default)]
@@ -62,7 +49,7 @@ impl Comparison {
 }
 
 pub fn run(args: CompareArgs) -> Exit {
-    let list = read_list(&args.crc)?;
+    let list = read_checksum_list(&args.crc).map_err(|e| Failure::bad_input(e.to_string()))?;
     let tablebase = egdb_tablebase::Tablebase::open(&args.store)?;
     let built: BTreeMap<&str, Listed> = tablebase
         .planned_records()?
@@ -81,7 +68,7 @@ pub fn run(args: CompareArgs) -> Exit {
         let listed: std::collections::BTreeSet<&str> =
             list.iter().map(|(s, _)| s.as_str()).collect();
         let compared = |slice: &str| !args.listed_only || listed.contains(slice);
-        comparison.damaged = damaged_of(&tablebase, compared)?;
+        comparison.damaged = egdb_tablebase::results::damaged(&tablebase, compared)?;
         comparison.read = true;
     }
     let game = tablebase.game().spec().to_string();
@@ -104,31 +91,6 @@ pub fn run(args: CompareArgs) -> Exit {
         "{} does not hold the tables {against} lists",
         args.store.display()
     )))
-}
-
-/// The built slices whose blocks, read whole, fail their checksums or do
-/// not give the checksum their records hold (in plan order), with why.
-pub fn damaged(tablebase: &egdb_tablebase::Tablebase) -> Result<Vec<(String, String)>, Failure> {
-    damaged_of(tablebase, |_| true)
-}
-
-/// [`damaged`] among the built slices that `compared` takes.
-fn damaged_of(
-    tablebase: &egdb_tablebase::Tablebase,
-    compared: impl Fn(&str) -> bool + Sync,
-) -> Result<Vec<(String, String)>, Failure> {
-    use rayon::prelude::*;
-    let records = tablebase.planned_records()?;
-    Ok(records
-        .par_iter()
-        .filter(|r| compared(&r.slice))
-        .filter_map(|r| {
-            tablebase
-                .check_stored(r)
-                .err()
-                .map(|e| (r.slice.clone(), e.to_string()))
-        })
-        .collect())
 }
 
 /// Plan order throughout, then the list's strays in its own order. With
@@ -261,93 +223,12 @@ fn as_json(c: &Comparison, game: &str) -> serde_json::Value {
     })
 }
 
-/// Reads a checksum list, refusing one too long to be one before reading
-/// it whole.
-pub(crate) fn read_list(path: &Path) -> Result<Vec<(String, Listed)>, Failure> {
-    let shown = path.display();
-    let bytes = read_at_most(path, MAX_LIST_BYTES).map_err(|e| match e {
-        BoundedFileError::TooLarge { .. } => Failure::bad_input(format!(
-            "{shown} is longer than {MAX_LIST_BYTES} bytes: not a checksum list"
-        )),
-        e => Failure::bad_input(format!("cannot read {shown}: {e}")),
-    })?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| Failure::bad_input(format!("{shown} is not text: not a checksum list")))?;
-    parse_list(&text).map_err(|e| Failure::bad_input(format!("{shown}: {e}")))
-}
-
-/// `slice positions crc` per line (blank lines skipped); the first fault
-/// is named with its line.
-fn parse_list(text: &str) -> Result<Vec<(String, Listed)>, String> {
-    let mut seen = std::collections::BTreeSet::new();
-    let mut list = Vec::new();
-    for (n, line) in text.lines().enumerate() {
-        let fault = |what: &str| format!("line {}: {what}", n + 1);
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let [slice, positions, crc] = words[..] else {
-            if words.is_empty() {
-                continue;
-            }
-            return Err(fault("expected `slice positions crc32`"));
-        };
-        // Names are printed back: only plain ones are taken.
-        SliceId::parse(slice).map_err(|_| fault("the slice is not a slice id"))?;
-        let positions = positions
-            .parse()
-            .map_err(|_| fault("positions is not a count"))?;
-        // from_str_radix alone would take a sign.
-        let hex = crc.len() == 8 && crc.bytes().all(|b| b.is_ascii_hexdigit());
-        let crc = u32::from_str_radix(crc, 16)
-            .ok()
-            .filter(|_| hex)
-            .ok_or_else(|| fault("the CRC-32 is not 8 hex digits"))?;
-        if !seen.insert(slice) {
-            return Err(fault(&format!("slice {slice} is listed twice")));
-        }
-        list.push((slice.to_string(), Listed { positions, crc }));
-    }
-    if list.is_empty() {
-        return Err("no slice is listed: not a checksum list".to_string());
-    }
-    Ok(list)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn listed(positions: u64, crc: u32) -> Listed {
         Listed { positions, crc }
-    }
-
-    #[test]
-    fn a_list_parses_and_its_faults_are_named_by_line() {
-        let list = parse_list("a 10 0000abcd\n\nb 0 ffffffff\n").unwrap();
-        assert_eq!(
-            list,
-            vec![
-                ("a".to_string(), listed(10, 0xabcd)),
-                ("b".to_string(), listed(0, 0xffff_ffff))
-            ]
-        );
-        for (text, fault) in [
-            ("a 10\n", "line 1: expected"),
-            ("a 10 0000abcd x\n", "line 1: expected"),
-            ("a 1 00000000\nb -1 00000000\n", "line 2: positions"),
-            ("a 99999999999999999999 00000000\n", "line 1: positions"),
-            ("a 1 abcd\n", "line 1: the CRC-32"),
-            ("a 1 +0000abc\n", "line 1: the CRC-32"),
-            ("\n\n", "no slice is listed"),
-            ("a 1 0000abcg\n", "line 1: the CRC-32"),
-            (
-                "a 1 00000000\na 2 00000001\n",
-                "line 2: slice a is listed twice",
-            ),
-            ("a\u{1b}[2J 1 00000000\n", "line 1: the slice is not"),
-        ] {
-            let error = parse_list(text).unwrap_err();
-            assert!(error.starts_with(fault), "{text:?}: {error}");
-        }
     }
 
     #[test]

@@ -19,8 +19,8 @@ use egdb_worker::shard::encode_shard_with;
 use egdb_worker::ShardCache;
 
 use crate::cli::BenchCacheArgs;
+use crate::failure::Exit;
 use crate::failure::Failure;
-use crate::Exit;
 
 /// The largest shard measured (P = 12's largest stores about 1.6 GiB).
 const MAX_SHARD_BYTES: u64 = 4 << 30;
