@@ -2,8 +2,10 @@
 //! package), driven over the DevTools protocol (`common::cdp`): pages load
 //! from their URL and list the API's answers, real mouse clicks play moves
 //! and captures, a perfect-play line is stepped to its end, undo and redo
-//! walk the history, edit mode sets up positions the server checks, and
-//! no page writes anything to the console. Without Chromium the browser
+//! walk the history, edit mode sets up positions the server checks, the
+//! Morris board shows its coordinates, each side's pieces in hand and each
+//! move's result on its point or arrow (of a 12-piece store as of a small
+//! one), and no page writes anything to the console. Without Chromium the browser
 //! parts say SKIPPED and why.
 
 mod common;
@@ -104,12 +106,13 @@ fn count(browser: &mut Browser, selector: &str) -> u64 {
         .unwrap()
 }
 
-/// The selector of the board's cell called `name` (its title).
+/// The selector of the board's cell called `name` (its title, which a
+/// move's result may follow).
 fn cell(browser: &mut Browser, name: &str) -> String {
     let quoted = serde_json::to_string(name).unwrap();
     let index = browser.eval(&format!(
-        "[...document.querySelectorAll('#board circle')]\
-         .find(c => c.querySelector('title').textContent === {quoted}).dataset.cell"
+        "[...document.querySelectorAll('#board circle[data-cell]')]\
+         .find(c => c.querySelector('title').textContent.split(':')[0] === {quoted}).dataset.cell"
     ));
     format!("#board circle[data-cell=\"{}\"]", text(&index))
 }
@@ -198,7 +201,7 @@ fn the_explorer_is_small_self_contained_and_draws_every_kind_of_board() {
     );
     assert_eq!(count(&mut browser, "#board .piece.B"), 2);
     assert_eq!(count(&mut browser, "#board .piece.W"), 1);
-    assert_eq!(count(&mut browser, "#board circle"), 24);
+    assert_eq!(count(&mut browser, "#board circle[data-cell]"), 24);
     // 16 lines of two edges and the 4 diagonals of Taiwan Morris.
     assert_eq!(count(&mut browser, "#board line"), 40);
     assert_quiet(&browser);
@@ -477,5 +480,183 @@ fn typed_and_edited_positions_are_checked_by_the_server() {
     browser.click(&selector);
     browser.click("#edit-done");
     expect_showing(&mut browser, &served, "2089");
+    assert_quiet(&browser);
+}
+
+/// Orders results for the side making the move as the page does: the
+/// quickest win, then draws, then the slowest loss.
+fn preference(result: &str) -> (u8, i64) {
+    let depth = result
+        .split(" in ")
+        .nth(1)
+        .map_or(0, |d| d.parse::<i64>().unwrap());
+    match result.split(' ').next().unwrap() {
+        "win" => (0, depth),
+        "draw" => (1, 0),
+        _ => (2, -depth),
+    }
+}
+
+/// Keeps at `point` the better of what it holds and `result`.
+fn keep_best(best: &mut std::collections::BTreeMap<String, String>, point: &str, result: String) {
+    let slot = best.entry(point.to_string()).or_insert(result.clone());
+    if preference(&result) < preference(slot) {
+        *slot = result;
+    }
+}
+
+/// The best result, for the mover, of the moves whose cell to click next
+/// (the piece moved, else where it lands) is each point: what the board
+/// must show on it.
+fn best_by_point(served: &Served, position: &str) -> std::collections::BTreeMap<String, String> {
+    let points: Vec<String> = get(&served.http, "/api/v1/info").body["board"]["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(text)
+        .collect();
+    let mover = if position.split(' ').nth(1) == Some("b") {
+        'B'
+    } else {
+        'W'
+    };
+    let before: Vec<char> = position.split(' ').next().unwrap().chars().collect();
+    let mut best = std::collections::BTreeMap::<String, String>::new();
+    for m in api_moves(served, position)["moves"].as_array().unwrap() {
+        let after: Vec<char> = text(&m["after"])
+            .split(' ')
+            .next()
+            .unwrap()
+            .chars()
+            .collect();
+        let changed = |keep: fn(char, char, char) -> bool| {
+            (0..before.len()).find(|&i| before[i] != after[i] && keep(before[i], after[i], mover))
+        };
+        let next = changed(|b, _, mover| b == mover)
+            .or_else(|| changed(|_, a, mover| a == mover))
+            .unwrap();
+        let (_, result, _) = expected_row(m);
+        keep_best(&mut best, &points[next], result);
+    }
+    best
+}
+
+/// Each point the board marks with a result: its name, the result, and
+/// whether its colour is the result's.
+fn marked(browser: &mut Browser) -> std::collections::BTreeMap<String, String> {
+    let marks = browser.eval(
+        "[...document.querySelectorAll('#board circle[data-result]')].map(c => [\
+           c.querySelector('title').textContent.split(':')[0], c.dataset.result,\
+           c.classList.contains('result-' + c.dataset.result.split(' ')[0])])",
+    );
+    marks
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            assert_eq!(m[2], Json::Bool(true), "{m}: coloured as its result");
+            (text(&m[0]), text(&m[1]))
+        })
+        .collect()
+}
+
+#[test]
+fn the_board_shows_coordinates_hands_and_each_moves_result() {
+    let mut finished = Vec::new();
+    let dir = tempfile::tempdir().unwrap();
+    let served = built_and_served(&dir, "morris:taiwan:3");
+    let Some(mut browser) = Browser::launch() else {
+        return;
+    };
+
+    // Placing: files and ranks around the board, each side's hand beside
+    // it, and on every empty point the best its placements give White.
+    let placing = ".........B...........BW. w 1 2";
+    open(&mut browser, &served, placing);
+    expect_showing(&mut browser, &served, placing);
+    assert_eq!(
+        browser.eval(
+            "[...document.querySelectorAll('#board .coordinate')].map(t => t.textContent).join('')"
+        ),
+        Json::from("a1b2c3d4e5f6g7")
+    );
+    assert_eq!(count(&mut browser, "#board .hand.B"), 1);
+    assert_eq!(count(&mut browser, "#board .hand.W"), 2);
+    let expected = best_by_point(&served, placing);
+    assert_eq!(expected.len(), 21, "White may place on every empty point");
+    assert_eq!(marked(&mut browser), expected);
+
+    // Moving: each piece that can move shows the best of its moves; a
+    // piece clicked shows an arrow to each point it may go to, coloured
+    // by that move's result, and the point the same.
+    let moving = "B.B.......W.W......B..W. b 0 0";
+    open(&mut browser, &served, moving);
+    expect_showing(&mut browser, &served, moving);
+    assert_eq!(count(&mut browser, "#board .hand"), 0);
+    assert_eq!(marked(&mut browser), best_by_point(&served, moving));
+    let selector = cell(&mut browser, "a1");
+    browser.click(&selector);
+    let mut from_a1 = std::collections::BTreeMap::<String, String>::new();
+    for m in api_moves(&served, moving)["moves"].as_array().unwrap() {
+        let name = text(&m["move"]);
+        let Some(to) = name
+            .strip_prefix("a1-")
+            .and_then(|rest| rest.split('x').next())
+        else {
+            continue;
+        };
+        let result = expected_row(m).1;
+        keep_best(&mut from_a1, to, result);
+    }
+    assert!(!from_a1.is_empty(), "a1 can move");
+    browser.wait_for(
+        &format!(
+            "document.querySelectorAll('#board line.arrow').length === {}",
+            from_a1.len()
+        ),
+        "an arrow to each point a1 may go to",
+    );
+    assert_eq!(marked(&mut browser), from_a1);
+    let arrows = browser.eval(
+        "[...document.querySelectorAll('#board line.arrow')].map(a => \
+           a.classList.contains('result-' + document.querySelector(\
+             `#board circle[data-cell=\"${a.dataset.to}\"]`).dataset.result.split(' ')[0]))",
+    );
+    assert!(
+        arrows
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a == &Json::Bool(true)),
+        "each arrow coloured as its point: {arrows}"
+    );
+    assert_quiet(&browser);
+    finished.push(served);
+
+    // A 12-piece store (its first slices, built in a second): the same
+    // board, and twelve pieces in each hand drawn while setting one up.
+    let store = dir.path().join("tw12");
+    build("morris:taiwan:12", &store, &["--max-slices", "2"]);
+    let served = serve_both(&store);
+    open(&mut browser, &served, moving);
+    expect_showing(&mut browser, &served, moving);
+    assert!(
+        text(&browser.eval("document.getElementById('game').textContent"))
+            .starts_with("morris:taiwan:12, "),
+        "the page names the game"
+    );
+    assert_eq!(marked(&mut browser), best_by_point(&served, moving));
+    browser.click("#edit");
+    browser.wait_for("!document.getElementById('editor').hidden", "the editor");
+    browser.eval(
+        "for (const id of ['edit-black', 'edit-white']) {\
+           const field = document.getElementById(id); field.value = '12';\
+           field.dispatchEvent(new Event('change')); }",
+    );
+    assert_eq!(count(&mut browser, "#board .hand.B"), 12);
+    assert_eq!(count(&mut browser, "#board .hand.W"), 12);
+    browser.click("#edit-cancel");
+    expect_showing(&mut browser, &served, moving);
+    assert_eq!(count(&mut browser, "#board .hand"), 0);
     assert_quiet(&browser);
 }

@@ -93,13 +93,19 @@ function cellNode(x, y, radius, cls, index) {
   return node;
 }
 
-function drawMorris(svg, cells) {
+// The Morris board with its coordinates (files a–g below, ranks 1–7 at
+// the left) and each side's pieces in hand: White's above, Black's below.
+function drawMorris(svg, cells, hands) {
   const at = (name) => [name.charCodeAt(0) - 97, 55 - name.charCodeAt(1)];
-  svg.setAttribute("viewBox", "-0.7 -0.7 7.4 7.4");
+  svg.setAttribute("viewBox", "-1.1 -1.6 8.2 9.6");
   for (const [a, b] of board.edges) {
     const [x1, y1] = at(a);
     const [x2, y2] = at(b);
     svg.appendChild(element("line", { x1, y1, x2, y2, class: "edge" }));
+  }
+  for (let i = 0; i < 7; i++) {
+    svg.appendChild(element("text", { x: i, y: 6.8, class: "coordinate file" })).textContent = String.fromCharCode(97 + i);
+    svg.appendChild(element("text", { x: -0.75, y: 6 - i + 0.12, class: "coordinate rank" })).textContent = String(i + 1);
   }
   board.points.forEach((name, i) => {
     const [x, y] = at(name);
@@ -108,6 +114,106 @@ function drawMorris(svg, cells) {
     node.appendChild(element("title", {})).textContent = name;
     svg.appendChild(node);
   });
+  if (!hands) return;
+  for (const [side, count, y] of [["W", hands.white, -1.1], ["B", hands.black, 7.5]]) {
+    for (let k = 0; k < count; k++) {
+      svg.appendChild(element("circle", { cx: k * 0.52, cy: y, r: 0.22, class: `hand ${side}` }));
+    }
+  }
+}
+
+// Each side's pieces in hand in the position drawn (in edit mode, the
+// editor's fields); null where the game has no hands.
+function handsOf() {
+  if (board.kind !== "morris") return null;
+  const [black, white] = editing
+    ? [$("edit-black").value, $("edit-white").value]
+    : current.position.split(" ").slice(2, 4);
+  const count = (text) => Math.max(0, Math.min(24, Number(text) || 0));
+  return { black: count(black), white: count(white) };
+}
+
+// A Morris move's cells in the order they are clicked: the piece moved
+// (none for a placement), where it lands, what it takes.
+function clickOrder(move) {
+  const before = cellsOf(current.position);
+  const after = cellsOf(move.after);
+  const mover = current.position.split(" ")[1] === "b" ? "B" : "W";
+  const from = [];
+  const to = [];
+  const taken = [];
+  before.forEach((c, i) => {
+    if (c === after[i]) return;
+    if (c === mover) from.push(i);
+    else if (after[i] === mover) to.push(i);
+    else taken.push(i);
+  });
+  return from.concat(to, taken);
+}
+
+// Orders results for the mover: the quickest win, then draws, then the
+// slowest loss.
+function rank(result) {
+  const depth = Number(result.text.split(" in ")[1] || 0);
+  if (result.cls === "win") return [0, depth];
+  if (result.cls === "draw") return [1, 0];
+  return [2, -depth];
+}
+
+function better(a, b) {
+  const [x, y] = [rank(a), rank(b)];
+  return x[0] < y[0] || (x[0] === y[0] && x[1] < y[1]);
+}
+
+// On a Morris board, the cell each move needs clicked next gets the best
+// result it leads to (its colour, and the text in its title), and a
+// selected piece an arrow to each point it may go to.
+function markResults(svg) {
+  if (board.kind !== "morris" || editing || !current) return;
+  const best = new Map();
+  for (const move of candidatesOf(selection)) {
+    const next = clickOrder(move).find((c) => !selection.includes(c));
+    if (next === undefined) continue;
+    const result = moveResult(move);
+    if (!best.has(next) || better(result, best.get(next))) best.set(next, result);
+  }
+  const nodes = new Map([...svg.querySelectorAll("circle[data-cell]")].map((n) => [Number(n.dataset.cell), n]));
+  const moved = selection.length === 1 && cellsOf(current.position)[selection[0]] !== "." ? nodes.get(selection[0]) : null;
+  for (const [cell, result] of best) {
+    const node = nodes.get(cell);
+    node.dataset.result = result.text;
+    node.classList.add(`result-${result.cls}`);
+    if (node.classList.contains("point")) node.setAttribute("r", 0.2);
+    const title = node.querySelector("title");
+    title.textContent = `${title.textContent}: ${result.text}`;
+    if (moved && node !== moved) arrow(svg, moved, node, cell, result.cls);
+  }
+}
+
+// An arrow from the piece `from` towards the point `to` (cell `cell`), in
+// the colour of its result, drawn beneath the pieces.
+function arrow(svg, from, to, cell, cls) {
+  const [x1, y1, x2, y2] = [from.cx, from.cy, to.cx, to.cy].map((v) => v.baseVal.value);
+  const length = Math.hypot(x2 - x1, y2 - y1);
+  const [ux, uy] = [(x2 - x1) / length, (y2 - y1) / length];
+  const [tipX, tipY] = [x2 - ux * 0.24, y2 - uy * 0.24];
+  const [baseX, baseY] = [tipX - ux * 0.26, tipY - uy * 0.26];
+  const line = element("line", {
+    x1: x1 + ux * 0.36,
+    y1: y1 + uy * 0.36,
+    x2: baseX,
+    y2: baseY,
+    class: `arrow result-${cls}`,
+  });
+  line.dataset.to = cell;
+  const corners = [
+    [tipX, tipY],
+    [baseX - uy * 0.14, baseY + ux * 0.14],
+    [baseX + uy * 0.14, baseY - ux * 0.14],
+  ];
+  const head = element("polygon", { points: corners.map((c) => c.join(",")).join(" "), class: `head result-${cls}` });
+  svg.insertBefore(line, from);
+  svg.insertBefore(head, from);
 }
 
 function drawTriangle(svg, cells) {
@@ -150,17 +256,18 @@ function drawBoard() {
   const cells = editing ? editing.cells : cellsOf(current.position);
   if (!cells) return;
   const svg = element("svg", { role: "img" });
-  if (board.kind === "morris") drawMorris(svg, cells);
+  if (board.kind === "morris") drawMorris(svg, cells, handsOf());
   else if (board.kind === "triangle") drawTriangle(svg, cells);
   else drawCells(svg, cells);
   const candidates = candidatesOf(selection);
   const targets = new Set();
   if (selection.length) candidates.forEach((m) => changedCells(m).forEach((c) => targets.add(c)));
-  for (const node of svg.querySelectorAll("circle")) {
+  for (const node of svg.querySelectorAll("circle[data-cell]")) {
     const cell = Number(node.dataset.cell);
     if (selection.includes(cell)) node.classList.add("selected");
     else if (targets.has(cell)) node.classList.add("target");
   }
+  markResults(svg);
   holder.appendChild(svg);
 }
 
@@ -350,7 +457,10 @@ async function start() {
     drawBoard();
   });
   for (const field of ["edit-side", "edit-black", "edit-white"]) {
-    $(field).addEventListener("change", () => ($("notation").value = positionOf(editing.cells)));
+    $(field).addEventListener("change", () => {
+      $("notation").value = positionOf(editing.cells);
+      drawBoard();
+    });
   }
   $("play").addEventListener("click", () => {
     const move = exactMove(selection);
