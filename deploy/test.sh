@@ -14,6 +14,7 @@ EGDB_REQUIRE=$(bash deploy/facilities.sh)
 export EGDB_REQUIRE
 echo "test: tests needing any of [$EGDB_REQUIRE] must run here (deploy/facilities.sh)" >&2
 bash deploy/layering.sh
+python3 deploy/module-cycles.py
 cargo test --release --workspace "$@"
 # The release profile has neither debug assertions nor overflow checks: the
 # crates that build without RocksDB (games; db-format's codecs) run once

@@ -13,32 +13,6 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::hash::Hash;
 use std::time::{Duration, Instant};
 
-/// A job as the scheduler sees it: a build's are slices and their checks
-/// (`egdb_proto::JobId`); the scheduler only tells ids apart.
-#[derive(Debug, Clone)]
-pub struct Job<Id> {
-    pub id: Id,
-    pub dependencies: Vec<Id>,
-    /// Bytes a worker needs to take it.
-    pub memory: u64,
-    pub kind: JobKind,
-    /// The jobs whose shards it reads (a check reads its slice's too): a
-    /// worker that holds them is sent less (`schedule/locality.rs`).
-    pub reads: Vec<Id>,
-}
-
-/// What a job asks of a worker. A worker keeps the tables of one kind
-/// between jobs (a solve drops what a check read, and the other way
-/// round), and jobs of one kind next to each other in the plan read
-/// mostly the same slices: so a worker is given another job of the kind
-/// it last took while one is ready.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum JobKind {
-    #[default]
-    Solve,
-    Check,
-}
-
 /// Who holds a slice, since when and until when.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lease {
@@ -126,7 +100,7 @@ pub struct Scheduler<Id> {
     /// the check of a slice, to the worker that solved it.
     avoid: HashMap<usize, String>,
     /// Which shards are read by whom, and what each worker holds.
-    shards: locality::Shards,
+    shards: shards::Shards,
 }
 
 impl<Id: Clone + Eq + Hash> Scheduler<Id> {
@@ -169,7 +143,7 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
         let ready = (0..jobs.len())
             .filter(|&i| !done_flags[i] && unfinished[i] == 0)
             .collect();
-        let shards = locality::Shards::new(&jobs, &index);
+        let shards = shards::Shards::new(&jobs, &index);
         Scheduler {
             done_count: done_flags.iter().filter(|&&d| d).count(),
             jobs,
@@ -523,7 +497,11 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
     }
 }
 
+mod job;
 mod locality;
+mod shards;
+
+pub use job::{Job, JobKind};
 
 #[cfg(test)]
 mod tests;

@@ -2,7 +2,7 @@
 
 use thiserror::Error;
 
-use crate::text_file::{shown, shown_within, REASON_CHARS};
+use crate::shown::{shown, shown_within, REASON_CHARS};
 
 /// Everything that can be wrong with a game spec, a game file, a position or
 /// a move given by a user. Each variant hands back the offending text.

@@ -8,6 +8,7 @@
 //!
 //! * [`spec`] — the `GAME` strings of the command line.
 //! * [`bounded_file`] — small files from outside, read with a bound.
+//! * [`shown`] — text from outside as messages repeat it.
 //! * [`checked`] — what a table says of a position, and what checking a
 //!   slice against its moves finds.
 //! * [`family`] — what every family gives the code outside its engines.
@@ -28,6 +29,7 @@ mod fingerprint;
 pub mod game;
 pub mod morris;
 pub mod nim;
+pub mod shown;
 pub mod slice;
 pub mod spec;
 mod text_file;
@@ -37,7 +39,7 @@ pub mod value;
 pub use error::{GameError, PositionError};
 pub use family::{Cell, Family};
 pub use game::{phase_of, Game};
+pub use shown::{printable, shown};
 pub use slice::{NotASliceId, SliceId, SliceInfo, MAX_SLICE_ID};
 pub use spec::{GameSpec, Rule};
-pub use text_file::{printable, shown};
 pub use value::Value;

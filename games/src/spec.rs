@@ -14,6 +14,9 @@ use std::str::FromStr;
 use crate::morris::{Variant, MAX_PIECES, MIN_PIECES};
 use crate::GameError;
 
+/// Largest heap of a rotor game.
+pub const MAX_TOKENS: u32 = 99;
+
 /// Who wins when the stones run out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -156,11 +159,8 @@ impl FromStr for GameSpec {
             }
             #[cfg(feature = "toy")]
             ["toy", "rotor", tokens] => match tokens.parse::<u32>() {
-                Ok(tokens @ 1..=crate::toy::MAX_TOKENS) => Ok(GameSpec::Rotor { tokens }),
-                _ => Err(fail(format!(
-                    "tokens must be 1 to {}",
-                    crate::toy::MAX_TOKENS
-                ))),
+                Ok(tokens @ 1..=MAX_TOKENS) => Ok(GameSpec::Rotor { tokens }),
+                _ => Err(fail(format!("tokens must be 1 to {}", MAX_TOKENS))),
             },
             ["morris", ..] => Err(fail(MORRIS_SPECS.to_string())),
             _ => Err(fail(

@@ -18,8 +18,7 @@ use crate::family::{Cell, Family};
 use crate::fingerprint::Fnv;
 use crate::{GameError, GameSpec, SliceId, SliceInfo, Value};
 
-/// Largest heap of a rotor game.
-pub const MAX_TOKENS: u32 = 99;
+pub use crate::spec::MAX_TOKENS;
 
 /// A rotor game with `tokens` tokens at the start.
 #[derive(Debug, Clone, PartialEq, Eq)]

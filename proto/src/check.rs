@@ -11,8 +11,7 @@ use crate::v1::{self, CheckMismatch, CheckedProbe};
 use crate::values::{probe_of_tag, tag_of};
 use crate::WireError;
 
-/// Longest position, slice id or reason taken from a report.
-pub const MAX_TEXT: usize = 1000;
+pub use crate::wire_limits::MAX_TEXT;
 
 /// What a worker found checking a leased slice.
 #[derive(Debug, Clone, PartialEq)]

@@ -11,7 +11,6 @@ use tonic::transport::{Channel, Endpoint};
 use tonic::{Code, Status};
 
 use crate::lease::MAX_HELD;
-use crate::server::MAX_MESSAGE_BYTES;
 use crate::shard::{header_fault, unexpected_block};
 use crate::tls::{client_config, client_refusal, TlsFiles};
 use crate::v1::coordination_client::CoordinationClient;
@@ -19,6 +18,8 @@ use crate::v1::{
     self, result_part, shard_part, Caller, FailRequest, FetchRequest, HeartbeatRequest,
     LeaseRequest, RegisterRequest, ResultHeader, ResultPart, StatusRequest,
 };
+pub use crate::wire_limits::DEADLINE;
+use crate::wire_limits::MAX_MESSAGE_BYTES;
 use crate::{
     BuildStatus, CheckReport, Coordinator, Lease, Leased, LinkError, LinkKind, Registration, Shard,
     SliceId, SliceResult, WorkerInfo, PROTOCOL_VERSION,
@@ -165,12 +166,6 @@ impl RemoteCoordinator {
         }
     }
 }
-
-/// How long a short call (register, lease, heartbeat, …) may take, and a
-/// transfer may go without a message (fetching) or per mebibyte sent
-/// (results): a coordinator that answers none within it is treated as
-/// unreachable.
-pub const DEADLINE: Duration = Duration::from_secs(60);
 
 /// `call`, or DEADLINE_EXCEEDED when it has not finished within `deadline`.
 async fn within<T>(

@@ -86,9 +86,7 @@ impl TryFrom<v1::SliceTask> for Task {
     }
 }
 
-/// The most slices a worker says it holds, or is told it still reads,
-/// in one lease: more than any plan has (a P = 12 Morris game has 1478).
-pub const MAX_HELD: usize = 65_536;
+pub use crate::wire_limits::MAX_HELD;
 
 /// A lease with what the coordinator says of the shards the worker holds:
 /// those that jobs not done still read, the soonest first (`None`: it does

@@ -21,6 +21,7 @@ pub mod stored;
 pub mod tls;
 pub mod values;
 pub mod wire_error;
+pub mod wire_limits;
 
 /// Generated `egdb.v1` messages and the `Coordination` and `Query` services.
 pub mod v1 {

@@ -15,7 +15,6 @@ use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::{Stream, StreamExt};
 use tonic::{Request, Response, Status, Streaming};
 
-use crate::client::DEADLINE;
 use crate::client_io::limited;
 use crate::lease::slice_ids;
 use crate::shard::{header_fault, unexpected_block};
@@ -26,13 +25,12 @@ use crate::v1::{
     HeartbeatReply, HeartbeatRequest, LeaseReply, LeaseRequest, RegisterReply, RegisterRequest,
     ResultPart, ShardPart, StatusReply, StatusRequest,
 };
+use crate::wire_limits::DEADLINE;
+pub use crate::wire_limits::MAX_MESSAGE_BYTES;
 use crate::{
     Coordinator, LinkError, LinkKind, Shard, ShardPiece, SliceResult, WireError, WorkerInfo,
     PROTOCOL_VERSION,
 };
-
-/// Largest message either side accepts: a shard part is one block.
-pub const MAX_MESSAGE_BYTES: usize = 64 << 20;
 
 /// Shard parts read ahead of the network, per fetch.
 const FETCH_QUEUE: usize = 32;

@@ -2,11 +2,10 @@
 //! incoming conversion of this crate says so with a [`WireError`], whose
 //! text the peer or the person is shown.
 
+use egdb_games::checked::EXAMPLES;
 use egdb_games::NotASliceId;
 
-use crate::check::MAX_TEXT;
-use crate::lease::MAX_HELD;
-use egdb_games::checked::EXAMPLES;
+use crate::wire_limits::{MAX_HELD, MAX_TEXT};
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum WireError {

@@ -25,6 +25,7 @@ use serde_json::{json, Value as Json};
 use tonic::{Code, Request, Status};
 
 use super::board::board_json;
+use super::http1::HARDENING;
 use super::{Limits, QueryService};
 use egdb_games::Value;
 use egdb_tablebase::{Answer, Probe};
@@ -57,17 +58,6 @@ pub fn router(service: Arc<QueryService>) -> Router {
         .layer(axum::middleware::map_response(hardened))
         .with_state(service)
 }
-
-/// Headers every reply carries: no type sniffing, no framing by other
-/// sites, nothing loaded from elsewhere.
-pub(super) const HARDENING: [(&str, &str); 3] = [
-    ("x-content-type-options", "nosniff"),
-    (
-        "content-security-policy",
-        "default-src 'self'; frame-ancestors 'none'",
-    ),
-    ("x-frame-options", "DENY"),
-];
 
 async fn hardened(mut response: Response) -> Response {
     let headers = response.headers_mut();

@@ -18,6 +18,17 @@ use tokio::sync::Notify;
 use super::Limits;
 use egdb_proto::client_io::ClientIo;
 
+/// Headers every reply carries: no type sniffing, no framing by other
+/// sites, nothing loaded from elsewhere.
+pub(super) const HARDENING: [(&str, &str); 3] = [
+    ("x-content-type-options", "nosniff"),
+    (
+        "content-security-policy",
+        "default-src 'self'; frame-ancestors 'none'",
+    ),
+    ("x-frame-options", "DENY"),
+];
+
 /// One open HTTP connection as the registry sees it.
 #[derive(Default)]
 struct Slot {
@@ -227,7 +238,7 @@ async fn refuse(tcp: &mut tokio::net::TcpStream, status: u16, reason: &str) {
         "HTTP/1.1 {status} {text}\r\ncontent-type: application/json\r\n\
          access-control-allow-origin: *\r\ncache-control: no-store\r\nconnection: close\r\n"
     );
-    for (name, value) in super::http::HARDENING {
+    for (name, value) in HARDENING {
         reply += &format!("{name}: {value}\r\n");
     }
     reply += &format!("content-length: {}\r\n\r\n{body}", body.len());

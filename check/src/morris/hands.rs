@@ -17,10 +17,9 @@ use egdb_games::Value;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::{
-    target_in, with_duplicates, Batch, CellTable, Context, MorrisCheckError, MorrisTables, Pending,
-    Read, Target,
-};
+use super::reads::{target_in, Batch, Context, Pending, Read, Target};
+use super::swapped::with_duplicates;
+use super::tables::{CellTable, MorrisCheckError, MorrisTables};
 use crate::memory::prefetch;
 use crate::SliceCheck;
 

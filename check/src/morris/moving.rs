@@ -7,20 +7,18 @@
 //! of every entry was a read at random: movement checks took about as
 //! long as the engines' solve.)
 
-use egdb_games::morris::index::{TableIndex, TakenClasses};
+use egdb_games::morris::index::TableIndex;
 use egdb_games::morris::moves::for_each_move;
 use egdb_games::morris::rules::MAX_REMOVED;
 use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 
-use super::swapped::{capture_read, OwnCells, Quiet};
-use super::{add_cell, Batch, CellTable, Context, Pending, Target};
+use super::reads::{add_cell, Context, Pending, Target};
+use super::swapped::{capture_read, check_run, Quiet, RunWalk};
+use super::tables::CellTable;
 use crate::{Expectation, SliceCheck};
 
 /// Checks the class entries of a movement table whose other side is in
-/// the class of `engine`'s representative `id` (`engine` is the table's
-/// index with the sides swapped). Each class is checked once, as the
-/// engine layout's own entry of it; `Err` names a slice that a move leads
-/// into but was not given.
+/// the class of `engine`'s representative `id` ([`check_run`]).
 pub(super) fn check_moving_run(
     rules: &MorrisRules,
     context: &Context,
@@ -29,51 +27,10 @@ pub(super) fn check_moving_run(
     targets: &[[Target; 2]; MAX_REMOVED as usize + 1],
     id: usize,
 ) -> Result<SliceCheck<()>, MorrisSlice> {
-    let other = engine.representative(id);
-    let mut taken = TakenClasses::default();
-    taken.start(other);
-    let mut walk = Walk {
-        rules,
-        context,
-        table,
-        targets,
-        quiet: targets[0].map(|target| Quiet::new(target, other, false)),
-        taken,
-        // A full board is a draw: no move is read, and the draw is
-        // expected.
-        full_board: engine.key().mover + engine.key().opponent == 24,
-        batch: Batch::default(),
-        missing: None,
-    };
-    let mut own_cells = OwnCells::default();
-    engine.for_each_entry_of_rep(id, |_, swapped| {
-        if swapped.canonical && own_cells.push(swapped.opponent, swapped.mover) {
-            own_cells.flush(table, |mover, opponent, own| {
-                walk.step(mover, opponent, own)
-            });
-        }
-    });
-    own_cells.flush(table, |mover, opponent, own| {
-        walk.step(mover, opponent, own)
-    });
-    walk.batch
-        .finish(walk.missing, rules, context, &table.cells)
+    check_run(rules, context, table, engine, targets, id, RunWalk::step)
 }
 
-/// One run's walk.
-struct Walk<'a, 'b> {
-    rules: &'b MorrisRules,
-    context: &'b Context,
-    table: &'a CellTable,
-    targets: &'b [[Target<'a>; 2]; MAX_REMOVED as usize + 1],
-    quiet: [Quiet<'a>; 2],
-    taken: TakenClasses,
-    full_board: bool,
-    batch: Batch<'a>,
-    missing: Option<MorrisSlice>,
-}
-
-impl Walk<'_, '_> {
+impl RunWalk<'_, '_> {
     /// Reads a class entry's steps: those that capture nothing at once,
     /// captures and the entry's own cell (at `own`) in the batch.
     fn step(&mut self, mover: PointSet, opponent: PointSet, own: usize) {

@@ -13,20 +13,18 @@
 //! was 15 % faster on taiwan:6, but a fault the two shared would then pass
 //! unseen.)
 
-use egdb_games::morris::index::{TableIndex, TakenClasses};
+use egdb_games::morris::index::TableIndex;
 use egdb_games::morris::moves::for_each_placement;
 use egdb_games::morris::rules::MAX_REMOVED;
 use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 
-use super::swapped::{capture_read, OwnCells, Quiet};
-use super::{add_cell, Batch, CellTable, Context, Pending, Target};
+use super::reads::{add_cell, Context, Pending, Target};
+use super::swapped::{capture_read, check_run, Quiet, RunWalk};
+use super::tables::CellTable;
 use crate::{Expectation, SliceCheck};
 
 /// Checks the class entries of a placement table whose other side is in
-/// the class of `engine`'s representative `id` (`engine` is the table's
-/// index with the sides swapped). Each class is checked once, as the
-/// engine layout's own entry of it; `Err` names a slice that a move leads
-/// into but was not given.
+/// the class of `engine`'s representative `id` ([`check_run`]).
 pub(super) fn check_placing_run(
     rules: &MorrisRules,
     context: &Context,
@@ -35,47 +33,18 @@ pub(super) fn check_placing_run(
     targets: &[[Target; 2]; MAX_REMOVED as usize + 1],
     id: usize,
 ) -> Result<SliceCheck<()>, MorrisSlice> {
-    let other = engine.representative(id);
-    let mut taken = TakenClasses::default();
-    taken.start(other);
-    let mut walk = Walk {
+    check_run(
         rules,
         context,
         table,
+        engine,
         targets,
-        quiet: targets[0].map(|target| Quiet::new(target, other, true)),
-        taken,
-        batch: Batch::default(),
-        missing: None,
-    };
-    let mut own_cells = OwnCells::default();
-    engine.for_each_entry_of_rep(id, |_, swapped| {
-        if swapped.canonical && own_cells.push(swapped.opponent, swapped.mover) {
-            own_cells.flush(table, |mover, opponent, own| {
-                walk.placement(mover, opponent, own)
-            });
-        }
-    });
-    own_cells.flush(table, |mover, opponent, own| {
-        walk.placement(mover, opponent, own)
-    });
-    walk.batch
-        .finish(walk.missing, rules, context, &table.cells)
+        id,
+        RunWalk::placement,
+    )
 }
 
-/// One run's walk.
-struct Walk<'a, 'b> {
-    rules: &'b MorrisRules,
-    context: &'b Context,
-    table: &'a CellTable,
-    targets: &'b [[Target<'a>; 2]; MAX_REMOVED as usize + 1],
-    quiet: [Quiet<'a>; 2],
-    taken: TakenClasses,
-    batch: Batch<'a>,
-    missing: Option<MorrisSlice>,
-}
-
-impl Walk<'_, '_> {
+impl RunWalk<'_, '_> {
     /// Reads a class entry's placements: those that capture nothing at
     /// once, captures and the entry's own cell (at `own`) in the batch.
     fn placement(&mut self, mover: PointSet, opponent: PointSet, own: usize) {

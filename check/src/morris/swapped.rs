@@ -18,10 +18,14 @@
 use egdb_games::morris::index::{Additions, MoverClass, Nearby, TableIndex, TakenClasses};
 use egdb_games::morris::moves::Successor;
 use egdb_games::morris::rules::MAX_REMOVED;
-use egdb_games::morris::{MorrisSlice, PointSet};
+use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 use egdb_games::Value;
 
-use super::{successor_read, CellTable, Read, Target, BATCH};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::reads::{successor_read, Batch, Context, Read, Target, BATCH};
+use super::tables::{CellTable, MorrisCheckError};
 use crate::memory::prefetch;
 use crate::SliceCheck;
 
@@ -132,6 +136,76 @@ impl Default for OwnCells {
     }
 }
 
+/// One run's walk, in either phase: the table, where moves lead, the
+/// quiet successors' runs, and the batch being gathered.
+pub(super) struct RunWalk<'a, 'b> {
+    pub(super) rules: &'b MorrisRules,
+    pub(super) context: &'b Context,
+    pub(super) table: &'a CellTable,
+    pub(super) targets: &'b [[Target<'a>; 2]; MAX_REMOVED as usize + 1],
+    pub(super) quiet: [Quiet<'a>; 2],
+    pub(super) taken: TakenClasses,
+    /// A full board is a draw: no move is read, and the draw is expected.
+    pub(super) full_board: bool,
+    pub(super) batch: Batch<'a>,
+    pub(super) missing: Option<MorrisSlice>,
+}
+
+/// Checks the class entries of a table whose other side is in the class
+/// of `engine`'s representative `id` (`engine` is the table's index with
+/// the sides swapped), each by `visit` (a placement's or a step's walk).
+/// Each class is checked once, as the engine layout's own entry of it;
+/// `Err` names a slice that a move leads into but was not given.
+pub(super) fn check_run<'a, 'b>(
+    rules: &'b MorrisRules,
+    context: &'b Context,
+    table: &'a CellTable,
+    engine: &TableIndex,
+    targets: &'b [[Target<'a>; 2]; MAX_REMOVED as usize + 1],
+    id: usize,
+    mut visit: impl FnMut(&mut RunWalk<'a, 'b>, PointSet, PointSet, usize),
+) -> Result<SliceCheck<()>, MorrisSlice> {
+    let other = engine.representative(id);
+    let mut taken = TakenClasses::default();
+    taken.start(other);
+    let placing = context.placing;
+    let mut walk = RunWalk {
+        rules,
+        context,
+        table,
+        targets,
+        quiet: targets[0].map(|target| Quiet::new(target, other, placing)),
+        taken,
+        full_board: !placing && engine.key().mover + engine.key().opponent == 24,
+        batch: Batch::default(),
+        missing: None,
+    };
+    for_each_own_cell(engine, id, table, |mover, opponent, own| {
+        visit(&mut walk, mover, opponent, own)
+    });
+    walk.batch
+        .finish(walk.missing, rules, context, &table.cells)
+}
+
+/// Visits the canonical class entries of the run of `engine`'s
+/// representative `id` (`engine` indexes the table with the sides
+/// swapped), a batch at a time: the side that moves next's own set, the
+/// other side, and the entry's own cell's place in `table`.
+pub(super) fn for_each_own_cell(
+    engine: &TableIndex,
+    id: usize,
+    table: &CellTable,
+    mut visit: impl FnMut(PointSet, PointSet, usize),
+) {
+    let mut own_cells = OwnCells::default();
+    engine.for_each_entry_of_rep(id, |_, swapped| {
+        if swapped.canonical && own_cells.push(swapped.opponent, swapped.mover) {
+            own_cells.flush(table, &mut visit);
+        }
+    });
+    own_cells.flush(table, visit);
+}
+
 impl OwnCells {
     /// Adds a class entry; `true` when the batch is full (then
     /// [`OwnCells::flush`] it).
@@ -163,4 +237,29 @@ impl OwnCells {
             visit(mover, opponent, own);
         }
     }
+}
+
+/// A table's check: its classes' (`classes`, one item per run) and its
+/// duplicate entries' that hold a value.
+pub(super) fn with_duplicates(
+    slice: MorrisSlice,
+    table: &CellTable,
+    classes: impl ParallelIterator<Item = Result<SliceCheck<()>, MorrisSlice>>,
+    cancel: &AtomicBool,
+) -> Result<SliceCheck<()>, MorrisCheckError> {
+    let duplicates = (0..table.index.rep_count())
+        .into_par_iter()
+        .filter(|&id| !table.index.rep_is_asymmetric(id))
+        .filter(|_| !cancel.load(Ordering::Relaxed))
+        .map(|id| Ok(duplicates_with_values(table, id)));
+    classes
+        .chain(duplicates)
+        .try_reduce(SliceCheck::<()>::default, |mut a, b| {
+            a.add(b);
+            Ok(a)
+        })
+        .map_err(|needed| MorrisCheckError::Missing {
+            slice: slice.to_string(),
+            needed: needed.to_string(),
+        })
 }

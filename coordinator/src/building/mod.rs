@@ -25,14 +25,16 @@ use egdb_check::identity::{cell_encoding, identity};
 mod backing_up;
 pub mod checksum_list;
 mod link;
+mod rank_queue;
 mod ranking;
 mod reuse;
 mod status;
+mod verify_state;
 mod verifying;
 mod vouched;
 
 pub use backing_up::{BackedUp, BackupPlan};
-pub use ranking::Ranked;
+pub use rank_queue::Ranked;
 pub use reuse::{ReuseSource, Reused};
 pub use vouched::VerifiedList;
 
@@ -80,12 +82,12 @@ pub struct Build {
     started: Instant,
     /// Checks taken of workers: a store verified instead of solved, or
     /// a build that checks its slices as they are stored.
-    verifying: Option<verifying::Verifying>,
+    verifying: Option<verify_state::Verifying>,
     /// Whether slices are solved (false: a finished store is verified).
     solving: bool,
     /// Slices written zstd only, ranked once nothing unfinished reads them
     /// (builds of two-byte cells).
-    ranking: Option<ranking::Ranking>,
+    ranking: Option<rank_queue::Ranking>,
 }
 
 /// What changes while a build runs, under one lock.
@@ -209,7 +211,7 @@ impl Build {
         let stored = |r: &SliceRecord| SliceId::new(r.slice.clone());
         let mut done: Vec<JobId> = records.iter().map(|r| slice_job(&stored(r))).collect();
         let (checks, verifying) = if options.verify_as_built {
-            let checking = verifying::Verifying::of_build(path, game, &records);
+            let checking = verify_state::Verifying::of_build(path, game, &records);
             // Slices that passed before, with the bytes the store holds, or
             // whose bytes a verified store's list gives.
             done.extend(
@@ -219,7 +221,7 @@ impl Build {
                     .map(|r| check_id(&stored(r))),
             );
             (
-                Some(verifying::check_needs(&plan, encoding)),
+                Some(verify_state::check_needs(&plan, encoding)),
                 Some(checking),
             )
         } else {
@@ -229,7 +231,7 @@ impl Build {
         let mut schedule = Scheduler::new(jobs, &done, lease_length(&options), false);
         shard_bytes_of(&mut schedule, &records);
         let ranking = (encoding == CellEncoding::ValueDepth16)
-            .then(|| ranking::Ranking::new(&plan, options.verify_as_built));
+            .then(|| rank_queue::Ranking::new(&plan, options.verify_as_built));
         if let Some(ranking) = &ranking {
             // Left waiting by an earlier run.
             for record in records.iter().filter(|r| r.rank_pending) {
@@ -251,7 +253,7 @@ impl Build {
         schedule: Scheduler<JobId>,
         encoding: CellEncoding,
         options: BuildOptions,
-        verifying: Option<verifying::Verifying>,
+        verifying: Option<verify_state::Verifying>,
         solving: bool,
     ) -> Build {
         Build {

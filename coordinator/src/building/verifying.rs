@@ -11,26 +11,17 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use egdb_check::SliceCheck;
-use egdb_db_format::{CellEncoding, FormatError, SliceRecord, Store};
-use egdb_games::{Game, SliceId, SliceInfo};
+use egdb_db_format::{FormatError, SliceRecord, Store};
+use egdb_games::{Game, SliceId};
 use egdb_proto::CheckReport;
 use egdb_proto::LinkError;
 
+use super::verify_state::{check_needs, lock, Verifying};
 use super::{Build, BuildOptions};
 use crate::schedule::Scheduler;
 use crate::CoordinatorError;
 use egdb_check::identity::{cell_encoding, from_identity};
 use egdb_check::verify::Journal;
-
-/// What a verifying build keeps besides the lease state.
-pub(super) struct Verifying {
-    /// `None` once removed at the end.
-    journal: Mutex<Option<Journal>>,
-    /// Each stored slice's checksum: what a pass is recorded against (a
-    /// build that verifies as it goes adds each slice it stores).
-    crcs: Mutex<HashMap<SliceId, u32>>,
-    failures: Mutex<Vec<SliceCheck>>,
-}
 
 impl Build {
     /// A verification of the complete store at `path`, which must hold
@@ -256,53 +247,6 @@ impl Build {
         }
         Ok(())
     }
-}
-
-impl Verifying {
-    /// The checks of a build that verifies as it goes, over the store at
-    /// `path` holding `records` so far; passes an earlier run of it
-    /// recorded are kept.
-    pub(super) fn of_build(path: &Path, game: &Game, records: &[SliceRecord]) -> Verifying {
-        Verifying {
-            journal: Mutex::new(Some(Journal::open_of_build(path, game))),
-            crcs: Mutex::new(
-                records
-                    .iter()
-                    .map(|r| (SliceId::new(r.slice.clone()), r.raw_crc32))
-                    .collect(),
-            ),
-            failures: Mutex::new(Vec::new()),
-        }
-    }
-
-    /// Whether `slice` passed its check before, with these bytes.
-    pub(super) fn passed(&self, slice: &SliceId, raw_crc32: u32) -> bool {
-        lock(&self.journal)
-            .as_ref()
-            .is_some_and(|j| j.passed(slice, raw_crc32))
-    }
-}
-
-/// Bytes a worker holds to check each slice: the slice and every slice it
-/// reads, decoded.
-pub(super) fn check_needs(plan: &[SliceInfo], encoding: CellEncoding) -> Vec<u64> {
-    let raw = |s: &SliceInfo| encoding.table_bytes(s.entries);
-    plan.iter()
-        .map(|slice| {
-            let reads: u64 = plan
-                .iter()
-                .filter(|s| slice.dependencies.contains(&s.id))
-                .map(raw)
-                .sum();
-            raw(slice) + reads
-        })
-        .collect()
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Whether the slice `id`'s blocks, read again, give its record's checksum.

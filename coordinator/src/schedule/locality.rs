@@ -9,11 +9,11 @@
 //! first ([`Scheduler::still_read`]): its memory keeps those it has room
 //! for, and its cache drops the others first.
 
-use std::collections::{HashMap, HashSet};
 use std::hash::Hash;
 use std::time::{Duration, Instant};
 
-use super::{Job, JobKind, Scheduler};
+use super::job::JobKind;
+use super::Scheduler;
 
 /// Ready jobs, from the front of the plan, a lease chooses among: far
 /// enough to find one whose shards the worker holds, near enough to keep
@@ -28,70 +28,6 @@ pub const WINDOW: usize = 32;
 /// worker that would otherwise take nothing waits, and only this long,
 /// should the one expected not come.
 pub const RESERVE: Duration = Duration::from_secs(5);
-
-/// Who reads which shard, each shard's bytes, and what each worker holds.
-#[derive(Debug, Default)]
-pub(super) struct Shards {
-    /// Per job, the jobs whose shards it reads.
-    reads: Vec<Vec<usize>>,
-    /// Per job, the jobs that read its shard.
-    readers: Vec<Vec<usize>>,
-    /// Stored bytes of each done job's shard; 0 until told.
-    bytes: Vec<u64>,
-    /// Per worker, the jobs whose shards it said it holds.
-    held: HashMap<String, HashSet<usize>>,
-    /// When each ready job was first seen ready by a lease.
-    ready_since: HashMap<usize, Instant>,
-}
-
-impl Shards {
-    pub(super) fn new<Id: Eq + Hash>(jobs: &[Job<Id>], index: &HashMap<Id, usize>) -> Shards {
-        let reads: Vec<Vec<usize>> = jobs
-            .iter()
-            .map(|job| {
-                job.reads
-                    .iter()
-                    .filter_map(|r| index.get(r).copied())
-                    .collect()
-            })
-            .collect();
-        let mut readers = vec![Vec::new(); jobs.len()];
-        for (job, read) in reads.iter().enumerate() {
-            for &r in read {
-                readers[r].push(job);
-            }
-        }
-        Shards {
-            reads,
-            readers,
-            bytes: vec![0; jobs.len()],
-            held: HashMap::new(),
-            ready_since: HashMap::new(),
-        }
-    }
-
-    /// Notes the jobs ready now that were not before.
-    pub(super) fn seen_ready(&mut self, ready: impl Iterator<Item = usize>, now: Instant) {
-        for i in ready {
-            self.ready_since.entry(i).or_insert(now);
-        }
-    }
-
-    /// Job `i` is leased: it is not waiting any more.
-    pub(super) fn leased(&mut self, i: usize) {
-        self.ready_since.remove(&i);
-    }
-
-    /// Bytes of job `i`'s shards that `worker` does not hold.
-    fn missing(&self, worker: &str, i: usize) -> u64 {
-        let held = self.held.get(worker);
-        self.reads[i]
-            .iter()
-            .filter(|r| held.is_none_or(|h| !h.contains(r)))
-            .map(|&r| self.bytes[r])
-            .sum()
-    }
-}
 
 impl<Id: Clone + Eq + Hash> Scheduler<Id> {
     /// The shards `worker`'s cache holds now (what it said last is

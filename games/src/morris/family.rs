@@ -1,10 +1,6 @@
 //! Morris games as a [`Family`]: where a position's symmetry class lies
 //! among the tables of its slice, and back.
 
-use std::collections::HashMap;
-use std::sync::OnceLock;
-
-use super::index::TableIndex;
 use super::moves::{legal_moves, terminal_value};
 use super::position::colours_of;
 use super::slices::table_of_position;
@@ -12,57 +8,6 @@ use super::symmetry::canonical_pair;
 use super::{Color, MorrisGame, MorrisSlice, Move, PointSet, Position};
 use crate::family::{Cell, Family};
 use crate::{GameError, GameSpec, SliceInfo, Value};
-
-/// The slices of a game by their place in the plan, with each slice's
-/// tables indexed on first use (an index costs memory and time to build,
-/// and a query touches few slices).
-#[derive(Debug, Default)]
-pub(super) struct Locator {
-    places: HashMap<MorrisSlice, u32>,
-    slices: Vec<(MorrisSlice, OnceLock<SliceIndex>)>,
-}
-
-/// A slice's tables and where each starts among its cells.
-#[derive(Debug)]
-struct SliceIndex {
-    tables: Vec<TableIndex>,
-    /// Cells before each table; one more entry: all the slice's cells.
-    starts: Vec<u64>,
-}
-
-impl SliceIndex {
-    fn new(slice: MorrisSlice) -> SliceIndex {
-        let tables: Vec<TableIndex> = slice.tables().into_iter().map(TableIndex::new).collect();
-        let starts = std::iter::once(0)
-            .chain(tables.iter().scan(0, |sum, t| {
-                *sum += t.len();
-                Some(*sum)
-            }))
-            .collect();
-        SliceIndex { tables, starts }
-    }
-}
-
-impl Locator {
-    pub(super) fn new(game: &MorrisGame) -> Locator {
-        let slices: Vec<_> = game
-            .plan()
-            .into_iter()
-            .map(|(slice, _)| (slice, OnceLock::new()))
-            .collect();
-        let places = slices
-            .iter()
-            .enumerate()
-            .map(|(i, (slice, _))| (*slice, i as u32))
-            .collect();
-        Locator { places, slices }
-    }
-
-    fn index(&self, place: u32) -> Option<(MorrisSlice, &SliceIndex)> {
-        let (slice, index) = self.slices.get(place as usize)?;
-        Some((*slice, index.get_or_init(|| SliceIndex::new(*slice))))
-    }
-}
 
 impl Family for MorrisGame {
     type Position = Position;
@@ -130,7 +75,7 @@ impl Family for MorrisGame {
         let (mover, opponent) = position.sides();
         let (slice, table) = table_of_position(rules, position)?;
         let locator = self.locator();
-        let place = *locator.places.get(&slice)?;
+        let place = locator.place(slice)?;
         let (_, index) = locator.index(place)?;
         Some(Cell {
             slice: place,

@@ -140,7 +140,7 @@ pub fn parse(text: &str, path: &str) -> Result<RulesDefinition, GameError> {
     let name = match file.name {
         None => format!(
             "Morris variant from {}, {} pieces",
-            crate::text_file::printable(path),
+            crate::shown::printable(path),
             match hands {
                 Some([first, second]) if first != second => format!("{first} against {second}"),
                 _ => pieces.to_string(),

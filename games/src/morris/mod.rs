@@ -21,6 +21,7 @@ pub mod colex;
 mod family;
 pub mod file;
 pub mod index;
+mod locator;
 pub mod moves;
 #[cfg(any(test, feature = "oracle"))]
 pub mod oracle;
@@ -52,7 +53,7 @@ pub struct MorrisGame {
     definition: Option<String>,
     rules: MorrisRules,
     /// Built on the first position located, shared by clones.
-    locator: Arc<OnceLock<family::Locator>>,
+    locator: Arc<OnceLock<locator::Locator>>,
 }
 
 impl PartialEq for MorrisGame {
@@ -136,8 +137,9 @@ impl MorrisGame {
         &self.rules
     }
 
-    fn locator(&self) -> &family::Locator {
-        self.locator.get_or_init(|| family::Locator::new(self))
+    fn locator(&self) -> &locator::Locator {
+        self.locator
+            .get_or_init(|| locator::Locator::new(self.plan().into_iter().map(|(slice, _)| slice)))
     }
 
     pub fn name(&self) -> String {

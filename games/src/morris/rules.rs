@@ -311,19 +311,8 @@ impl MorrisRules {
     /// fewer than 3 on the board and in hand loses.
     pub const fn morabaraba(pieces: u8) -> MorrisRules {
         MorrisRules {
-            pieces,
             diagonals: true,
-            mill_targets: MillTargets::NotInMillUnlessAll,
-            gang: false,
-            dan: false,
-            flying: true,
-            piece_loss: PieceLoss::BoardAndHand,
-            dan_takes: DanTakes::Both,
-            capture: CaptureRule::Compulsory,
-            several_captures: SeveralCaptures::One,
-            blocked: Blocked::Loses,
-            hands: None,
-            placing: Placing::Forced,
+            ..MorrisRules::standard(pieces)
         }
     }
 

@@ -121,7 +121,7 @@ pub fn parse(text: &str, path: &str) -> Result<NimDefinition, GameError> {
     Ok(NimDefinition {
         name: match file.name {
             Some(name) => crate::text_file::plain_name(name).map_err(fail)?,
-            None => crate::text_file::printable(path),
+            None => crate::shown::printable(path),
         },
         board: Board::Custom,
         cells: file.cells,

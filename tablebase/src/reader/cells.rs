@@ -2,10 +2,11 @@
 //! cell lies, the slice's record how it is encoded.
 
 use egdb_db_format::encoding::{unpack_value_depth16, unpack_value_depth8};
-use egdb_db_format::{CellEncoding, SliceRecord, ValueCode};
+use egdb_db_format::{CellEncoding, ValueCode};
 use egdb_games::{Cell, Family, Value};
 
-use super::{corrupt, Answer, MoveAnswer, Probe, Tablebase};
+use super::damage::{corrupt, misfit_error};
+use super::{Answer, MoveAnswer, Probe, Tablebase};
 use crate::TablebaseError;
 
 impl Tablebase {
@@ -142,14 +143,4 @@ impl Tablebase {
         };
         Ok((answer, afters))
     }
-}
-
-/// Damage told by a slice's manifest record, in no block.
-pub(super) fn misfit_error(record: &SliceRecord, reason: &str) -> TablebaseError {
-    egdb_db_format::FormatError::Corrupt {
-        slice: record.slice.clone(),
-        block: None,
-        reason: reason.to_string(),
-    }
-    .into()
 }

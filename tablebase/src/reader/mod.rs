@@ -9,6 +9,7 @@
 mod book;
 mod cache;
 mod cells;
+mod damage;
 mod line;
 
 pub use book::BookEntry;
@@ -19,6 +20,7 @@ use std::path::Path;
 use std::sync::{Arc, RwLock};
 
 use cache::{keep_near, key, near, BlockCache};
+use damage::{corrupt, misfit_error};
 
 use egdb_db_format::ranked::PART_BYTES;
 use egdb_db_format::{FormatError, SliceRecord, Store};
@@ -155,7 +157,7 @@ impl Tablebase {
             .map(|&number| {
                 let record = &self.records[number as usize];
                 match &self.misfits[number as usize] {
-                    Some(reason) => Err(cells::misfit_error(record, reason)),
+                    Some(reason) => Err(misfit_error(record, reason)),
                     None => Ok(record),
                 }
             })
@@ -321,16 +323,6 @@ fn copy_from(block: &[u8], start: usize, out: &mut [u8]) -> usize {
     let take = out.len().min(block.len().saturating_sub(start));
     out[..take].copy_from_slice(&block[start..start + take]);
     take
-}
-
-/// A block that cannot hold what its record promises.
-fn corrupt(record: &SliceRecord, block: u32, reason: &str) -> TablebaseError {
-    FormatError::Corrupt {
-        slice: record.slice.clone(),
-        block: Some(block),
-        reason: reason.to_string(),
-    }
-    .into()
 }
 
 #[cfg(test)]

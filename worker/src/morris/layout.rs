@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use egdb_games::morris::index::{MoverClass, TableIndex};
 use egdb_games::morris::PointSet;
 
-use super::SolvedTable;
+use super::solved::SolvedTable;
 use crate::table::zeroed_table;
 
 /// Class entries whose engine classes are looked up, and whose engine

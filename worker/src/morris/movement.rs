@@ -36,8 +36,9 @@ use egdb_games::morris::slices::Side;
 use egdb_games::morris::symmetry::BOARD_SYMMETRIES;
 use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 
+use super::layout;
+use super::solved::{Best, Dependencies, Located, SideSuccessors, SolvedTable, Successors};
 use super::state::{Settled, State, States};
-use super::{layout, Best, Dependencies, Located, SideSuccessors, SolvedTable, Successors};
 use crate::table::prefetch;
 use crate::table::zeroed_atomics;
 use crate::WorkerError;

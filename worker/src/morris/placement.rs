@@ -23,7 +23,7 @@ use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 use crate::table::{prefetch, zeroed_table};
 
 use super::layout::{self, split_by_rep};
-use super::{encode, Dependencies, Located, SolvedTable, Successors, Target};
+use super::solved::{encode, Dependencies, Located, SolvedTable, Successors, Target};
 
 /// Entries whose captures are located before any is read.
 const BATCH: usize = 16;
@@ -217,7 +217,7 @@ impl Placing<'_> {
 mod tests {
     use egdb_games::Value;
 
-    use super::super::Best;
+    use super::super::solved::Best;
     use super::*;
 
     /// The maximum worth gives what [`Best`] gives, over every small mix

@@ -13,7 +13,8 @@ use egdb_games::morris::{MorrisGame, MorrisSlice};
 use egdb_proto::{SliceId, Task};
 use rayon::prelude::*;
 
-use super::{Dependencies, MorrisEngine, SolvedSlice, SolvedTable};
+use super::solved::{Dependencies, SolvedSlice, SolvedTable};
+use super::MorrisEngine;
 use crate::solver::{keep_dependencies, shard_of, SliceSolver, SolveContext, Solved, TableBytes};
 use crate::WorkerError;
 
