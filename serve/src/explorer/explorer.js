@@ -69,8 +69,8 @@ function changedCells(move) {
 // What a move's result means for the side that makes it.
 function forMover(value, depth) {
   const plies = depth === null || depth === undefined ? "" : ` in ${depth}`;
-  if (value === "draw") return { text: "draw", cls: "draw" };
-  return { text: `${value}${plies}`, cls: value };
+  if (value === "draw") return { text: "draw", cls: "draw", depth: 0 };
+  return { text: `${value}${plies}`, cls: value, depth: depth || 0 };
 }
 
 function moveResult(move) {
@@ -134,11 +134,10 @@ function handsOf() {
 }
 
 // A Morris move's cells in the order they are clicked: the piece moved
-// (none for a placement), where it lands, what it takes.
-function clickOrder(move) {
-  const before = cellsOf(current.position);
+// (none for a placement), where it lands, what it takes; `before` is the
+// position shown, as cells, and `mover` the colour that moves.
+function clickOrder(move, before, mover) {
   const after = cellsOf(move.after);
-  const mover = current.position.split(" ")[1] === "b" ? "B" : "W";
   const from = [];
   const to = [];
   const taken = [];
@@ -154,10 +153,9 @@ function clickOrder(move) {
 // Orders results for the mover: the quickest win, then draws, then the
 // slowest loss.
 function rank(result) {
-  const depth = Number(result.text.split(" in ")[1] || 0);
-  if (result.cls === "win") return [0, depth];
+  if (result.cls === "win") return [0, result.depth];
   if (result.cls === "draw") return [1, 0];
-  return [2, -depth];
+  return [2, -result.depth];
 }
 
 function better(a, b) {
@@ -171,14 +169,16 @@ function better(a, b) {
 function markResults(svg) {
   if (board.kind !== "morris" || editing || !current) return;
   const best = new Map();
+  const before = cellsOf(current.position);
+  const mover = current.position.split(" ")[1] === "b" ? "B" : "W";
   for (const move of candidatesOf(selection)) {
-    const next = clickOrder(move).find((c) => !selection.includes(c));
+    const next = clickOrder(move, before, mover).find((c) => !selection.includes(c));
     if (next === undefined) continue;
     const result = moveResult(move);
     if (!best.has(next) || better(result, best.get(next))) best.set(next, result);
   }
   const nodes = new Map([...svg.querySelectorAll("circle[data-cell]")].map((n) => [Number(n.dataset.cell), n]));
-  const moved = selection.length === 1 && cellsOf(current.position)[selection[0]] !== "." ? nodes.get(selection[0]) : null;
+  const moved = selection.length === 1 && before[selection[0]] !== "." ? nodes.get(selection[0]) : null;
   for (const [cell, result] of best) {
     const node = nodes.get(cell);
     node.dataset.result = result.text;
