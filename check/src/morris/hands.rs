@@ -17,11 +17,11 @@ use egdb_games::Value;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::reads::{target_in, Batch, Context, Pending, Read, Target};
+use super::reads::{target_in, Batch, Context, Pending, Target};
 use super::swapped::with_duplicates;
 use super::tables::{CellTable, MorrisCheckError, MorrisTables};
 use crate::memory::prefetch;
-use crate::SliceCheck;
+use crate::{Expectation, SliceCheck};
 
 /// Where a table's successors lie: `[placed][removed][parity]`.
 type Targets<'a> = [[[Target<'a>; 2]; MAX_REMOVED as usize + 1]; 2];
@@ -146,16 +146,17 @@ fn check_run<'a>(
         }
         let (mover, opponent) = (entry.mover, entry.opponent);
         let first = batch.reads.len();
+        let mut folded = Expectation::default();
         for_each_move_with_hands(rules, mover, opponent, hands, |s, placed| {
             let removed = s.mv.removed.len() as usize;
             let odd = (s.mover.odd_count() + s.opponent.odd_count()) as usize % 2;
             match targets[usize::from(placed)][removed][odd] {
-                Target::Over(value) => batch.reads.push(Read::Over(value)),
+                Target::Over(value) => folded.add(value, 0),
                 Target::Missing(slice) => missing = Some(slice),
                 Target::Table(target) => {
                     let at = target.index.index(s.opponent, s.mover) as usize;
                     prefetch(&target.cells, at);
-                    batch.reads.push(Read::Cell(&target.cells, at));
+                    batch.reads.push(&target.cells[at]);
                 }
             }
         });
@@ -163,7 +164,7 @@ fn check_run<'a>(
             own: i as usize,
             sides: (mover, opponent),
             reads: first..batch.reads.len(),
-            folded: Default::default(),
+            folded,
             full_board: false,
         };
         batch.push(pending, rules, context, &table.cells);

@@ -71,7 +71,7 @@ impl RunWalk<'_, '_> {
         for_each_move(self.rules, false, mover, opponent, |s| {
             if !s.mv.removed.is_empty() {
                 match capture_read(taken, targets, &s) {
-                    Ok(read) => batch.reads.push(read),
+                    Ok(read) => read.take(folded, &mut batch.reads),
                     Err(slice) => *missing = Some(slice),
                 }
                 return;

@@ -80,7 +80,9 @@ pub(super) fn target_in<'a>(
 #[derive(Default)]
 pub(super) struct Batch<'a> {
     pub(super) entries: Vec<Pending>,
-    pub(super) reads: Vec<Read<'a>>,
+    /// The successors' cells still to be read (prefetched), in place:
+    /// successors over by their counts are folded at once instead.
+    pub(super) reads: Vec<&'a u16>,
     pub(super) check: SliceCheck<()>,
 }
 
@@ -103,7 +105,19 @@ pub(super) struct Pending {
 #[derive(Clone, Copy)]
 pub(super) enum Read<'a> {
     Over(Value),
-    Cell(&'a [u16], usize),
+    Cell(&'a u16),
+}
+
+impl<'a> Read<'a> {
+    /// Folds an outcome known already into `folded`, or puts a cell to
+    /// read in `reads`.
+    #[inline(always)]
+    pub(super) fn take(self, folded: &mut Expectation, reads: &mut Vec<&'a u16>) {
+        match self {
+            Read::Over(value) => folded.add(value, 0),
+            Read::Cell(cell) => reads.push(cell),
+        }
+    }
 }
 
 impl Batch<'_> {
@@ -158,11 +172,8 @@ impl Batch<'_> {
                 }
             } else {
                 let mut expectation = pending.folded;
-                for read in &self.reads[pending.reads.clone()] {
-                    match *read {
-                        Read::Over(value) => expectation.add(value, 0),
-                        Read::Cell(cells, i) => add_cell(&mut expectation, cells[i]),
-                    }
+                for &cell in &self.reads[pending.reads.clone()] {
+                    add_cell(&mut expectation, *cell);
                 }
                 // No move: the side to move has lost, or drawn.
                 expectation.probe(rules.blocked.value())
@@ -178,7 +189,7 @@ impl Batch<'_> {
 /// Where successor `s` lies, its cell prefetched; `quiet(parity, index)`
 /// ranks a successor that captured nothing in its table's `index`. `Err`
 /// names a slice the move leads into that was not given.
-#[inline]
+#[inline(always)]
 pub(super) fn successor_read<'a>(
     targets: &[[Target<'a>; 2]; MAX_REMOVED as usize + 1],
     s: &Successor,
@@ -196,7 +207,7 @@ pub(super) fn successor_read<'a>(
                 quiet(odd, &table.index)
             } as usize;
             prefetch(&table.cells, i);
-            Ok(Read::Cell(&table.cells, i))
+            Ok(Read::Cell(&table.cells[i]))
         }
     }
 }

@@ -16,7 +16,7 @@
 //! indices [`TableIndex`]'s: nothing here is the engine's.
 
 use egdb_games::morris::index::{Additions, MoverClass, Nearby, TableIndex, TakenClasses};
-use egdb_games::morris::moves::Successor;
+use egdb_games::morris::moves::{placement_targets, Successor};
 use egdb_games::morris::rules::MAX_REMOVED;
 use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 use egdb_games::Value;
@@ -90,7 +90,7 @@ impl<'a> Quiet<'a> {
 
 /// Where capture `s` of the run whose classes `taken` holds leads, its
 /// cell prefetched.
-#[inline]
+#[inline(always)]
 pub(super) fn capture_read<'a>(
     taken: &mut TakenClasses,
     targets: &[[Target<'a>; 2]; MAX_REMOVED as usize + 1],
@@ -103,7 +103,7 @@ pub(super) fn capture_read<'a>(
             let class = taken.class(&table.index, point, odd);
             let i = table.index.index_in(class, s.mover) as usize;
             prefetch(&table.cells, i);
-            Ok(Read::Cell(&table.cells, i))
+            Ok(Read::Cell(&table.cells[i]))
         }
         // Several pieces taken (rare), or no table: as any successor.
         _ => successor_read(targets, s, |_, index| index.index(s.opponent, s.mover)),
@@ -145,6 +145,9 @@ pub(super) struct RunWalk<'a, 'b> {
     pub(super) targets: &'b [[Target<'a>; 2]; MAX_REMOVED as usize + 1],
     pub(super) quiet: [Quiet<'a>; 2],
     pub(super) taken: TakenClasses,
+    /// What a mill closed by a placement may take from the run's other
+    /// side (`placement_targets`, once per run).
+    pub(super) mill_targets: PointSet,
     /// A full board is a draw: no move is read, and the draw is expected.
     pub(super) full_board: bool,
     pub(super) batch: Batch<'a>,
@@ -176,6 +179,11 @@ pub(super) fn check_run<'a, 'b>(
         targets,
         quiet: targets[0].map(|target| Quiet::new(target, other, placing)),
         taken,
+        mill_targets: if placing {
+            placement_targets(rules, other)
+        } else {
+            PointSet::EMPTY
+        },
         full_board: !placing && engine.key().mover + engine.key().opponent == 24,
         batch: Batch::default(),
         missing: None,

@@ -269,6 +269,68 @@ pub fn can_capture(rules: &MorrisRules, x: Point, mover: PointSet, opponent: Poi
         || (rules.dan && lines.dan_corners != 0 && o & lines.dan_corners == lines.dan_corners)
 }
 
+/// The points of `empty` where a piece of `mover` arriving opens a
+/// capture: [`can_capture`] of each at once, worked out line by line
+/// (each line ends in at most three such points; a placement's check
+/// takes them all for one position, rather than asking point by point).
+pub fn capture_openings(
+    rules: &MorrisRules,
+    mover: PointSet,
+    opponent: PointSet,
+    empty: PointSet,
+) -> PointSet {
+    let (m, o) = (mover.bits(), opponent.bits());
+    let count = if rules.diagonals { 20 } else { 16 };
+    let mut open = 0;
+    for line in &LINE_BITS[..count] {
+        let [a, b, c] = line.bits;
+        let all = a | b | c;
+        // A mill closes on the third point of a line holding two of the
+        // mover's; it always finds a target when the opponent has a piece.
+        if o != 0 && (all & m).count_ones() == 2 {
+            open |= all & !m;
+        }
+        match line.kind {
+            LineKind::Side => {
+                if rules.dan && o & (a | c) == a | c {
+                    open |= b;
+                }
+            }
+            LineKind::Midline | LineKind::Diagonal => {
+                if rules.gang && o & b != 0 {
+                    open |= (if m & c != 0 { a } else { 0 }) | (if m & a != 0 { c } else { 0 });
+                }
+            }
+        }
+    }
+    PointSet(open).intersection(empty)
+}
+
+/// A line's points as bits, in its order, and its kind.
+struct LineBits {
+    bits: [u32; 3],
+    kind: LineKind,
+}
+
+static LINE_BITS: [LineBits; 20] = {
+    let mut lines = [const {
+        LineBits {
+            bits: [0; 3],
+            kind: LineKind::Side,
+        }
+    }; 20];
+    let mut i = 0;
+    while i < 20 {
+        let [a, b, c] = ALL_LINES[i].points;
+        lines[i] = LineBits {
+            bits: [1 << a.index(), 1 << b.index(), 1 << c.index()],
+            kind: ALL_LINES[i].kind,
+        };
+        i += 1;
+    }
+    lines
+};
+
 /// Whether a piece arriving on `x` closes a mill of `mover` (which already
 /// holds it), whatever it could take.
 #[inline]
@@ -355,6 +417,32 @@ mod tests {
             expected.sort_unstable();
             prop_assert_eq!(got, expected);
             prop_assert_eq!(options.is_empty(), options.removals().next().is_none());
+        }
+
+        /// Every rules' openings, taken line by line, are the empty
+        /// points `can_capture` says yes to, one by one.
+        #[test]
+        fn capture_openings_are_can_capture_point_by_point(
+            taiwan in any::<bool>(),
+            diagonals in any::<bool>(),
+            mover in 0u32..1 << 24,
+            opponent in 0u32..1 << 24,
+            sparse in any::<[u32; 2]>(),
+        ) {
+            let rules = if taiwan { MorrisRules::taiwan(9) } else { MorrisRules::standard(9) };
+            let rules = MorrisRules { diagonals, ..rules };
+            for rules in [rules, rules.in_phase(true), rules.in_phase(false)] {
+                // Boards of every fullness: thinned by random masks.
+                let mover = PointSet(mover & (sparse[0] | sparse[1]));
+                let opponent = PointSet(opponent & sparse[0]).minus(mover);
+                let empty = mover.union(opponent).complement();
+                let one_by_one: Vec<Point> = empty
+                    .iter()
+                    .filter(|&x| can_capture(&rules, x, mover.with(x), opponent))
+                    .collect();
+                let openings: Vec<Point> = capture_openings(&rules, mover, opponent, empty).iter().collect();
+                prop_assert_eq!(openings, one_by_one);
+            }
         }
 
         #[test]

@@ -7,7 +7,8 @@ use std::fmt;
 
 use super::board::{Point, PointSet, NOTATION_ORDER, POINTS};
 use super::captures::{
-    can_capture, capture_options, closes_mill, destinations, reach, CaptureOptions,
+    can_capture, capture_openings, capture_options, capture_options_taking, closes_mill,
+    destinations, mill_targets, reach, CaptureOptions,
 };
 use super::position::{Phase, Position};
 use super::rules::{CaptureRule, MorrisRules, PieceLoss};
@@ -161,32 +162,41 @@ fn moves_flying_at(
     }
 }
 
-/// The placements of the side to move, split as the placement engine
-/// needs them: `quiet(to)` for each one that captures nothing (the other
-/// side's set stays as it is; declining an optional capture is one),
-/// `capture` for each one that captures. The same moves as
-/// [`for_each_move`] with `placing` true, quiet ones in the same order.
+/// What a mill closed by a placement may take from `opponent`, for
+/// [`quiet_placements`]: worked out once for the many placements against
+/// one set.
+pub fn placement_targets(rules: &MorrisRules, opponent: PointSet) -> PointSet {
+    mill_targets(&rules.in_phase(true), opponent)
+}
+
+/// The placements of the side to move, split as the placement checker
+/// needs them: returns the points whose placement captures nothing (the
+/// other side's set stays as it is; declining an optional capture is
+/// one), and visits each placement that captures. The same moves as
+/// [`for_each_move`] with `placing` true, captures in the same order.
+/// `targets` is [`placement_targets`] of `opponent`.
 #[inline]
-pub fn for_each_placement(
+pub fn quiet_placements(
     rules: &MorrisRules,
     mover: PointSet,
     opponent: PointSet,
-    mut quiet: impl FnMut(Point),
+    targets: PointSet,
     mut capture: impl FnMut(Successor),
-) {
+) -> PointSet {
+    debug_assert_eq!(targets, placement_targets(rules, opponent));
     let rules = &rules.in_phase(true);
     let optional = rules.capture == CaptureRule::Optional;
-    for to in mover.union(opponent).complement().iter() {
+    let empty = mover.union(opponent).complement();
+    let opening = capture_openings(rules, mover, opponent, empty);
+    for to in opening.iter() {
         let after = mover.with(to);
-        if !can_capture(rules, to, after, opponent) {
-            quiet(to);
-            continue;
-        }
-        if optional {
-            quiet(to);
-        }
-        let options = capture_options(rules, to, after, opponent);
+        let options = capture_options_taking(rules, to, after, opponent, || targets);
         for_each_capture(options, None, to, after, opponent, &mut capture);
+    }
+    if optional {
+        empty
+    } else {
+        empty.minus(opening)
     }
 }
 
