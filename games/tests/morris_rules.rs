@@ -3,8 +3,8 @@
 
 use egdb_games::morris::moves::{
     count_quiet_steps, for_each_move, for_each_move_with_hands, for_each_unmove,
-    for_each_unmove_with_hands, legal_moves, placement_targets, play, quiet_placements,
-    terminal_value,
+    for_each_unmove_with_hands, legal_moves, play, quiet_placements, terminal_value,
+    PlacementCaptures,
 };
 use egdb_games::morris::placements::PlacementsAgainst;
 use egdb_games::morris::rules::{Blocked, CaptureRule, DanTakes, SeveralCaptures};
@@ -296,7 +296,7 @@ proptest! {
                 }
             });
             let mut captures_seen = Vec::new();
-            let quiet_seen: Vec<_> = quiet_placements(&rules, mover, opponent, placement_targets(&rules, opponent), |s| captures_seen.push(s)).iter().collect();
+            let quiet_seen: Vec<_> = quiet_placements(mover, &PlacementCaptures::new(&rules, opponent), |s| captures_seen.push(s)).iter().collect();
             assert_eq!(quiet_seen, quiet, "{position}");
             assert_eq!(captures_seen, captures, "{position}");
             // The same, with what depends on the opponent alone worked out first.

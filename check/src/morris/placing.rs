@@ -52,18 +52,16 @@ impl RunWalk<'_, '_> {
         let targets = self.targets;
         let first = batch.reads.len();
         let mut folded = Expectation::default();
-        let mill_targets = self.mill_targets;
-        let quiet_points =
-            quiet_placements(
-                self.rules,
-                mover,
-                opponent,
-                mill_targets,
-                |s| match capture_read(taken, targets, &s) {
-                    Ok(read) => read.take(&mut folded, &mut batch.reads),
-                    Err(slice) => *missing = Some(slice),
-                },
-            );
+        let Some(captures) = &self.placement_captures else {
+            unreachable!("a placement walk knows its run's captures");
+        };
+        debug_assert_eq!(captures.opponent(), opponent);
+        let quiet_points = quiet_placements(mover, captures, |s| {
+            match capture_read(taken, targets, &s) {
+                Ok(read) => read.take(&mut folded, &mut batch.reads),
+                Err(slice) => *missing = Some(slice),
+            }
+        });
         // Pieces on odd points after a placement on an even point; one on
         // an odd point changes the parity.
         let parity = (mover.odd_count() + opponent.odd_count()) as usize % 2;

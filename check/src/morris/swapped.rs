@@ -16,7 +16,7 @@
 //! indices [`TableIndex`]'s: nothing here is the engine's.
 
 use egdb_games::morris::index::{Additions, MoverClass, Nearby, TableIndex, TakenClasses};
-use egdb_games::morris::moves::{placement_targets, Successor};
+use egdb_games::morris::moves::{PlacementCaptures, Successor};
 use egdb_games::morris::rules::MAX_REMOVED;
 use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 use egdb_games::Value;
@@ -145,9 +145,9 @@ pub(super) struct RunWalk<'a, 'b> {
     pub(super) targets: &'b [[Target<'a>; 2]; MAX_REMOVED as usize + 1],
     pub(super) quiet: [Quiet<'a>; 2],
     pub(super) taken: TakenClasses,
-    /// What a mill closed by a placement may take from the run's other
-    /// side (`placement_targets`, once per run).
-    pub(super) mill_targets: PointSet,
+    /// Where placements against the run's other side open captures, and
+    /// what they take (`None` for steps).
+    pub(super) placement_captures: Option<PlacementCaptures>,
     /// A full board is a draw: no move is read, and the draw is expected.
     pub(super) full_board: bool,
     pub(super) batch: Batch<'a>,
@@ -179,11 +179,7 @@ pub(super) fn check_run<'a, 'b>(
         targets,
         quiet: targets[0].map(|target| Quiet::new(target, other, placing)),
         taken,
-        mill_targets: if placing {
-            placement_targets(rules, other)
-        } else {
-            PointSet::EMPTY
-        },
+        placement_captures: placing.then(|| PlacementCaptures::new(rules, other)),
         full_board: !placing && engine.key().mover + engine.key().opponent == 24,
         batch: Batch::default(),
         missing: None,

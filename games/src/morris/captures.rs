@@ -271,39 +271,90 @@ pub fn can_capture(rules: &MorrisRules, x: Point, mover: PointSet, opponent: Poi
 
 /// The points of `empty` where a piece of `mover` arriving opens a
 /// capture: [`can_capture`] of each at once, worked out line by line
-/// (each line ends in at most three such points; a placement's check
-/// takes them all for one position, rather than asking point by point).
+/// ([`Openings`]).
 pub fn capture_openings(
     rules: &MorrisRules,
     mover: PointSet,
     opponent: PointSet,
     empty: PointSet,
 ) -> PointSet {
-    let (m, o) = (mover.bits(), opponent.bits());
-    let count = if rules.diagonals { 20 } else { 16 };
-    let mut open = 0;
-    for line in &LINE_BITS[..count] {
-        let [a, b, c] = line.bits;
-        let all = a | b | c;
-        // A mill closes on the third point of a line holding two of the
-        // mover's; it always finds a target when the opponent has a piece.
-        if o != 0 && (all & m).count_ones() == 2 {
-            open |= all & !m;
-        }
-        match line.kind {
-            LineKind::Side => {
-                if rules.dan && o & (a | c) == a | c {
-                    open |= b;
+    Openings::new(rules, opponent).of(mover, empty)
+}
+
+/// Where a piece arriving opens a capture against one opponent's set,
+/// its lines sorted out once: the lines the opponent blocks dropped, its
+/// 擔 points and the 槓 ends it opens found, so that each mover's set
+/// costs a pass over what is left (a placement check asks for every
+/// position of a run, the opponent's set the same).
+#[derive(Debug, Clone)]
+pub struct Openings {
+    /// Lines without a piece of the opponent's, as sets: a mill closes on
+    /// the third point of one holding two of the mover's. None when the
+    /// opponent has no piece (a mill would find no target).
+    open_lines: [u32; 20],
+    open_count: usize,
+    /// Points whose 擔 captures, whatever the mover holds.
+    dan: u32,
+    /// 槓 ends whose middle is the opponent's, each with its far end: the
+    /// end opens once the mover holds the far end.
+    gang: [(u32, u32); 16],
+    gang_count: usize,
+}
+
+impl Openings {
+    pub fn new(rules: &MorrisRules, opponent: PointSet) -> Openings {
+        let o = opponent.bits();
+        let count = if rules.diagonals { 20 } else { 16 };
+        let mut openings = Openings {
+            open_lines: [0; 20],
+            open_count: 0,
+            dan: 0,
+            gang: [(0, 0); 16],
+            gang_count: 0,
+        };
+        for line in &LINE_BITS[..count] {
+            let [a, b, c] = line.bits;
+            let all = a | b | c;
+            if o != 0 && all & o == 0 {
+                openings.open_lines[openings.open_count] = all;
+                openings.open_count += 1;
+            }
+            match line.kind {
+                LineKind::Side => {
+                    if rules.dan && o & (a | c) == a | c {
+                        openings.dan |= b;
+                    }
+                }
+                LineKind::Midline | LineKind::Diagonal => {
+                    if rules.gang && o & b != 0 {
+                        openings.gang[openings.gang_count] = (a, c);
+                        openings.gang[openings.gang_count + 1] = (c, a);
+                        openings.gang_count += 2;
+                    }
                 }
             }
-            LineKind::Midline | LineKind::Diagonal => {
-                if rules.gang && o & b != 0 {
-                    open |= (if m & c != 0 { a } else { 0 }) | (if m & a != 0 { c } else { 0 });
-                }
-            }
         }
+        openings
     }
-    PointSet(open).intersection(empty)
+
+    /// The points of `empty` where a piece of `mover` arriving opens a
+    /// capture.
+    #[inline]
+    pub fn of(&self, mover: PointSet, empty: PointSet) -> PointSet {
+        let m = mover.bits();
+        let mut open = self.dan;
+        for &line in &self.open_lines[..self.open_count] {
+            if (line & m).count_ones() == 2 {
+                open |= line & !m;
+            }
+        }
+        for &(end, far) in &self.gang[..self.gang_count] {
+            if far & m != 0 {
+                open |= end;
+            }
+        }
+        PointSet(open).intersection(empty)
+    }
 }
 
 /// A line's points as bits, in its order, and its kind.

@@ -7,8 +7,8 @@ use std::fmt;
 
 use super::board::{Point, PointSet, NOTATION_ORDER, POINTS};
 use super::captures::{
-    can_capture, capture_openings, capture_options, capture_options_taking, closes_mill,
-    destinations, mill_targets, reach, CaptureOptions,
+    can_capture, capture_options, capture_options_taking, closes_mill, destinations, mill_targets,
+    reach, CaptureOptions, Openings,
 };
 use super::position::{Phase, Position};
 use super::rules::{CaptureRule, MorrisRules, PieceLoss};
@@ -162,38 +162,56 @@ fn moves_flying_at(
     }
 }
 
-/// What a mill closed by a placement may take from `opponent`, for
-/// [`quiet_placements`]: worked out once for the many placements against
-/// one set.
-pub fn placement_targets(rules: &MorrisRules, opponent: PointSet) -> PointSet {
-    mill_targets(&rules.in_phase(true), opponent)
+/// What the placements against one opponent's set share, worked out
+/// once for [`quiet_placements`]: where a piece placed opens a capture,
+/// and what a closed mill may take.
+#[derive(Debug, Clone)]
+pub struct PlacementCaptures {
+    /// The rules as they hold while placing.
+    rules: MorrisRules,
+    opponent: PointSet,
+    openings: Openings,
+    targets: PointSet,
 }
 
-/// The placements of the side to move, split as the placement checker
-/// needs them: returns the points whose placement captures nothing (the
-/// other side's set stays as it is; declining an optional capture is
-/// one), and visits each placement that captures. The same moves as
-/// [`for_each_move`] with `placing` true, captures in the same order.
-/// `targets` is [`placement_targets`] of `opponent`.
+impl PlacementCaptures {
+    pub fn new(rules: &MorrisRules, opponent: PointSet) -> PlacementCaptures {
+        let rules = rules.in_phase(true);
+        PlacementCaptures {
+            openings: Openings::new(&rules, opponent),
+            targets: mill_targets(&rules, opponent),
+            rules,
+            opponent,
+        }
+    }
+
+    /// The opponent's set these placements are against.
+    pub fn opponent(&self) -> PointSet {
+        self.opponent
+    }
+}
+
+/// The placements of the side to move against the opponent's set of
+/// `captures`, split as the placement checker needs them: returns the
+/// points whose placement captures nothing (the other side's set stays
+/// as it is; declining an optional capture is one), and visits each
+/// placement that captures. The same moves as [`for_each_move`] with
+/// `placing` true, captures in the same order.
 #[inline]
 pub fn quiet_placements(
-    rules: &MorrisRules,
     mover: PointSet,
-    opponent: PointSet,
-    targets: PointSet,
+    captures: &PlacementCaptures,
     mut capture: impl FnMut(Successor),
 ) -> PointSet {
-    debug_assert_eq!(targets, placement_targets(rules, opponent));
-    let rules = &rules.in_phase(true);
-    let optional = rules.capture == CaptureRule::Optional;
+    let (rules, opponent) = (&captures.rules, captures.opponent);
     let empty = mover.union(opponent).complement();
-    let opening = capture_openings(rules, mover, opponent, empty);
+    let opening = captures.openings.of(mover, empty);
     for to in opening.iter() {
         let after = mover.with(to);
-        let options = capture_options_taking(rules, to, after, opponent, || targets);
+        let options = capture_options_taking(rules, to, after, opponent, || captures.targets);
         for_each_capture(options, None, to, after, opponent, &mut capture);
     }
-    if optional {
+    if rules.capture == CaptureRule::Optional {
         empty
     } else {
         empty.minus(opening)

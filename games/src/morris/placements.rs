@@ -125,7 +125,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::morris::moves::{placement_targets, quiet_placements};
+    use crate::morris::moves::{quiet_placements, PlacementCaptures};
     use crate::morris::rules::{DanTakes, MillTargets, SeveralCaptures};
 
     /// Every mix of the rules that decide captures (a 擔 taking one corner
@@ -177,7 +177,7 @@ mod tests {
             let mover = PointSet(mover & (sparse[0] | sparse[1]));
             let opponent = PointSet(opponent & sparse[0]).minus(mover);
             let mut captures = Vec::new();
-            let quiet: Vec<_> = quiet_placements(&rules, mover, opponent, placement_targets(&rules, opponent), |s| captures.push(s)).iter().collect();
+            let quiet: Vec<_> = quiet_placements(mover, &PlacementCaptures::new(&rules, opponent), |s| captures.push(s)).iter().collect();
             let (mut quiet_seen, mut captures_seen) = (Vec::new(), Vec::new());
             PlacementsAgainst::new(&rules, opponent).for_each(
                 mover,
