@@ -269,20 +269,9 @@ pub fn can_capture(rules: &MorrisRules, x: Point, mover: PointSet, opponent: Poi
         || (rules.dan && lines.dan_corners != 0 && o & lines.dan_corners == lines.dan_corners)
 }
 
-/// The points of `empty` where a piece of `mover` arriving opens a
-/// capture: [`can_capture`] of each at once, worked out line by line
-/// ([`Openings`]).
-pub fn capture_openings(
-    rules: &MorrisRules,
-    mover: PointSet,
-    opponent: PointSet,
-    empty: PointSet,
-) -> PointSet {
-    Openings::new(rules, opponent).of(mover, empty)
-}
-
-/// Where a piece arriving opens a capture against one opponent's set,
-/// its lines sorted out once: the lines the opponent blocks dropped, its
+/// Where a piece arriving opens a capture against one opponent's set
+/// ([`can_capture`] of every empty point at once), its lines sorted out
+/// once: the lines the opponent blocks dropped, its
 /// 擔 points and the 槓 ends it opens found, so that each mover's set
 /// costs a pass over what is left (a placement check asks for every
 /// position of a run, the opponent's set the same).
@@ -304,7 +293,6 @@ pub struct Openings {
 impl Openings {
     pub fn new(rules: &MorrisRules, opponent: PointSet) -> Openings {
         let o = opponent.bits();
-        let count = if rules.diagonals { 20 } else { 16 };
         let mut openings = Openings {
             open_lines: [0; 20],
             open_count: 0,
@@ -312,9 +300,9 @@ impl Openings {
             gang: [(0, 0); 16],
             gang_count: 0,
         };
-        for line in &LINE_BITS[..count] {
-            let [a, b, c] = line.bits;
-            let all = a | b | c;
+        for line in rules.lines() {
+            let [a, b, c] = line.points.map(|p| p.set().bits());
+            let all = line.set().bits();
             if o != 0 && all & o == 0 {
                 openings.open_lines[openings.open_count] = all;
                 openings.open_count += 1;
@@ -356,31 +344,6 @@ impl Openings {
         PointSet(open).intersection(empty)
     }
 }
-
-/// A line's points as bits, in its order, and its kind.
-struct LineBits {
-    bits: [u32; 3],
-    kind: LineKind,
-}
-
-static LINE_BITS: [LineBits; 20] = {
-    let mut lines = [const {
-        LineBits {
-            bits: [0; 3],
-            kind: LineKind::Side,
-        }
-    }; 20];
-    let mut i = 0;
-    while i < 20 {
-        let [a, b, c] = ALL_LINES[i].points;
-        lines[i] = LineBits {
-            bits: [1 << a.index(), 1 << b.index(), 1 << c.index()],
-            kind: ALL_LINES[i].kind,
-        };
-        i += 1;
-    }
-    lines
-};
 
 /// Whether a piece arriving on `x` closes a mill of `mover` (which already
 /// holds it), whatever it could take.
@@ -473,7 +436,7 @@ mod tests {
         /// Every rules' openings, taken line by line, are the empty
         /// points `can_capture` says yes to, one by one.
         #[test]
-        fn capture_openings_are_can_capture_point_by_point(
+        fn openings_are_can_capture_point_by_point(
             taiwan in any::<bool>(),
             diagonals in any::<bool>(),
             mover in 0u32..1 << 24,
@@ -491,7 +454,7 @@ mod tests {
                     .iter()
                     .filter(|&x| can_capture(&rules, x, mover.with(x), opponent))
                     .collect();
-                let openings: Vec<Point> = capture_openings(&rules, mover, opponent, empty).iter().collect();
+                let openings: Vec<Point> = Openings::new(&rules, opponent).of(mover, empty).iter().collect();
                 prop_assert_eq!(openings, one_by_one);
             }
         }

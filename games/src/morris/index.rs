@@ -573,9 +573,7 @@ impl Added<'_> {
             self.even_base + u64::from(a.rank[(self.even | bit) as usize])
         }
     }
-}
 
-impl Added<'_> {
     /// Visits the entry of the set with each point of `points` added
     /// ([`Added::with`] of each; free points of the run outside the set),
     /// the even points first, then the odd ones, each in ascending order:
