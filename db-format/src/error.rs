@@ -18,7 +18,7 @@ pub enum FormatError {
     #[error("no egdb store at {path}")]
     NotAStore { path: String },
     #[error(
-        "store {path} was written in format version {found}; this egdb reads version {expected}"
+        "store {path} was written in format version {found}; this egdb reads versions {oldest} to {expected}", oldest = crate::OLDEST_FORMAT_VERSION
     )]
     Version {
         path: String,

@@ -1,8 +1,8 @@
 //! The on-disk format of egdb stores; it knows nothing of game rules.
 //!
 //! * [`encoding`] — how one position's value (and depth) is held in bits.
-//! * [`block`] — the block record: header, payload (zstd, or [`ranked`]
-//!   for two-byte cells), CRC-32.
+//! * [`block`] — the block record: header, payload (zstd, or [`tabled`]
+//!   and [`ranked`] for two-byte cells), CRC-32.
 //! * [`store`] — the RocksDB layout: store identity, build manifest, blocks.
 //! * [`backup`] — backups of a store taken while it is built, and restores.
 //!
@@ -21,6 +21,7 @@ pub mod ranked;
 #[cfg(feature = "store")]
 pub mod store;
 pub mod symbols;
+pub mod tabled;
 
 #[cfg(feature = "store")]
 pub use backup::{BackupEntry, Backups};
@@ -37,8 +38,9 @@ pub use store::{SliceRecord, SolvedBy, Store, StoreIdentity, MAX_STORE_SLICES};
 
 /// Version of the block records and the store layout written today.
 /// Format 3 added ranked blocks (two-byte cells range-coded, in parts that
-/// decode alone).
-pub const FORMAT_VERSION: u16 = 3;
+/// decode alone); format 4 tabled ones (the same ranks under fixed
+/// chances, rANS), which it writes instead.
+pub const FORMAT_VERSION: u16 = 4;
 
 /// The oldest version still read: a format-2 store differs only in that
 /// every block is zstd (the codec byte held its level).

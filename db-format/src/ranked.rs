@@ -143,7 +143,7 @@ pub fn decode(
     Ok(out)
 }
 
-fn write_table(cells: &[u16], out: &mut Vec<u8>) {
+pub(crate) fn write_table(cells: &[u16], out: &mut Vec<u8>) {
     out.push((cells.len() - 1) as u8);
     out.extend_from_slice(&cells[0].to_le_bytes());
     for pair in cells.windows(2) {
@@ -156,7 +156,7 @@ fn write_table(cells: &[u16], out: &mut Vec<u8>) {
     }
 }
 
-fn read_table(payload: &[u8]) -> Result<(Vec<u16>, &[u8]), String> {
+pub(crate) fn read_table(payload: &[u8]) -> Result<(Vec<u16>, &[u8]), String> {
     let [count, low, high, rest @ ..] = payload else {
         return Err("cell table cut short".to_string());
     };

@@ -1046,7 +1046,7 @@ mod tests {
     }
 
     #[test]
-    fn a_format_2_store_is_read_and_carried_on_in_format_3() {
+    fn a_format_2_store_is_read_and_carried_on_in_today_s_format() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s");
         let old: Vec<u8> = (0..5000u16)
@@ -1071,7 +1071,7 @@ mod tests {
         let read = Store::open_read_only(&path).unwrap();
         assert_eq!(read.read_slice("move-03-03").unwrap().1, old);
         drop(read);
-        // A build carries it on: new blocks ranked, the old ones still read.
+        // A build carries it on: new blocks tabled, the old ones still read.
         let store = Store::create_or_open(&path, &identity("morris:taiwan:3")).unwrap();
         assert_eq!(store.upgraded_from(), Some(2));
         let new: Vec<u8> = old.iter().rev().copied().collect();
@@ -1082,7 +1082,7 @@ mod tests {
             crate::Packing::Small(1),
         )
         .unwrap();
-        assert_eq!(block[7], 1, "ranked");
+        assert_eq!(block[7], 2, "tabled");
         store
             .put_slice(
                 &record_of("move-04-03-p0", &new, std::slice::from_ref(&block)),
@@ -1108,6 +1108,9 @@ mod tests {
             .unwrap();
         drop(store);
         let err = Store::open_read_only(&path).unwrap_err().to_string();
-        assert!(err.contains('9') && err.contains('3'), "{err}");
+        assert!(
+            err.contains("version 9") && err.contains("versions 2 to 4"),
+            "{err}"
+        );
     }
 }

@@ -9,6 +9,7 @@
 
 use egdb_db_format::block::checksum_holds;
 use egdb_db_format::ranked::{self, PART_BYTES};
+use egdb_db_format::tabled;
 use egdb_db_format::{
     block_len, check_block, decode_block, decode_block_part, encode_block, layout_fault,
     CellEncoding, FormatError, Packing, SliceCounts, SliceRecord, StoreIdentity, FORMAT_VERSION,
@@ -126,13 +127,18 @@ fn forged() -> impl Strategy<Value = Forged> {
             &ranked::encode(&raw).expect("few cells rank"),
             &edits
         )),
+        cell_bytes(6000).prop_map(|raw| tabled::encode(&raw).expect("few cells rank")),
+        (cell_bytes(6000), byte_edits()).prop_map(|(raw, edits)| edited(
+            &tabled::encode(&raw).expect("few cells rank"),
+            &edits
+        )),
         prop::collection::vec(any::<u8>(), 0..64),
     ];
     (
         prop_oneof![8 => Just(*b"EGBK"), 1 => any::<[u8; 4]>()],
         prop_oneof![6 => Just(FORMAT_VERSION), 2 => Just(OLDEST_FORMAT_VERSION), 1 => any::<u16>()],
         0u8..=4,
-        prop_oneof![4 => Just(0u8), 4 => Just(1u8), 1 => any::<u8>()],
+        prop_oneof![4 => Just(0u8), 4 => Just(1u8), 4 => Just(2u8), 1 => any::<u8>()],
         prop_oneof![Just(0u32), any::<u32>()],
         prop_oneof![
             0u32..=4000,
@@ -167,7 +173,7 @@ fn block_seeds_decode() {
         let raw: Vec<u8> = (0..5000u32).map(|i| (i % 7) as u8).collect();
         let record = encode_block(9, encoding, &raw, Packing::Small(3)).unwrap();
         assert_eq!(decode_block("s", 9, 5000, &record).unwrap().raw, raw);
-        // zstd in format 3 (codec 0), and in format 2 (the level there).
+        // zstd in today's format (codec 0), and in format 2 (the level there).
         for (version, codec) in [(FORMAT_VERSION, 0), (OLDEST_FORMAT_VERSION, 3)] {
             let forged = Forged {
                 magic: *b"EGBK",
@@ -186,13 +192,14 @@ fn block_seeds_decode() {
             );
         }
     }
-    // Ranked, for two-byte cells only.
+    // Ranked (format 3 on) and tabled (format 4 on), for two-byte cells
+    // only.
     let raw: Vec<u8> = (0..9000u32)
         .flat_map(|i| (0x8000 | (i / 700) as u16).to_le_bytes())
         .collect();
     let ranked = Forged {
         magic: *b"EGBK",
-        version: FORMAT_VERSION,
+        version: 3,
         tag: CellEncoding::ValueDepth16.tag(),
         codec: 1,
         index: 2,
@@ -201,24 +208,37 @@ fn block_seeds_decode() {
         payload_len: None,
         crc_holds: true,
     };
-    assert_eq!(
-        decode_block("s", 2, raw.len() as u64, &ranked.bytes())
-            .unwrap()
-            .raw,
-        raw
-    );
-    let record = encode_block(2, CellEncoding::ValueDepth16, &raw, Packing::Small(1)).unwrap();
-    assert_eq!(record, ranked.bytes(), "the writer ranks two-byte cells");
-    let as_bits = Forged {
-        tag: CellEncoding::WinBits.tag(),
+    let tabled = Forged {
+        version: FORMAT_VERSION,
+        codec: 2,
+        payload: tabled::encode(&raw).unwrap(),
         ..ranked.clone()
     };
-    assert!(decode_block("s", 2, raw.len() as u64, &as_bits.bytes()).is_err());
-    let in_format_2 = Forged {
-        version: OLDEST_FORMAT_VERSION,
-        ..ranked
+    for coded in [&ranked, &tabled] {
+        assert_eq!(
+            decode_block("s", 2, raw.len() as u64, &coded.bytes())
+                .unwrap()
+                .raw,
+            raw
+        );
+        let as_bits = Forged {
+            tag: CellEncoding::WinBits.tag(),
+            ..coded.clone()
+        };
+        assert!(decode_block("s", 2, raw.len() as u64, &as_bits.bytes()).is_err());
+        let in_format_2 = Forged {
+            version: OLDEST_FORMAT_VERSION,
+            ..coded.clone()
+        };
+        assert!(decode_block("s", 2, raw.len() as u64, &in_format_2.bytes()).is_err());
+    }
+    let record = encode_block(2, CellEncoding::ValueDepth16, &raw, Packing::Small(1)).unwrap();
+    assert_eq!(record, tabled.bytes(), "the writer tables two-byte cells");
+    let tabled_in_format_3 = Forged {
+        version: 3,
+        ..tabled
     };
-    assert!(decode_block("s", 2, raw.len() as u64, &in_format_2.bytes()).is_err());
+    assert!(decode_block("s", 2, raw.len() as u64, &tabled_in_format_3.bytes()).is_err());
 }
 
 proptest! {

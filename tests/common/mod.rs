@@ -247,7 +247,7 @@ pub fn coded(store: &egdb_db_format::Store, record: &egdb_db_format::SliceRecord
         let rankable = rank_block(&record.slice, index, len, &bytes)
             .unwrap()
             .is_some();
-        if codec == Codec::Ranked || !rankable {
+        if codec != Codec::Zstd || !rankable {
             coded.ranked_or_kept += 1;
         } else {
             coded.zstd += 1;
