@@ -360,12 +360,12 @@ impl Model {
             let row = &self.rows[usize::from(self.row_of[context])];
             let (chance, start) = (row.chance[usize::from(rank)], row.start[usize::from(rank)]);
             // The state after coding stays under 2^32.
-            let bound = u64::from(LOW >> SCALE_BITS << 16) * u64::from(chance);
+            let bound = u64::from((LOW >> SCALE_BITS) << 16) * u64::from(chance);
             while u64::from(state) >= bound {
                 words.push(state as u16);
                 state >>= 16;
             }
-            state = (state / chance << SCALE_BITS) + state % chance + start;
+            state = ((state / chance) << SCALE_BITS) + state % chance + start;
         }
         let mut stream = Vec::with_capacity(4 + 2 * words.len());
         stream.extend_from_slice(&state.to_le_bytes());
@@ -404,9 +404,9 @@ impl Model {
     }
 
     /// One rank out of a part's state. The state stays at or above
-    /// [`LOW`] whatever the words, and under 2^32 (chance <= 2^11, state
-    /// >> 11 < 2^21); an exhausted stream reads zeros and is refused at
-    /// its end.
+    /// [`LOW`] whatever the words, and under 2^32 (a chance is at most
+    /// 2^11, the state shifted right by 11 under 2^21); an exhausted
+    /// stream reads zeros and is refused at its end.
     #[inline(always)]
     fn step(&self, part: &mut PartDecoder) -> usize {
         let slot = part.state & (SCALE - 1);

@@ -3,14 +3,16 @@
 //! Each sampled block is read and checked, then compressed at each level
 //! as it is stored today (two-byte cells) and as one-byte symbols
 //! (`egdb_db_format::symbols`), and the symbols are read back and compared;
-//! then as today's writer makes its record (ranked for two-byte cells), read
-//! back whole and one part at a time.
+//! then as today's writer makes its record (tabled for two-byte cells), read
+//! back whole and one part at a time, and as format 3 made it (ranked).
 
 use std::time::{Duration, Instant};
 
-use egdb_db_format::ranked::PART_BYTES;
+use egdb_db_format::ranked::{self, PART_BYTES};
 use egdb_db_format::symbols::{from_symbols, to_symbols};
-use egdb_db_format::{decode_block, decode_block_part, encode_block, CellEncoding, Packing, Store};
+use egdb_db_format::{
+    block_codec, decode_block, decode_block_part, encode_block, CellEncoding, Codec, Packing, Store,
+};
 
 use crate::cli::BenchStoreArgs;
 use crate::failure::Exit;
@@ -25,6 +27,27 @@ struct Tally {
     bytes: u64,
     compress: Duration,
     decode: Duration,
+}
+
+/// A writer's records of the sampled blocks, read back whole and by part.
+#[derive(Default)]
+struct Written {
+    whole: Tally,
+    part_decode: Duration,
+    parts: u32,
+}
+
+impl Written {
+    fn line(&self, name: &str, per_class: impl Fn(u64) -> f64, raw: u64, blocks: u64) {
+        println!(
+            "{name}: {:.3} bytes per class, {:.1} MB/s, {:.1} us/block, {:.1} us per part of {} KiB",
+            per_class(self.whole.bytes),
+            raw as f64 / 1e6 / self.whole.compress.as_secs_f64().max(1e-9),
+            self.whole.decode.as_secs_f64() * 1e6 / blocks as f64,
+            self.part_decode.as_secs_f64() * 1e6 / f64::from(self.parts.max(1)),
+            PART_BYTES >> 10,
+        );
+    }
 }
 
 pub fn run(args: BenchStoreArgs) -> Exit {
@@ -42,7 +65,7 @@ pub fn run(args: BenchStoreArgs) -> Exit {
     }
     let mut plain = vec![Tally::default(); args.levels.len()];
     let mut symbols = vec![Tally::default(); args.levels.len()];
-    let (mut written, mut part_decode, mut parts) = (Tally::default(), Duration::ZERO, 0u32);
+    let (mut written, mut format_3) = (Written::default(), Written::default());
     let (mut stored, mut sampled_raw, mut total_raw, mut blocks, mut crowded) = (0, 0, 0, 0, 0);
     let mut nth = 0u64;
     for record in &records {
@@ -99,29 +122,35 @@ pub fn run(args: BenchStoreArgs) -> Exit {
             };
             let started = Instant::now();
             let today = encode_block(index, record.encoding, &block.raw, Packing::Small(1))?;
-            written.compress += started.elapsed();
-            written.bytes += today.len() as u64;
-            let started = Instant::now();
-            let back = decode_block(&record.slice, index, block.raw.len() as u64, &today)?;
-            written.decode += started.elapsed();
-            if back.raw != block.raw {
-                return Err(mismatch());
-            }
-            for at in (0..block.raw.len()).step_by(PART_BYTES) {
+            let encoded = started.elapsed();
+            let len = block.raw.len() as u64;
+            let read_today = |part: Option<u64>| match part {
+                None => decode_block(&record.slice, index, len, &today).map(|b| (0, b.raw)),
+                Some(at) => decode_block_part(&record.slice, index, len, &today, at)
+                    .map(|p| (p.first as usize, p.raw)),
+            };
+            measure_written(&mut written, encoded, today.len(), &block.raw, read_today)
+                .ok_or_else(mismatch)??;
+            // Format 3 ranked where today's writer tables, else wrote the same.
+            if block_codec(&record.slice, index, len, &today)? == Codec::Tabled {
                 let started = Instant::now();
-                let part = decode_block_part(
-                    &record.slice,
-                    index,
-                    block.raw.len() as u64,
-                    &today,
-                    at as u64,
-                )?;
-                part_decode += started.elapsed();
-                parts += 1;
-                let from = part.first as usize * PART_BYTES;
-                if block.raw.get(from..from + part.raw.len()) != Some(&part.raw[..]) {
-                    return Err(mismatch());
-                }
+                let payload = ranked::encode(&block.raw).ok_or_else(mismatch)?;
+                let encoded = started.elapsed();
+                let parts = block.raw.len().div_ceil(PART_BYTES).max(1);
+                let read_ranked = |part: Option<u64>| match part {
+                    None => ranked::decode(&payload, block.raw.len(), 0, parts - 1).map(|r| (0, r)),
+                    Some(at) => {
+                        let part = at as usize / PART_BYTES;
+                        ranked::decode(&payload, block.raw.len(), part, part).map(|r| (part, r))
+                    }
+                };
+                let record_len = payload.len() + RECORD_OVERHEAD as usize;
+                measure_written(&mut format_3, encoded, record_len, &block.raw, read_ranked)
+                    .ok_or_else(mismatch)?
+                    .map_err(Failure::failed)?;
+            } else {
+                measure_written(&mut format_3, encoded, today.len(), &block.raw, read_today)
+                    .ok_or_else(mismatch)??;
             }
         }
     }
@@ -151,15 +180,56 @@ pub fn run(args: BenchStoreArgs) -> Exit {
             );
         }
     }
-    println!(
-        "as written today (ranked where the cells allow, records whole): {:.3} bytes per class, {:.1} MB/s, {:.1} us/block, {:.1} us per part of {} KiB",
-        per_class(written.bytes),
-        sampled_raw as f64 / 1e6 / written.compress.as_secs_f64().max(1e-9),
-        written.decode.as_secs_f64() * 1e6 / blocks as f64,
-        part_decode.as_secs_f64() * 1e6 / f64::from(parts.max(1)),
-        PART_BYTES >> 10,
+    written.line(
+        "as written today (tabled where the cells allow)",
+        per_class,
+        sampled_raw,
+        blocks,
+    );
+    format_3.line(
+        "as format 3 wrote them (ranked where the cells allow)",
+        per_class,
+        sampled_raw,
+        blocks,
     );
     Ok(0)
+}
+
+/// A record of `bytes` made in `encoded` read back with `read` (whole,
+/// then by the part holding each byte offset), timed into `written`;
+/// `None` when what it reads back is not `raw`.
+fn measure_written<E>(
+    written: &mut Written,
+    encoded: Duration,
+    bytes: usize,
+    raw: &[u8],
+    read: impl Fn(Option<u64>) -> Result<(usize, Vec<u8>), E>,
+) -> Option<Result<(), E>> {
+    written.whole.compress += encoded;
+    written.whole.bytes += bytes as u64;
+    let started = Instant::now();
+    let whole = match read(None) {
+        Ok((_, whole)) => whole,
+        Err(e) => return Some(Err(e)),
+    };
+    written.whole.decode += started.elapsed();
+    if whole != raw {
+        return None;
+    }
+    for at in (0..raw.len()).step_by(PART_BYTES) {
+        let started = Instant::now();
+        let (first, part) = match read(Some(at as u64)) {
+            Ok(part) => part,
+            Err(e) => return Some(Err(e)),
+        };
+        written.part_decode += started.elapsed();
+        written.parts += 1;
+        let from = first * PART_BYTES;
+        if raw.get(from..from + part.len()) != Some(&part[..]) {
+            return None;
+        }
+    }
+    Some(Ok(()))
 }
 
 /// Compresses `input` at `level` into `tally`, then reads it back with
