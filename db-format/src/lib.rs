@@ -16,6 +16,7 @@ mod code_tree;
 mod counts;
 pub mod encoding;
 pub mod error;
+mod parts;
 mod range_coder;
 pub mod ranked;
 #[cfg(feature = "store")]

@@ -23,31 +23,20 @@
 //! A block of one distinct cell has empty streams.
 
 use crate::code_tree::{CodeTree, Step};
+use crate::parts::{parts_asked, read_streams, read_table, write_streams, write_table, Ranks};
+pub use crate::parts::{PART_BYTES, PART_CELLS};
 use crate::range_coder::{Decoder, Encoder, MAX_P, MIN_P};
-use crate::symbols::to_symbols;
-
-/// Cells per independently decoded part.
-pub const PART_CELLS: usize = 4096;
-/// Raw bytes per part.
-pub const PART_BYTES: usize = 2 * PART_CELLS;
 
 /// `raw` (little-endian u16 cells) coded; `None` when it cannot be (an
 /// odd length, more than 256 distinct cells, or a part whose stream
 /// passes 64 KiB), so that the caller falls back to zstd.
 pub fn encode(raw: &[u8]) -> Option<Vec<u8>> {
-    // The block's distinct cells and each cell's rank among them.
-    let symbols = to_symbols(raw)?;
-    let (&count, rest) = symbols.split_first()?;
-    let (table, ranks) = rest.split_at_checked(2 * (usize::from(count) + 1))?;
-    let distinct: Vec<u16> = table
-        .chunks_exact(2)
-        .map(|c| u16::from_le_bytes([c[0], c[1]]))
-        .collect();
+    let Ranks { distinct, ranks } = Ranks::of(raw)?;
     let mut out = Vec::with_capacity(raw.len() / 4);
     write_table(&distinct, &mut out);
     let tree = (distinct.len() > 1).then(|| {
         let mut counts = vec![0u32; distinct.len()];
-        for &rank in ranks {
+        for &rank in &ranks {
             counts[usize::from(rank)] += 1;
         }
         let lengths = CodeTree::lengths(&counts);
@@ -72,12 +61,7 @@ pub fn encode(raw: &[u8]) -> Option<Vec<u8>> {
             encoder.finish()
         })
         .collect();
-    for stream in streams.iter().take(streams.len().saturating_sub(1)) {
-        out.extend_from_slice(&u16::try_from(stream.len()).ok()?.to_le_bytes());
-    }
-    for stream in &streams {
-        out.extend_from_slice(stream);
-    }
+    write_streams(&streams, &mut out)?;
     Some(out)
 }
 
@@ -92,14 +76,7 @@ pub fn decode(
     first: usize,
     last: usize,
 ) -> Result<Vec<u8>, String> {
-    if raw_len % 2 != 0 {
-        return Err(format!("{raw_len} raw bytes are not two-byte cells"));
-    }
-    let cells = raw_len / 2;
-    let parts = cells.div_ceil(PART_CELLS);
-    if first > last || last >= parts.max(1) {
-        return Err(format!("parts {first} to {last} of {parts}"));
-    }
+    let (cells, parts) = parts_asked(raw_len, first, last)?;
     let (table, rest) = read_table(payload)?;
     let (tree, rest) = if table.len() > 1 {
         let Some((packed, rest)) = rest.split_at_checked(table.len().div_ceil(2)) else {
@@ -112,23 +89,10 @@ pub fn decode(
     } else {
         (None, rest)
     };
-    let lengths_len = 2 * parts.saturating_sub(1);
-    let Some((lengths, streams)) = rest.split_at_checked(lengths_len) else {
-        return Err("part lengths cut short".to_string());
-    };
-    let mut starts = Vec::with_capacity(parts + 1);
-    starts.push(0usize);
-    for pair in lengths.chunks_exact(2) {
-        let end = starts[starts.len() - 1] + usize::from(u16::from_le_bytes([pair[0], pair[1]]));
-        starts.push(end);
-    }
-    if starts[starts.len() - 1] > streams.len() {
-        return Err("part lengths pass the payload".to_string());
-    }
-    starts.push(streams.len());
+    let streams = read_streams(rest, parts)?;
     let mut out = Vec::with_capacity((last + 1 - first) * PART_BYTES);
-    for part in first..=last.min(parts.saturating_sub(1)) {
-        let stream = &streams[starts[part]..starts[part + 1]];
+    let asked = streams.iter().enumerate().take(last + 1).skip(first);
+    for (part, stream) in asked {
         let len = PART_CELLS.min(cells - part * PART_CELLS);
         let mut decoder = Decoder::new(stream);
         let mut model = Model::new(tree.as_ref(), table.len());
@@ -141,51 +105,6 @@ pub fn decode(
         }
     }
     Ok(out)
-}
-
-pub(crate) fn write_table(cells: &[u16], out: &mut Vec<u8>) {
-    out.push((cells.len() - 1) as u8);
-    out.extend_from_slice(&cells[0].to_le_bytes());
-    for pair in cells.windows(2) {
-        let mut gap = u32::from(pair[1] - pair[0]);
-        while gap >= 0x80 {
-            out.push(gap as u8 | 0x80);
-            gap >>= 7;
-        }
-        out.push(gap as u8);
-    }
-}
-
-pub(crate) fn read_table(payload: &[u8]) -> Result<(Vec<u16>, &[u8]), String> {
-    let [count, low, high, rest @ ..] = payload else {
-        return Err("cell table cut short".to_string());
-    };
-    let n = usize::from(*count) + 1;
-    let mut cells = Vec::with_capacity(n);
-    cells.push(u16::from_le_bytes([*low, *high]));
-    let mut rest = rest;
-    while cells.len() < n {
-        let mut gap = 0u32;
-        for shift in [0, 7, 14] {
-            let [byte, tail @ ..] = rest else {
-                return Err("cell table cut short".to_string());
-            };
-            rest = tail;
-            gap |= u32::from(byte & 0x7F) << shift;
-            if byte & 0x80 == 0 {
-                break;
-            }
-            if shift == 14 {
-                return Err("a cell gap longer than three bytes".to_string());
-            }
-        }
-        let next = u32::from(cells[cells.len() - 1]) + gap;
-        if gap == 0 || next > u32::from(u16::MAX) {
-            return Err("cell table not rising".to_string());
-        }
-        cells.push(next as u16);
-    }
-    Ok((cells, rest))
 }
 
 /// An adaptive probability of a zero bit, in 1/65536, and how often it
@@ -302,85 +221,24 @@ impl<'a> Model<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parts::samples::{self, cells, raw_of};
     use proptest::prelude::*;
-
-    fn raw_of(cells: &[u16]) -> Vec<u8> {
-        cells.iter().flat_map(|c| c.to_le_bytes()).collect()
-    }
-
-    /// Cells drawn from `alphabet` in runs, as a table's regions look.
-    fn cells() -> impl Strategy<Value = Vec<u16>> {
-        (
-            proptest::collection::vec(any::<u16>(), 1..40),
-            proptest::collection::vec((any::<prop::sample::Index>(), 1usize..50), 0..400),
-        )
-            .prop_map(|(alphabet, runs)| {
-                runs.iter()
-                    .flat_map(|(pick, len)| {
-                        std::iter::repeat_n(alphabet[pick.index(alphabet.len())], *len)
-                    })
-                    .collect()
-            })
-    }
 
     proptest! {
         #[test]
         fn blocks_round_trip_whole_and_by_part(cells in cells()) {
-            let raw = raw_of(&cells);
-            let payload = encode(&raw).unwrap();
-            let parts = cells.len().div_ceil(PART_CELLS).max(1);
-            prop_assert_eq!(&decode(&payload, raw.len(), 0, parts - 1).unwrap(), &raw);
-            for part in 0..parts {
-                let from = (part * PART_BYTES).min(raw.len());
-                let to = ((part + 1) * PART_BYTES).min(raw.len());
-                prop_assert_eq!(&decode(&payload, raw.len(), part, part).unwrap()[..], &raw[from..to]);
-            }
+            samples::round_trips(encode, decode, &cells)?;
         }
 
         #[test]
         fn any_payload_decodes_or_is_refused(payload in proptest::collection::vec(any::<u8>(), 0..300), cells in 0usize..10_000) {
-            let parts = cells.div_ceil(PART_CELLS).max(1);
-            if let Ok(raw) = decode(&payload, 2 * cells, 0, parts - 1) {
-                prop_assert_eq!(raw.len(), 2 * cells);
-            }
+            samples::any_payload_decodes_or_is_refused(decode, &payload, cells)?;
         }
     }
 
     #[test]
-    fn long_blocks_round_trip_across_parts() {
-        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-        let cells: Vec<u16> = (0..3 * PART_CELLS + 17)
-            .map(|i| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                if state % 4 == 0 {
-                    (state >> 20) as u16 % 200
-                } else {
-                    (i / 100) as u16
-                }
-            })
-            .collect();
-        let raw = raw_of(&cells);
-        let payload = encode(&raw).unwrap();
-        assert_eq!(decode(&payload, raw.len(), 0, 3).unwrap(), raw);
-        assert_eq!(
-            decode(&payload, raw.len(), 2, 3).unwrap(),
-            raw[2 * PART_BYTES..]
-        );
-        assert!(decode(&payload, raw.len(), 2, 4).is_err());
-    }
-
-    #[test]
-    fn what_it_cannot_code_is_left_to_zstd() {
-        assert!(encode(&[1, 2, 3]).is_none());
-        let many: Vec<u16> = (0..257).collect();
-        assert!(encode(&raw_of(&many)).is_none());
-        let most: Vec<u16> = (0..256).map(|c| c * 200).collect();
-        assert_eq!(
-            decode(&encode(&raw_of(&most)).unwrap(), 512, 0, 0).unwrap(),
-            raw_of(&most)
-        );
+    fn codes_what_it_can() {
+        samples::codes_what_it_can(encode, decode);
     }
 
     #[test]
@@ -388,11 +246,5 @@ mod tests {
         let cells: Vec<u16> = (0..32_768).map(|i| 0x8000 | (i / 1000) as u16).collect();
         let payload = encode(&raw_of(&cells)).unwrap();
         assert!(payload.len() < 1000, "{}", payload.len());
-    }
-
-    #[test]
-    fn an_empty_block_round_trips() {
-        let payload = encode(&[]).unwrap();
-        assert_eq!(decode(&payload, 0, 0, 0).unwrap(), Vec::<u8>::new());
     }
 }

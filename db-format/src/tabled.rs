@@ -30,8 +30,9 @@
 //! the encoder began, at state 2^16 with every word read; anything else is
 //! refused.
 
-use crate::ranked::{read_table, write_table, PART_CELLS};
-use crate::symbols::to_symbols;
+use crate::parts::{
+    parts_asked, read_streams, read_table, write_streams, write_table, Ranks, PART_CELLS,
+};
 
 /// Chances are in 1/2^[`SCALE_BITS`].
 const SCALE_BITS: u32 = 11;
@@ -45,34 +46,20 @@ const MAX_WEIGHT: u8 = 15;
 /// odd length, more than 256 distinct cells, or a part whose stream
 /// passes 64 KiB), so that the caller falls back to zstd.
 pub fn encode(raw: &[u8]) -> Option<Vec<u8>> {
-    let symbols = to_symbols(raw)?;
-    let (&count, rest) = symbols.split_first()?;
-    let (table, ranks) = rest.split_at_checked(2 * (usize::from(count) + 1))?;
-    let distinct: Vec<u16> = table
-        .chunks_exact(2)
-        .map(|c| u16::from_le_bytes([c[0], c[1]]))
-        .collect();
+    let Ranks { distinct, ranks } = Ranks::of(raw)?;
     let n = distinct.len();
     let mut out = Vec::with_capacity(raw.len() / 4);
     write_table(&distinct, &mut out);
     if n == 1 {
         return Some(out);
     }
-    let model = Model::fitted(ranks, n)?;
+    let model = Model::fitted(&ranks, n)?;
     model.write(&mut out);
     let streams: Vec<Vec<u8>> = ranks
         .chunks(PART_CELLS)
         .map(|part| model.encode_part(part))
         .collect();
-    for stream in streams.iter().take(streams.len().saturating_sub(1)) {
-        out.extend_from_slice(&u16::try_from(stream.len()).ok()?.to_le_bytes());
-    }
-    if u16::try_from(streams.last()?.len()).is_err() {
-        return None;
-    }
-    for stream in &streams {
-        out.extend_from_slice(stream);
-    }
+    write_streams(&streams, &mut out)?;
     Some(out)
 }
 
@@ -87,14 +74,7 @@ pub fn decode(
     first: usize,
     last: usize,
 ) -> Result<Vec<u8>, String> {
-    if raw_len % 2 != 0 {
-        return Err(format!("{raw_len} raw bytes are not two-byte cells"));
-    }
-    let cells = raw_len / 2;
-    let parts = cells.div_ceil(PART_CELLS);
-    if first > last || last >= parts.max(1) {
-        return Err(format!("parts {first} to {last} of {parts}"));
-    }
+    let (cells, parts) = parts_asked(raw_len, first, last)?;
     let (table, rest) = read_table(payload)?;
     let part_len = |part: usize| PART_CELLS.min(cells - part * PART_CELLS);
     let wanted: usize = (first..=last.min(parts.saturating_sub(1)))
@@ -107,21 +87,7 @@ pub fn decode(
         return Ok(table[0].to_le_bytes().repeat(wanted));
     }
     let (model, rest) = Model::read(rest, table.len())?;
-    let lengths_len = 2 * parts.saturating_sub(1);
-    let Some((lengths, streams)) = rest.split_at_checked(lengths_len) else {
-        return Err("part lengths cut short".to_string());
-    };
-    let mut starts = Vec::with_capacity(parts + 1);
-    starts.push(0usize);
-    for pair in lengths.chunks_exact(2) {
-        let end = starts[starts.len() - 1] + usize::from(u16::from_le_bytes([pair[0], pair[1]]));
-        starts.push(end);
-    }
-    if starts[starts.len() - 1] > streams.len() {
-        return Err("part lengths pass the payload".to_string());
-    }
-    starts.push(streams.len());
-    let stream = |part: usize| &streams[starts[part]..starts[part + 1]];
+    let streams = read_streams(rest, parts)?;
     let mut out = vec![0u8; 2 * wanted];
     let mut at = 0;
     let mut part = first;
@@ -131,11 +97,11 @@ pub fn decode(
         let len = part_len(part);
         if part < last && part + 1 < parts && part_len(part + 1) == len {
             let (one, two) = out[at..at + 4 * len].split_at_mut(2 * len);
-            model.decode_two([stream(part), stream(part + 1)], [one, two], &table)?;
+            model.decode_two([streams[part], streams[part + 1]], [one, two], &table)?;
             part += 2;
             at += 4 * len;
         } else {
-            model.decode_one(stream(part), &mut out[at..at + 2 * len], &table)?;
+            model.decode_one(streams[part], &mut out[at..at + 2 * len], &table)?;
             part += 1;
             at += 2 * len;
         }
@@ -468,49 +434,18 @@ impl<'a> PartDecoder<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::parts::samples::{self, cells, raw_of};
     use proptest::prelude::*;
-
-    fn raw_of(cells: &[u16]) -> Vec<u8> {
-        cells.iter().flat_map(|c| c.to_le_bytes()).collect()
-    }
-
-    /// Cells drawn from `alphabet` in runs, as a table's regions look.
-    fn cells() -> impl Strategy<Value = Vec<u16>> {
-        (
-            proptest::collection::vec(any::<u16>(), 1..40),
-            proptest::collection::vec((any::<prop::sample::Index>(), 1usize..50), 0..400),
-        )
-            .prop_map(|(alphabet, runs)| {
-                runs.iter()
-                    .flat_map(|(pick, len)| {
-                        std::iter::repeat_n(alphabet[pick.index(alphabet.len())], *len)
-                    })
-                    .collect()
-            })
-    }
 
     proptest! {
         #[test]
         fn blocks_round_trip_whole_and_by_part(cells in cells()) {
-            let raw = raw_of(&cells);
-            let payload = encode(&raw).unwrap();
-            let parts = cells.len().div_ceil(PART_CELLS).max(1);
-            prop_assert_eq!(&decode(&payload, raw.len(), 0, parts - 1).unwrap(), &raw);
-            for first in 0..parts {
-                for last in first..parts {
-                    let from = (first * 2 * PART_CELLS).min(raw.len());
-                    let to = ((last + 1) * 2 * PART_CELLS).min(raw.len());
-                    prop_assert_eq!(&decode(&payload, raw.len(), first, last).unwrap()[..], &raw[from..to]);
-                }
-            }
+            samples::round_trips(encode, decode, &cells)?;
         }
 
         #[test]
         fn any_payload_decodes_or_is_refused(payload in proptest::collection::vec(any::<u8>(), 0..300), cells in 0usize..10_000) {
-            let parts = cells.div_ceil(PART_CELLS).max(1);
-            if let Ok(raw) = decode(&payload, 2 * cells, 0, parts - 1) {
-                prop_assert_eq!(raw.len(), 2 * cells);
-            }
+            samples::any_payload_decodes_or_is_refused(decode, &payload, cells)?;
         }
 
         #[test]
@@ -552,40 +487,8 @@ mod tests {
     }
 
     #[test]
-    fn long_blocks_round_trip_across_parts() {
-        let mut state = 0x9E37_79B9_7F4A_7C15_u64;
-        let cells: Vec<u16> = (0..3 * PART_CELLS + 17)
-            .map(|i| {
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                if state % 4 == 0 {
-                    (state >> 20) as u16 % 200
-                } else {
-                    (i / 100) as u16
-                }
-            })
-            .collect();
-        let raw = raw_of(&cells);
-        let payload = encode(&raw).unwrap();
-        assert_eq!(decode(&payload, raw.len(), 0, 3).unwrap(), raw);
-        assert_eq!(
-            decode(&payload, raw.len(), 1, 2).unwrap(),
-            raw[2 * PART_CELLS..6 * PART_CELLS]
-        );
-        assert!(decode(&payload, raw.len(), 2, 4).is_err());
-    }
-
-    #[test]
-    fn what_it_cannot_code_is_left_to_zstd() {
-        assert!(encode(&[1, 2, 3]).is_none());
-        let many: Vec<u16> = (0..257).collect();
-        assert!(encode(&raw_of(&many)).is_none());
-        let most: Vec<u16> = (0..256).map(|c| c * 200).collect();
-        assert_eq!(
-            decode(&encode(&raw_of(&most)).unwrap(), 512, 0, 0).unwrap(),
-            raw_of(&most)
-        );
+    fn codes_what_it_can() {
+        samples::codes_what_it_can(encode, decode);
     }
 
     #[test]
