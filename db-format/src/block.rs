@@ -80,7 +80,7 @@ pub fn encode_block(
 ) -> Result<Vec<u8>, FormatError> {
     let level = match packing {
         Packing::Small(level) => {
-            if let Some(record) = ranked_record(index, encoding, raw) {
+            if let Some(record) = tabled_record(index, encoding, raw) {
                 return Ok(record);
             }
             level
@@ -93,7 +93,7 @@ pub fn encode_block(
 
 /// The tabled record of a block of two-byte cells, when that makes it
 /// smaller than its raw bytes.
-fn ranked_record(index: u32, encoding: CellEncoding, raw: &[u8]) -> Option<Vec<u8>> {
+fn tabled_record(index: u32, encoding: CellEncoding, raw: &[u8]) -> Option<Vec<u8>> {
     (encoding == CellEncoding::ValueDepth16)
         .then(|| tabled::encode(raw))
         .flatten()
@@ -121,17 +121,17 @@ pub fn rank_block(
         return Ok(None);
     }
     let raw = decode_block(slice, index, expected_len, record)?.raw;
-    let Some(ranked) = ranked_record(index, encoding, &raw) else {
+    let Some(tabled) = tabled_record(index, encoding, &raw) else {
         return Ok(None);
     };
-    if decode_block(slice, index, expected_len, &ranked)?.raw != raw {
+    if decode_block(slice, index, expected_len, &tabled)?.raw != raw {
         return Err(FormatError::Corrupt {
             slice: slice.to_string(),
             block: Some(index),
-            reason: "its ranked record decodes to other bytes; kept as zstd".to_string(),
+            reason: "its tabled record decodes to other bytes; kept as zstd".to_string(),
         });
     }
-    Ok(Some(ranked))
+    Ok(Some(tabled))
 }
 
 /// The codec of a record that passes [`check_block`].

@@ -88,6 +88,8 @@ pub(crate) fn read_streams(rest: &[u8], parts: usize) -> Result<Vec<&[u8]>, Stri
     Ok(starts.windows(2).map(|w| &streams[w[0]..w[1]]).collect())
 }
 
+/// The cell table (`cells` rising, 1 to 256 of them): their count - 1,
+/// the lowest, then the rising gaps as LEB128.
 pub(crate) fn write_table(cells: &[u16], out: &mut Vec<u8>) {
     out.push((cells.len() - 1) as u8);
     out.extend_from_slice(&cells[0].to_le_bytes());
@@ -101,6 +103,10 @@ pub(crate) fn write_table(cells: &[u16], out: &mut Vec<u8>) {
     }
 }
 
+/// The cell table [`write_table`] writes, and the bytes after it.
+///
+/// # Errors
+/// When it is cut short, or its cells do not rise within 16 bits.
 pub(crate) fn read_table(payload: &[u8]) -> Result<(Vec<u16>, &[u8]), String> {
     let [count, low, high, rest @ ..] = payload else {
         return Err("cell table cut short".to_string());
