@@ -451,6 +451,11 @@ fn bench_store_measures_every_codec_and_refuses_damaged_blocks() {
     );
     assert!(rows.iter().all(|&(_, _, bytes)| bytes > 0.0), "{report}");
     assert!(report.contains("as stored:"), "{report}");
+    assert!(
+        report.contains("as written today (tabled")
+            && report.contains("as format 3 wrote them (ranked"),
+        "{report}"
+    );
 
     let out = egdb(&["bench-store", "--store", s, "--every", "0"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
