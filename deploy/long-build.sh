@@ -46,6 +46,11 @@ main() {
   case $mode in local | cluster) ;; *) echo "long-build: MODE is local or cluster, not $mode" >&2; exit 2 ;; esac
   mkdir -p "$dir/bin" "$dir/deploy"
   . deploy/env.sh
+  if [ ! -x "$dir/bin/egdb" ] && [ -n "$(ls -A "$store" 2>/dev/null)" ] && [ -z "${PIN_ANEW:-}" ]; then
+    # A binary of a newer store format would carry the store on in its own.
+    echo "long-build: $store exists but no binary is pinned in $dir/bin: link $dir/bin/egdb to the binary that began the build, or set PIN_ANEW=1 to pin this checkout's (a newer store format carries the store on in its own)" >&2
+    exit 2
+  fi
   if [ ! -x "$dir/bin/egdb" ]; then
     # The checkout's own binary, whatever the cache held before.
     cargo build --release --bin egdb
