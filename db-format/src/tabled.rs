@@ -289,11 +289,9 @@ impl Model {
             return Err("row flags cut short".to_string());
         };
         let own = |context: usize| flags[context / 8] >> (context % 8) & 1 == 1;
-        if flags
-            .iter()
-            .enumerate()
-            .any(|(i, &byte)| (0..8).any(|bit| byte >> bit & 1 == 1 && 8 * i + bit >= contexts))
-        {
+        // Only the last byte can hold bits past the contexts.
+        let used = contexts - 8 * (flags.len() - 1);
+        if used < 8 && flags[flags.len() - 1] >> used != 0 {
             return Err("row flags past the contexts".to_string());
         }
         let mut row_of = vec![0u16; contexts];

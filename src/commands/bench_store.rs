@@ -38,6 +38,14 @@ struct Written {
 }
 
 impl Written {
+    fn add(&mut self, other: &Written) {
+        self.whole.bytes += other.whole.bytes;
+        self.whole.compress += other.whole.compress;
+        self.whole.decode += other.whole.decode;
+        self.part_decode += other.part_decode;
+        self.parts += other.parts;
+    }
+
     fn line(&self, name: &str, per_class: impl Fn(u64) -> f64, raw: u64, blocks: u64) {
         println!(
             "{name}: {:.3} bytes per class, {:.1} MB/s, {:.1} us/block, {:.1} us per part of {} KiB",
@@ -124,34 +132,43 @@ pub fn run(args: BenchStoreArgs) -> Exit {
             let today = encode_block(index, record.encoding, &block.raw, Packing::Small(1))?;
             let encoded = started.elapsed();
             let len = block.raw.len() as u64;
-            let read_today = |part: Option<u64>| match part {
-                None => decode_block(&record.slice, index, len, &today).map(|b| (0, b.raw)),
-                Some(at) => decode_block_part(&record.slice, index, len, &today, at)
-                    .map(|p| (p.first as usize, p.raw)),
+            let read_today = |part: Option<u64>| {
+                match part {
+                    None => decode_block(&record.slice, index, len, &today).map(|b| (0, b.raw)),
+                    Some(at) => decode_block_part(&record.slice, index, len, &today, at)
+                        .map(|p| (p.first as usize, p.raw)),
+                }
+                .map_err(Failure::from)
             };
-            measure_written(&mut written, encoded, today.len(), &block.raw, read_today)
-                .ok_or_else(mismatch)??;
+            let today_read =
+                measure_written(encoded, today.len(), &block.raw, read_today, mismatch)?;
+            written.add(&today_read);
             // Format 3 ranked where today's writer tables, else wrote the same.
-            if block_codec(&record.slice, index, len, &today)? == Codec::Tabled {
-                let started = Instant::now();
-                let payload = ranked::encode(&block.raw).ok_or_else(mismatch)?;
-                let encoded = started.elapsed();
-                let parts = block.raw.len().div_ceil(PART_BYTES).max(1);
-                let read_ranked = |part: Option<u64>| match part {
-                    None => ranked::decode(&payload, block.raw.len(), 0, parts - 1).map(|r| (0, r)),
-                    Some(at) => {
-                        let part = at as usize / PART_BYTES;
-                        ranked::decode(&payload, block.raw.len(), part, part).map(|r| (part, r))
-                    }
-                };
-                let record_len = payload.len() + RECORD_OVERHEAD as usize;
-                measure_written(&mut format_3, encoded, record_len, &block.raw, read_ranked)
-                    .ok_or_else(mismatch)?
-                    .map_err(Failure::failed)?;
-            } else {
-                measure_written(&mut format_3, encoded, today.len(), &block.raw, read_today)
-                    .ok_or_else(mismatch)??;
+            if block_codec(&record.slice, index, len, &today)? != Codec::Tabled {
+                format_3.add(&today_read);
+                continue;
             }
+            let started = Instant::now();
+            let payload = ranked::encode(&block.raw).ok_or_else(mismatch)?;
+            let encoded = started.elapsed();
+            let parts = block.raw.len().div_ceil(PART_BYTES).max(1);
+            let read_ranked = |part: Option<u64>| {
+                let (first, last) = match part {
+                    None => (0, parts - 1),
+                    Some(at) => (at as usize / PART_BYTES, at as usize / PART_BYTES),
+                };
+                ranked::decode(&payload, block.raw.len(), first, last)
+                    .map(|raw| (first, raw))
+                    .map_err(Failure::failed)
+            };
+            let record_len = payload.len() + RECORD_OVERHEAD as usize;
+            format_3.add(&measure_written(
+                encoded,
+                record_len,
+                &block.raw,
+                read_ranked,
+                mismatch,
+            )?);
         }
     }
     if blocks == 0 {
@@ -196,40 +213,40 @@ pub fn run(args: BenchStoreArgs) -> Exit {
 }
 
 /// A record of `bytes` made in `encoded` read back with `read` (whole,
-/// then by the part holding each byte offset), timed into `written`;
-/// `None` when what it reads back is not `raw`.
-fn measure_written<E>(
-    written: &mut Written,
+/// then by the part holding each byte offset), timed; `mismatch` when
+/// what it reads back is not `raw`.
+fn measure_written(
     encoded: Duration,
     bytes: usize,
     raw: &[u8],
-    read: impl Fn(Option<u64>) -> Result<(usize, Vec<u8>), E>,
-) -> Option<Result<(), E>> {
-    written.whole.compress += encoded;
-    written.whole.bytes += bytes as u64;
-    let started = Instant::now();
-    let whole = match read(None) {
-        Ok((_, whole)) => whole,
-        Err(e) => return Some(Err(e)),
+    read: impl Fn(Option<u64>) -> Result<(usize, Vec<u8>), Failure>,
+    mismatch: impl Fn() -> Failure,
+) -> Result<Written, Failure> {
+    let mut written = Written {
+        whole: Tally {
+            bytes: bytes as u64,
+            compress: encoded,
+            decode: Duration::ZERO,
+        },
+        ..Written::default()
     };
-    written.whole.decode += started.elapsed();
+    let started = Instant::now();
+    let (_, whole) = read(None)?;
+    written.whole.decode = started.elapsed();
     if whole != raw {
-        return None;
+        return Err(mismatch());
     }
     for at in (0..raw.len()).step_by(PART_BYTES) {
         let started = Instant::now();
-        let (first, part) = match read(Some(at as u64)) {
-            Ok(part) => part,
-            Err(e) => return Some(Err(e)),
-        };
+        let (first, part) = read(Some(at as u64))?;
         written.part_decode += started.elapsed();
         written.parts += 1;
         let from = first * PART_BYTES;
         if raw.get(from..from + part.len()) != Some(&part[..]) {
-            return None;
+            return Err(mismatch());
         }
     }
-    Some(Ok(()))
+    Ok(written)
 }
 
 /// Compresses `input` at `level` into `tally`, then reads it back with
