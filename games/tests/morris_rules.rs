@@ -2,9 +2,9 @@
 //! move/un-move agreement on random games.
 
 use egdb_games::morris::moves::{
-    count_quiet_steps, for_each_move, for_each_move_with_hands, for_each_unmove,
-    for_each_unmove_with_hands, legal_moves, play, quiet_placements, terminal_value,
-    PlacementCaptures,
+    count_quiet_steps, for_each_move, for_each_move_with_hands, for_each_step_with_hands,
+    for_each_unmove, for_each_unmove_with_hands, legal_moves, play, quiet_placements,
+    terminal_value, PlacementCaptures,
 };
 use egdb_games::morris::placements::PlacementsAgainst;
 use egdb_games::morris::rules::{Blocked, CaptureRule, DanTakes, SeveralCaptures};
@@ -329,6 +329,49 @@ proptest! {
                 for_each_move(&rules, false, u.mover, u.opponent, |s| forward |= (s.opponent, s.mover) == (mover, opponent) && s.mv.removed.is_empty());
                 assert!(forward, "{position}: an un-move without its move");
             });
+        }
+    }
+
+    /// Where placing and moving mix (RULES.md §3a), the placements split
+    /// by [`quiet_placements`] are the rules' generator's, and its moves
+    /// on the board those of `for_each_step_with_hands`; but against an
+    /// empty board, where a mill is no move and the split would count it a
+    /// placement that takes nothing (the hand check walks those moves by
+    /// the generator).
+    #[test]
+    fn placements_and_steps_split_the_moves_where_hands_mix(
+        (lasker, morabaraba, k, l) in (any::<bool>(), any::<bool>(), 3u8..=12, 3u8..=12),
+        choices in prop::collection::vec(any::<u16>(), 0..80),
+    ) {
+        let base = match (lasker, morabaraba) {
+            (true, _) => MorrisRules::lasker(k),
+            (false, true) => MorrisRules::morabaraba(k),
+            (false, false) => MorrisRules::standard(k),
+        };
+        let rules = base.with_hands(k, l).unwrap();
+        for position in random_game(&rules, &choices) {
+            let (mover, opponent) = position.sides();
+            let me = position.to_move();
+            let hands = [position.hand(me), position.hand(me.other())].map(u32::from);
+            let (mut quiet, mut captures, mut steps) = (Vec::new(), Vec::new(), Vec::new());
+            for_each_move_with_hands(&rules, mover, opponent, hands, |s, placed| {
+                match (placed, s.mv.removed.is_empty()) {
+                    (true, true) => quiet.push(s.mv.to),
+                    (true, false) => captures.push(s),
+                    (false, _) => steps.push(s),
+                }
+            });
+            let mut steps_seen = Vec::new();
+            for_each_step_with_hands(&rules, mover, opponent, hands, |s| steps_seen.push(s));
+            prop_assert_eq!(&steps_seen, &steps, "{}", position);
+            if hands[0] == 0 || opponent.is_empty() {
+                continue;
+            }
+            let mut captures_seen = Vec::new();
+            let split = PlacementCaptures::new(&rules, opponent);
+            let quiet_seen: Vec<_> = quiet_placements(mover, &split, |s| captures_seen.push(s)).iter().collect();
+            prop_assert_eq!(quiet_seen, quiet, "{}", position);
+            prop_assert_eq!(captures_seen, captures, "{}", position);
         }
     }
 

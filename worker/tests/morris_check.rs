@@ -72,6 +72,9 @@ fn every_slice_the_engines_solved_passes() {
         MorrisGame::new(Variant::Taiwan, 4),
         MorrisGame::new(Variant::Standard, 4),
         MorrisGame::with_hands(Variant::Morabaraba, 5, 3).unwrap(),
+        // Placing or moving on every turn; a mill against an empty board.
+        MorrisGame::new(Variant::Lasker, 4),
+        MorrisGame::with_hands(Variant::Standard, 3, 5).unwrap(),
         // Captures with fewer than three pieces on the board (槓, 擔).
         MorrisGame::from_rules_file(
             "morris:file:gang-dan-hands.toml".parse().unwrap(),

@@ -1,26 +1,33 @@
 //! The check of a hand slice (placing and moving mixed, RULES.md §3a):
-//! every class entry of each table against its moves, walked in the stored
-//! layout, each successor found by its table's index from the counts the
-//! move leaves (`side_table`), whether it stays in the slice (a move on the
-//! board that takes nothing) or leaves it (a placement, a capture). The
-//! moves are the rules' generator (`for_each_move_with_hands`), the
-//! indices [`TableIndex`]'s: nothing here is the engine's. Plain rather
-//! than fast: the swapped walks of the two-phase checks are not carried
-//! over yet.
+//! every class entry of each table against its moves, each successor's
+//! table found from the counts the move leaves (`side_place`), whether it
+//! stays in the slice (a move on the board that takes nothing) or leaves
+//! it (a placement, a capture). Tables are walked as the two-phase checks
+//! walk them ([`super::swapped`]), by the class of the side that moves
+//! next: placements and steps that capture nothing keep that side, so
+//! their successors lie in one run of their table and are ranked from the
+//! entry's own set. (Walked in the stored layout, each successor looked up
+//! in full, hand checks took longer than the engine's solve.)
+//!
+//! The moves are the rules' generator (`for_each_move_with_hands`), the
+//! indices [`TableIndex`]'s: nothing here is the engine's.
 
-use egdb_games::morris::moves::for_each_move_with_hands;
+use egdb_games::morris::index::{Nearby, TableIndex, TakenClasses};
+use egdb_games::morris::moves::{
+    for_each_move_with_hands, for_each_step_with_hands, quiet_placements, PlacementCaptures,
+    Successor,
+};
 use egdb_games::morris::position::colours_of;
 use egdb_games::morris::rules::MAX_REMOVED;
 use egdb_games::morris::slices::{side_place, Side};
-use egdb_games::morris::{MorrisRules, MorrisSlice};
+use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 use egdb_games::Value;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::reads::{target_in, Batch, Context, Pending, Target};
-use super::swapped::with_duplicates;
+use super::reads::{add_cell, target_in, Batch, Context, Pending, Target};
+use super::swapped::{capture_read, for_each_own_cell, with_duplicates, Quiet};
 use super::tables::{CellTable, MorrisCheckError, MorrisTables};
-use crate::memory::prefetch;
 use crate::{Expectation, SliceCheck};
 
 /// Where a table's successors lie: `[placed][removed][parity]`.
@@ -49,8 +56,10 @@ pub(super) fn check_hand_slice<'a>(
         );
         let targets = targets(rules, own, &tables_of, mover, opponent);
         let context = context(rules, mover, opponent);
-        let index = &table.index;
-        let classes = (0..index.rep_count())
+        // Walked by the class of the side that moves next; duplicates in
+        // the stored layout.
+        let engine = TableIndex::new(key.swapped());
+        let classes = (0..engine.rep_count())
             .into_par_iter()
             .filter(|_| !cancel.load(Ordering::Relaxed))
             .map(|id| {
@@ -58,6 +67,7 @@ pub(super) fn check_hand_slice<'a>(
                     rules,
                     &context,
                     table,
+                    &engine,
                     &targets,
                     [mover_hand, other_hand],
                     id,
@@ -129,45 +139,189 @@ fn locate<'a>(
     }
 }
 
-/// Checks the class entries of representative `id`'s run of `table`.
+/// Checks the class entries of hand table `table` whose other side is in
+/// the class of `engine`'s representative `id` (`engine` is the table's
+/// index with the sides swapped): a move that captures nothing, a
+/// placement or a step, keeps the other side, so its successor lies in
+/// one run of its table and is ranked from the entry's own set.
 fn check_run<'a>(
     rules: &MorrisRules,
     context: &Context,
     table: &'a CellTable,
+    engine: &TableIndex,
     targets: &Targets<'a>,
     hands: [u32; 2],
     id: usize,
 ) -> Result<SliceCheck<()>, MorrisSlice> {
-    let mut batch = Batch::default();
-    let mut missing = None;
-    table.index.for_each_entry_of_rep(id, |i, entry| {
-        if !entry.canonical || missing.is_some() {
+    let other = engine.representative(id);
+    let walk = HandWalk {
+        rules,
+        targets,
+        steps: targets[0][0].map(|t| Quiet::new(t, other, false)),
+        placements: targets[1][0].map(|t| Quiet::new(t, other, true)),
+        // Against an empty board a mill is no move where hands mix, which
+        // the split of the placements does not know: there the rules'
+        // generator gives them one by one.
+        placement_captures: (hands[0] > 0 && !other.is_empty())
+            .then(|| PlacementCaptures::new(rules, other)),
+        hands,
+    };
+    let mut reads = Reads {
+        taken: [other, other].map(|side| {
+            let mut taken = TakenClasses::default();
+            taken.start(side);
+            taken
+        }),
+        batch: Batch::default(),
+        missing: None,
+    };
+    for_each_own_cell(engine, id, table, |mover, opponent, own| {
+        debug_assert_eq!(opponent, other, "an entry of another run");
+        let first = reads.batch.reads.len();
+        let folded = walk.read_moves(&mut reads, mover, opponent);
+        if reads.missing.is_some() {
+            reads.batch.reads.truncate(first);
             return;
         }
-        let (mover, opponent) = (entry.mover, entry.opponent);
-        let first = batch.reads.len();
-        let mut folded = Expectation::default();
-        for_each_move_with_hands(rules, mover, opponent, hands, |s, placed| {
-            let removed = s.mv.removed.len() as usize;
-            let odd = (s.mover.odd_count() + s.opponent.odd_count()) as usize % 2;
-            match targets[usize::from(placed)][removed][odd] {
-                Target::Over(value) => folded.add(value, 0),
-                Target::Missing(slice) => missing = Some(slice),
-                Target::Table(target) => {
-                    let at = target.index.index(s.opponent, s.mover) as usize;
-                    prefetch(&target.cells, at);
-                    batch.reads.push(&target.cells[at]);
-                }
-            }
-        });
         let pending = Pending {
-            own: i as usize,
+            own,
             sides: (mover, opponent),
-            reads: first..batch.reads.len(),
+            reads: first..reads.batch.reads.len(),
             folded,
             full_board: false,
         };
-        batch.push(pending, rules, context, &table.cells);
+        reads.batch.push(pending, rules, context, &table.cells);
     });
-    batch.finish(missing, rules, context, &table.cells)
+    reads
+        .batch
+        .finish(reads.missing, rules, context, &table.cells)
+}
+
+/// What one run's walk of a hand table knows before its first entry.
+struct HandWalk<'a, 'b> {
+    rules: &'b MorrisRules,
+    targets: &'b Targets<'a>,
+    /// Where steps and placements that capture nothing lead, by parity.
+    steps: [Quiet<'a>; 2],
+    placements: [Quiet<'a>; 2],
+    /// The run's placements split into those that capture nothing and
+    /// captures; `None` where the side to move has nothing in hand, or
+    /// the run's other side nothing on the board.
+    placement_captures: Option<PlacementCaptures>,
+    hands: [u32; 2],
+}
+
+/// What one run's walk gathers: the captures' classes, the entries
+/// waiting for their cells, and a slice found missing.
+struct Reads<'a> {
+    /// The classes of the run's other side less a piece, by whether the
+    /// capture came with a placement (the two lead into other tables).
+    taken: [TakenClasses; 2],
+    batch: Batch<'a>,
+    missing: Option<MorrisSlice>,
+}
+
+impl<'a> HandWalk<'a, '_> {
+    /// Folds an entry's moves that capture nothing, and puts its captures
+    /// in the batch's reads.
+    fn read_moves(
+        &self,
+        reads: &mut Reads<'a>,
+        mover: PointSet,
+        opponent: PointSet,
+    ) -> Expectation {
+        let mut folded = Expectation::default();
+        // Pieces on odd points: a piece placed on, or moved between, an
+        // odd and an even point changes their parity.
+        let parity = (mover.odd_count() + opponent.odd_count()) as usize % 2;
+        let step_nearby = self.steps.each_ref().map(|q| q.nearby(mover));
+        let Some(captures) = &self.placement_captures else {
+            // Every move by the rules' generator.
+            let place_nearby = self.placements.each_ref().map(|q| q.nearby(mover));
+            for_each_move_with_hands(self.rules, mover, opponent, self.hands, |s, placed| {
+                let (quiet, nearby) = if placed {
+                    (&self.placements, &place_nearby)
+                } else {
+                    (&self.steps, &step_nearby)
+                };
+                reads.read_move(self.targets, &s, placed, parity, quiet, nearby, &mut folded);
+            });
+            return folded;
+        };
+        let quiet_points = quiet_placements(mover, captures, |s| {
+            reads.read_capture(self.targets, &s, true, &mut folded);
+        });
+        for (points, odd) in [
+            (quiet_points.minus(PointSet::ODD), parity),
+            (quiet_points.intersection(PointSet::ODD), parity ^ 1),
+        ] {
+            if let Err(slice) = self.placements[odd].read_placements(mover, points, &mut folded) {
+                reads.missing = Some(slice);
+            }
+        }
+        for_each_step_with_hands(self.rules, mover, opponent, self.hands, |s| {
+            let (quiet, nearby) = (&self.steps, &step_nearby);
+            reads.read_move(self.targets, &s, false, parity, quiet, nearby, &mut folded);
+        });
+        folded
+    }
+}
+
+impl<'a> Reads<'a> {
+    /// Reads move `s`'s successor: a capture into the batch, else folded
+    /// at once from `quiet` (the move's targets by parity, `nearby` the
+    /// entry's set ranked in them).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn read_move(
+        &mut self,
+        targets: &Targets<'a>,
+        s: &Successor,
+        placed: bool,
+        parity: usize,
+        quiet: &[Quiet; 2],
+        nearby: &[Option<Nearby>; 2],
+        folded: &mut Expectation,
+    ) {
+        if !s.mv.removed.is_empty() {
+            self.read_capture(targets, s, placed, folded);
+            return;
+        }
+        let from_odd = s.mv.from.is_some_and(|from| from.is_odd());
+        let odd = parity ^ usize::from(s.mv.to.is_odd() != from_odd);
+        match &quiet[odd] {
+            Quiet::Over(value) => folded.add(*value, 0),
+            Quiet::Missing(slice) => self.missing = Some(*slice),
+            Quiet::Table {
+                cells,
+                index,
+                class,
+                ..
+            } => {
+                let i = match (&nearby[odd], s.mv.from) {
+                    (Some(near), Some(from)) => near.moved(from, s.mv.to),
+                    (Some(near), None) => near.with(s.mv.to),
+                    (None, _) => index.index_in(class, s.mover),
+                };
+                add_cell(folded, cells[i as usize]);
+            }
+        }
+    }
+
+    /// Puts capture `s`'s successor in the batch's reads (or folds it, if
+    /// over by its counts).
+    #[inline(always)]
+    fn read_capture(
+        &mut self,
+        targets: &Targets<'a>,
+        s: &Successor,
+        placed: bool,
+        folded: &mut Expectation,
+    ) {
+        let placed = usize::from(placed);
+        match capture_read(&mut self.taken[placed], &targets[placed], s) {
+            Ok(read) => read.take(folded, &mut self.batch.reads),
+            Err(slice) => self.missing = Some(slice),
+        }
+    }
 }

@@ -94,7 +94,7 @@ impl Quiet<'_> {
     /// all of which lead here (one parity); `Err` names the slice they
     /// lead into when it was not given.
     #[inline]
-    fn read_placements(
+    pub(super) fn read_placements(
         &self,
         mover: PointSet,
         points: PointSet,

@@ -107,9 +107,22 @@ pub fn for_each_move_with_hands(
     if hands[0] > 0 {
         for_each_move(rules, true, mover, opponent, |s| visit(s, true));
     }
+    for_each_step_with_hands(rules, mover, opponent, hands, |s| visit(s, false));
+}
+
+/// The moves on the board of [`for_each_move_with_hands`]: none while the
+/// side to move holds pieces and must place them, its flying by its
+/// pieces on the board and in hand.
+pub fn for_each_step_with_hands(
+    rules: &MorrisRules,
+    mover: PointSet,
+    opponent: PointSet,
+    hands: [u32; 2],
+    visit: impl FnMut(Successor),
+) {
     if hands[0] == 0 || rules.moves_with_hand() {
         let flies = rules.flies_with(mover.len(), hands[0]);
-        moves_flying_at(rules, false, mover, opponent, flies, |s| visit(s, false));
+        moves_flying_at(rules, false, mover, opponent, flies, visit);
     }
 }
 
