@@ -29,15 +29,15 @@ use rayon::prelude::*;
 
 use egdb_games::morris::index::{MoverClass, TableIndex, TableKey};
 use egdb_games::morris::moves::{
-    count_quiet_steps, for_each_move, for_each_move_with_hands, for_each_unmove_with_hands, Unmove,
+    count_quiet_steps, for_each_move, for_each_unmove_with_hands, Unmove,
 };
 use egdb_games::morris::rules::Blocked;
-use egdb_games::morris::slices::Side;
 use egdb_games::morris::symmetry::BOARD_SYMMETRIES;
 use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 
+use super::hands::initialise_with_hands;
 use super::layout;
-use super::solved::{Best, Dependencies, Located, SideSuccessors, SolvedTable, Successors};
+use super::solved::{Best, Dependencies, Located, SolvedTable, Successors};
 use super::state::{Settled, State, States};
 use crate::table::prefetch;
 use crate::table::zeroed_atomics;
@@ -52,7 +52,7 @@ const MAX_MOVES: usize = 72;
 
 /// Sorts `items` and moves each value's first copy to the front; returns
 /// how many values there are.
-fn dedup_sorted(items: &mut [u64]) -> usize {
+pub(super) fn dedup_sorted(items: &mut [u64]) -> usize {
     items.sort_unstable();
     let mut unique = 0;
     for k in 0..items.len() {
@@ -71,16 +71,16 @@ fn dedup_sorted(items: &mut [u64]) -> usize {
 /// table with the sides swapped. Runs are then by the class of `O`, and
 /// the predecessors of a position of the other table, which keep its
 /// mover's set as their `O`, share one run.
-struct Table {
+pub(super) struct Table {
     /// The table as stored (runs by the class of the side to move).
-    stored: TableIndex,
+    pub(super) stored: TableIndex,
     /// The same positions with the sides swapped.
-    engine: TableIndex,
+    pub(super) engine: TableIndex,
     states: States,
     counters: Vec<AtomicU8>,
     /// Pieces in hand of the side to move and of the other side: none in
     /// a movement slice.
-    hands: [u32; 2],
+    pub(super) hands: [u32; 2],
 }
 
 impl Table {
@@ -197,7 +197,8 @@ fn initialise(
         table,
         deepest,
         cancel,
-        |counting, distinct, mover, opponent| {
+        |_| (),
+        |counting, (), distinct, mover, opponent| {
             // Captures are located (and prefetched) now, read with the batch.
             if distinct {
                 return count_quiet_steps(rules, mover, opponent, |s| {
@@ -219,66 +220,21 @@ fn initialise(
     );
 }
 
-/// Step 1 for a hand table: its moves on the board that take nothing are
-/// counted (they lie in this slice), its placements and captures folded in.
-fn initialise_with_hands(
-    rules: &MorrisRules,
-    table: &Table,
-    target: &TableIndex,
-    deps: &Dependencies,
-    deepest: &AtomicU16,
-    cancel: &AtomicBool,
-) {
-    let key = table.stored.key();
-    let [mover_hand, other_hand] = table.hands;
-    let successors = SideSuccessors::new(
-        rules,
-        deps,
-        Side::new(mover_hand, key.mover),
-        Side::new(other_hand, key.opponent),
-    );
-    count_entries(
-        rules,
-        table,
-        deepest,
-        cancel,
-        |counting, distinct, mover, opponent| {
-            counting.inside.clear();
-            let mut steps = 0;
-            for_each_move_with_hands(rules, mover, opponent, table.hands, |s, placed| {
-                if !placed && s.mv.removed.is_empty() {
-                    steps += 1;
-                    if !distinct {
-                        counting.inside.push(target.index(s.mover, opponent));
-                    }
-                } else {
-                    let removed = s.mv.removed.len();
-                    let located = successors.locate(placed, removed, s.opponent, s.mover);
-                    counting.captured.push(located);
-                }
-            });
-            if distinct {
-                steps
-            } else {
-                dedup_sorted(&mut counting.inside) as u8
-            }
-        },
-    );
-}
-
 /// Step 1's walk of a table: each class entry of its engine layout, whose
 /// steps inside the slice `count` counts (its other successors it locates
-/// into `counting.captured`), told whether the entry's run has a
+/// into `counting.captured`), given what `run` works out once per run from
+/// the run's other side, and told whether the entry's run has a
 /// representative without symmetries of its own: then distinct steps give
 /// distinct sets of the side that moved, and so distinct classes (their
 /// successors could share a class only through a symmetry that fixes the
 /// other side's set, the run's representative).
-fn count_entries<'a>(
+pub(super) fn count_entries<'a, R>(
     rules: &MorrisRules,
     table: &Table,
     deepest: &AtomicU16,
     cancel: &AtomicBool,
-    count: impl Fn(&mut Counting<'a>, bool, PointSet, PointSet) -> u8 + Sync,
+    run: impl Fn(PointSet) -> R + Sync,
+    count: impl Fn(&mut Counting<'a>, &mut R, bool, PointSet, PointSet) -> u8 + Sync,
 ) {
     let index = &table.engine;
     (0..index.rep_count())
@@ -289,6 +245,8 @@ fn count_entries<'a>(
                 return;
             }
             let distinct = index.rep_is_asymmetric(id);
+            // What the run's entries share: their other side.
+            let mut run = run(index.representative(id));
             index.for_each_entry_of_rep(id, |i, swapped| {
                 if !swapped.canonical {
                     return;
@@ -301,7 +259,7 @@ fn count_entries<'a>(
                     return;
                 }
                 let first = counting.captured.len();
-                let steps = count(counting, distinct, mover, opponent);
+                let steps = count(counting, &mut run, distinct, mover, opponent);
                 counting.push(i as usize, steps, first, table, rules.blocked);
             });
             counting.settle(table, rules.blocked);
@@ -315,12 +273,15 @@ fn count_entries<'a>(
 /// captures' cells are read, and the entries' states set, a batch at a
 /// time, so that the cache misses of many entries overlap.
 #[derive(Default)]
-struct Counting<'a> {
+pub(super) struct Counting<'a> {
     /// Entry, whether it has a move, its distinct steps, its captures.
     entries: Vec<(usize, bool, u8, std::ops::Range<usize>)>,
-    captured: Vec<Located<'a>>,
+    pub(super) captured: Vec<Located<'a>>,
+    /// A hand entry's placements that capture nothing, gathered apart
+    /// from its captures, then moved to `captured`.
+    pub(super) placed: Vec<Located<'a>>,
     /// The steps' entries, where they must be told apart.
-    inside: Vec<u64>,
+    pub(super) inside: Vec<u64>,
     deepest: u16,
 }
 

@@ -123,7 +123,7 @@ pub fn solve(
 /// Where the successors of a run's placements that capture nothing lie,
 /// for one parity: a run of a table of the next round, or an end of the
 /// game known from the counts.
-enum Quiet<'a> {
+pub(super) enum Quiet<'a> {
     Over(u16),
     Table {
         cells: &'a [u16],
@@ -134,7 +134,7 @@ enum Quiet<'a> {
 }
 
 impl<'a> Quiet<'a> {
-    fn new(target: Target<'a>, other: PointSet) -> Quiet<'a> {
+    pub(super) fn new(target: Target<'a>, other: PointSet) -> Quiet<'a> {
         match target {
             Target::Over(outcome) => Quiet::Over(encode(outcome)),
             Target::Table(table) => {
@@ -152,7 +152,7 @@ impl<'a> Quiet<'a> {
     /// The entries of `mover`'s placements, where the run allows ranking
     /// them from `mover`.
     #[inline]
-    fn added(&self, mover: PointSet) -> Option<Added<'_>> {
+    pub(super) fn added(&self, mover: PointSet) -> Option<Added<'_>> {
         match self {
             Quiet::Table {
                 additions: Some(additions),

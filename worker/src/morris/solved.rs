@@ -169,6 +169,55 @@ impl<'a> SideSuccessors<'a> {
             .expect("the plan lists every move that leaves the slice");
         targets[odd].locate(mover, opponent)
     }
+
+    /// [`SideSuccessors::locate`] for a capture of an entry of a run whose
+    /// other side `run` holds (one `run` per kind of move: placements and
+    /// steps lead into other tables).
+    #[inline]
+    pub fn locate_capture(
+        &self,
+        placed: bool,
+        run: &mut TakenClasses,
+        removed: PointSet,
+        mover: PointSet,
+        opponent: PointSet,
+    ) -> Located<'a> {
+        let targets = self.by_move[usize::from(placed)][removed.len() as usize]
+            .expect("the plan lists every move that leaves the slice");
+        locate_taken(targets, run, removed, mover, opponent)
+    }
+
+    /// The targets of placements that capture nothing, by parity; `None`
+    /// where the side to move has nothing in hand.
+    pub fn uncaptured_placements(&self) -> Option<[Target<'a>; 2]> {
+        self.by_move[1][0]
+    }
+}
+
+/// Where the outcome of a capture's successor (the side to move's set,
+/// the other's) is among `targets` (by parity), for an entry of a run
+/// whose other side `run` holds: one piece taken is looked up once per
+/// run and piece; several (rare) as any successor. Its cell is
+/// prefetched.
+#[inline]
+fn locate_taken<'a>(
+    targets: [Target<'a>; 2],
+    run: &mut TakenClasses,
+    removed: PointSet,
+    mover: PointSet,
+    opponent: PointSet,
+) -> Located<'a> {
+    let odd = (mover.odd_count() + opponent.odd_count()) as usize % 2;
+    match (targets[odd], removed.first()) {
+        (Target::Table(table), Some(taken)) if removed.len() == 1 => {
+            debug_assert_eq!(mover, run.side().minus(removed), "a move of another run");
+            let class = run.class(&table.index, taken, odd);
+            let i = table.index.index_in(class, opponent) as usize;
+            prefetch(&table.cells, i);
+            Located::Cell(&table.cells, i)
+        }
+        _ => targets[odd].locate(mover, opponent),
+    }
 }
 
 /// The targets of one slice's successors, resolved once: by pieces the move
@@ -260,19 +309,9 @@ impl<'a> Successors<'a> {
         mover: PointSet,
         opponent: PointSet,
     ) -> Located<'a> {
-        let odd = (mover.odd_count() + opponent.odd_count()) as usize % 2;
         let targets =
             self.by_removed[removed.len() as usize].expect("the slice's moves remove this many");
-        match (targets[odd], removed.first()) {
-            (Target::Table(table), Some(taken)) if removed.len() == 1 => {
-                debug_assert_eq!(mover, run.side().minus(removed), "a move of another run");
-                let class = run.class(&table.index, taken, odd);
-                let i = table.index.index_in(class, opponent) as usize;
-                prefetch(&table.cells, i);
-                Located::Cell(&table.cells, i)
-            }
-            _ => self.locate(removed.len(), mover, opponent),
-        }
+        locate_taken(targets, run, removed, mover, opponent)
     }
 
     /// The targets of placements that capture nothing, by parity.
