@@ -13,7 +13,8 @@
 //!
 //! Hand slices (placing and moving mixed, RULES.md §3a) are solved the same
 //! way: their moves on the board that take nothing stay in the slice, and
-//! their placements leave it, as captures do, for slices already solved.
+//! their placements leave it, as captures do, for slices already solved
+//! (step 1 for them is [`super::hands`]'s).
 //!
 //! While solving, a table is laid out with its sides swapped (the *engine
 //! layout*: runs by the class of the side that moved last, see
