@@ -2,13 +2,13 @@
 //! move/un-move agreement on random games.
 
 use egdb_games::morris::moves::{
-    count_quiet_steps, for_each_move, for_each_move_with_hands, for_each_step_with_hands,
-    for_each_unmove, for_each_unmove_with_hands, legal_moves, play, quiet_placements,
-    terminal_value, PlacementCaptures,
+    count_quiet_steps, for_each_move, for_each_move_with_hands, for_each_step_split,
+    for_each_step_with_hands, for_each_unmove, for_each_unmove_with_hands, legal_moves, play,
+    quiet_placements, terminal_value, PlacementCaptures, Successor,
 };
 use egdb_games::morris::placements::PlacementsAgainst;
 use egdb_games::morris::rules::{Blocked, CaptureRule, DanTakes, SeveralCaptures};
-use egdb_games::morris::{MorrisRules, Phase, Position};
+use egdb_games::morris::{MorrisRules, Move, Phase, PointSet, Position};
 use egdb_games::{GameError, Value};
 use proptest::prelude::*;
 
@@ -277,6 +277,22 @@ proptest! {
             let counted = count_quiet_steps(&rules, mover, opponent, |s| visited.push(s));
             assert_eq!(counted, quiet, "{position}");
             assert_eq!(visited, captures, "{position}");
+            // Each move once, in the generator's order.
+            let (split, mut in_order) = (std::cell::RefCell::new(Vec::new()), Vec::new());
+            for_each_move(&rules, false, mover, opponent, |s| in_order.push(s));
+            let step = |from, to| Successor {
+                mv: Move { from: Some(from), to, removed: PointSet::EMPTY },
+                mover: mover.without(from).with(to),
+                opponent,
+            };
+            for_each_step_split(
+                &rules,
+                mover,
+                opponent,
+                |from, to| split.borrow_mut().push(step(from, to)),
+                |s| split.borrow_mut().push(s),
+            );
+            assert_eq!(split.into_inner(), in_order, "{position}");
         }
     }
 

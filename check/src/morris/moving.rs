@@ -8,7 +8,7 @@
 //! long as the engines' solve.)
 
 use egdb_games::morris::index::TableIndex;
-use egdb_games::morris::moves::for_each_move;
+use egdb_games::morris::moves::for_each_step_split;
 use egdb_games::morris::rules::MAX_REMOVED;
 use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 
@@ -57,43 +57,47 @@ impl RunWalk<'_, '_> {
     /// Folds the steps that capture nothing into `folded`, and puts the
     /// captures in the batch's reads.
     fn read_steps(&mut self, mover: PointSet, opponent: PointSet, folded: &mut Expectation) {
-        let (quiet, taken, batch, missing) = (
-            &self.quiet,
-            &mut self.taken,
-            &mut self.batch,
-            &mut self.missing,
-        );
-        let targets = self.targets;
+        let quiet = &self.quiet;
         let nearby = [0, 1].map(|odd| quiet[odd].nearby(mover));
         // Pieces on odd points: a piece moved between an odd and an even
         // point changes their parity.
         let parity = (mover.odd_count() + opponent.odd_count()) as usize % 2;
-        for_each_move(self.rules, false, mover, opponent, |s| {
-            if !s.mv.removed.is_empty() {
-                match capture_read(taken, targets, &s) {
-                    Ok(read) => read.take(folded, &mut batch.reads),
-                    Err(slice) => *missing = Some(slice),
+        let captures = &mut self.captures;
+        captures.clear();
+        let mut missing = None;
+        for_each_step_split(
+            self.rules,
+            mover,
+            opponent,
+            |from, to| {
+                let odd = parity ^ usize::from(to.is_odd() != from.is_odd());
+                match &quiet[odd] {
+                    Quiet::Over(value) => folded.add(*value, 0),
+                    Quiet::Missing(slice) => missing = Some(*slice),
+                    Quiet::Table {
+                        cells,
+                        index,
+                        class,
+                        ..
+                    } => {
+                        let i = match &nearby[odd] {
+                            Some(near) => near.moved(from, to),
+                            None => index.index_in(class, mover.without(from).with(to)),
+                        };
+                        add_cell(folded, cells[i as usize]);
+                    }
                 }
-                return;
+            },
+            |s| captures.push(s),
+        );
+        for s in &self.captures {
+            match capture_read(&mut self.taken, self.targets, s) {
+                Ok(read) => read.take(folded, &mut self.batch.reads),
+                Err(slice) => missing = Some(slice),
             }
-            let from_odd = s.mv.from.is_some_and(|from| from.is_odd());
-            let odd = parity ^ usize::from(s.mv.to.is_odd() != from_odd);
-            match &quiet[odd] {
-                Quiet::Over(value) => folded.add(*value, 0),
-                Quiet::Missing(slice) => *missing = Some(*slice),
-                Quiet::Table {
-                    cells,
-                    index,
-                    class,
-                    ..
-                } => {
-                    let i = match (&nearby[odd], s.mv.from) {
-                        (Some(near), Some(from)) => near.moved(from, s.mv.to),
-                        _ => index.index_in(class, s.mover),
-                    };
-                    add_cell(folded, cells[i as usize]);
-                }
-            }
-        });
+        }
+        if missing.is_some() {
+            self.missing = missing;
+        }
     }
 }

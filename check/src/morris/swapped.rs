@@ -152,6 +152,8 @@ pub(super) struct RunWalk<'a, 'b> {
     pub(super) full_board: bool,
     pub(super) batch: Batch<'a>,
     pub(super) missing: Option<MorrisSlice>,
+    /// An entry's captures, gathered while its other moves are read.
+    pub(super) captures: Vec<Successor>,
 }
 
 /// Checks the class entries of a table whose other side is in the class
@@ -183,6 +185,7 @@ pub(super) fn check_run<'a, 'b>(
         full_board: !placing && engine.key().mover + engine.key().opponent == 24,
         batch: Batch::default(),
         missing: None,
+        captures: Vec::new(),
     };
     for_each_own_cell(engine, id, table, |mover, opponent, own| {
         visit(&mut walk, mover, opponent, own)

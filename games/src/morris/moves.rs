@@ -261,6 +261,38 @@ pub fn count_quiet_steps(
     quiet
 }
 
+/// The movement-phase moves of the side to move, split as the checker
+/// reads them: `quiet(from, to)` for each step that captures nothing
+/// (declining an optional capture is one; the other side's set stays as
+/// it is), `capture` for each that captures. The same moves as
+/// [`for_each_move`] with `placing` false, in the same order.
+#[inline]
+pub fn for_each_step_split(
+    rules: &MorrisRules,
+    mover: PointSet,
+    opponent: PointSet,
+    mut quiet: impl FnMut(Point, Point),
+    mut capture: impl FnMut(Successor),
+) {
+    let empty = mover.union(opponent).complement();
+    let optional = rules.capture == CaptureRule::Optional;
+    for from in mover.iter() {
+        let rest = mover.without(from);
+        for to in destinations(rules, from, mover.len(), empty).iter() {
+            let after = rest.with(to);
+            if !can_capture(rules, to, after, opponent) {
+                quiet(from, to);
+                continue;
+            }
+            if optional {
+                quiet(from, to);
+            }
+            let options = capture_options(rules, to, after, opponent);
+            for_each_capture(options, Some(from), to, after, opponent, &mut capture);
+        }
+    }
+}
+
 /// Each successor of a move (`from`, `to`) that opened `options`, one per
 /// set of pieces it may remove; `mover` already holds `to`.
 #[inline]
