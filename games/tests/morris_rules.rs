@@ -202,6 +202,19 @@ fn random_game(rules: &MorrisRules, choices: &[u16]) -> Vec<Position> {
     seen
 }
 
+/// The rules of a family whose loss rule counts pieces in hand, with an
+/// unequal start K:L (RULES.md §3a).
+fn any_hand_rules() -> impl Strategy<Value = MorrisRules> {
+    (any::<bool>(), any::<bool>(), 3u8..=12, 3u8..=12).prop_map(|(lasker, morabaraba, k, l)| {
+        let base = match (lasker, morabaraba) {
+            (true, _) => MorrisRules::lasker(k),
+            (false, true) => MorrisRules::morabaraba(k),
+            (false, false) => MorrisRules::standard(k),
+        };
+        base.with_hands(k, l).unwrap()
+    })
+}
+
 fn any_rules() -> impl Strategy<Value = MorrisRules> {
     // (Which capture option: 0 none, 1 擔 takes one, 2 a move takes every
     // capture; the last two do not go together.)
@@ -356,15 +369,9 @@ proptest! {
     /// the generator).
     #[test]
     fn placements_and_steps_split_the_moves_where_hands_mix(
-        (lasker, morabaraba, k, l) in (any::<bool>(), any::<bool>(), 3u8..=12, 3u8..=12),
+        rules in any_hand_rules(),
         choices in prop::collection::vec(any::<u16>(), 0..80),
     ) {
-        let base = match (lasker, morabaraba) {
-            (true, _) => MorrisRules::lasker(k),
-            (false, true) => MorrisRules::morabaraba(k),
-            (false, false) => MorrisRules::standard(k),
-        };
-        let rules = base.with_hands(k, l).unwrap();
         for position in random_game(&rules, &choices) {
             let (mover, opponent) = position.sides();
             let me = position.to_move();
@@ -396,15 +403,9 @@ proptest! {
     /// a move, with the hands of both sides as they are.
     #[test]
     fn moves_and_unmoves_agree_where_hands_mix(
-        (lasker, morabaraba, k, l) in (any::<bool>(), any::<bool>(), 3u8..=12, 3u8..=12),
+        rules in any_hand_rules(),
         choices in prop::collection::vec(any::<u16>(), 0..80),
     ) {
-        let base = match (lasker, morabaraba) {
-            (true, _) => MorrisRules::lasker(k),
-            (false, true) => MorrisRules::morabaraba(k),
-            (false, false) => MorrisRules::standard(k),
-        };
-        let rules = base.with_hands(k, l).unwrap();
         for position in random_game(&rules, &choices) {
             if terminal_value(&rules, &position).is_some() {
                 continue;

@@ -19,7 +19,7 @@ use egdb_games::morris::placements::PlacementsAgainst;
 use egdb_games::morris::slices::Side;
 use egdb_games::morris::{MorrisRules, PointSet};
 
-use super::movement::{count_entries, dedup_sorted, Table};
+use super::counting::{count_entries, dedup_sorted, Table};
 use super::placement::Quiet;
 use super::solved::{decode, Dependencies, Located, SideSuccessors};
 

@@ -7,6 +7,7 @@
 //! and depth, `db-format`'s `ValueDepth16`); entries that only duplicate a
 //! symmetry class are "don't care" (0).
 
+mod counting;
 mod hands;
 mod layout;
 mod movement;
