@@ -265,7 +265,9 @@ pub fn count_quiet_steps(
 /// reads them: `quiet(from, to)` for each step that captures nothing
 /// (declining an optional capture is one; the other side's set stays as
 /// it is), `capture` for each that captures. The same moves as
-/// [`for_each_move`] with `placing` false, in the same order.
+/// [`for_each_move`] with `placing` false, in the same order, but where
+/// hands mix against an empty board (a mill is no move there; no
+/// movement table holds such a position: its side has lost by count).
 #[inline]
 pub fn for_each_step_split(
     rules: &MorrisRules,

@@ -8,8 +8,8 @@
 //! successor lies in one run of its table, ranked from the entry's own set
 //! (as the placement engine ranks them); the classes of that side less a
 //! captured piece are looked up once per run and piece. (Each successor
-//! looked up in full, hand slices took 3.7 times as long per entry as
-//! movement slices.)
+//! looked up in full, a lasker:6 build solved its hand slices at 278 ns
+//! per entry; by runs, at 219.)
 
 use std::sync::atomic::{AtomicBool, AtomicU16};
 
