@@ -3,12 +3,13 @@
 
 use egdb_games::morris::moves::{
     count_quiet_steps, for_each_move, for_each_move_with_hands, for_each_step_split,
-    for_each_step_with_hands, for_each_unmove, for_each_unmove_with_hands, legal_moves, play,
-    quiet_placements, terminal_value, PlacementCaptures, Successor,
+    for_each_step_split_with_hands, for_each_step_with_hands, for_each_unmove,
+    for_each_unmove_with_hands, legal_moves, play, quiet_placements, terminal_value,
+    PlacementCaptures, Successor,
 };
 use egdb_games::morris::placements::PlacementsAgainst;
 use egdb_games::morris::rules::{Blocked, CaptureRule, DanTakes, SeveralCaptures};
-use egdb_games::morris::{MorrisRules, Move, Phase, PointSet, Position};
+use egdb_games::morris::{MorrisRules, Move, Phase, Point, PointSet, Position};
 use egdb_games::{GameError, Value};
 use proptest::prelude::*;
 
@@ -202,6 +203,19 @@ fn random_game(rules: &MorrisRules, choices: &[u16]) -> Vec<Position> {
     seen
 }
 
+/// The successor of a step from `from` to `to` that captures nothing.
+fn quiet_step(from: Point, to: Point, mover: PointSet, opponent: PointSet) -> Successor {
+    Successor {
+        mv: Move {
+            from: Some(from),
+            to,
+            removed: PointSet::EMPTY,
+        },
+        mover: mover.without(from).with(to),
+        opponent,
+    }
+}
+
 /// The rules of a family whose loss rule counts pieces in hand, with an
 /// unequal start K:L (RULES.md §3a).
 fn any_hand_rules() -> impl Strategy<Value = MorrisRules> {
@@ -293,16 +307,11 @@ proptest! {
             // Each move once, in the generator's order.
             let (split, mut in_order) = (std::cell::RefCell::new(Vec::new()), Vec::new());
             for_each_move(&rules, false, mover, opponent, |s| in_order.push(s));
-            let step = |from, to| Successor {
-                mv: Move { from: Some(from), to, removed: PointSet::EMPTY },
-                mover: mover.without(from).with(to),
-                opponent,
-            };
             for_each_step_split(
                 &rules,
                 mover,
                 opponent,
-                |from, to| split.borrow_mut().push(step(from, to)),
+                |from, to| split.borrow_mut().push(quiet_step(from, to, mover, opponent)),
                 |s| split.borrow_mut().push(s),
             );
             assert_eq!(split.into_inner(), in_order, "{position}");
@@ -387,7 +396,20 @@ proptest! {
             let mut steps_seen = Vec::new();
             for_each_step_with_hands(&rules, mover, opponent, hands, |s| steps_seen.push(s));
             prop_assert_eq!(&steps_seen, &steps, "{}", position);
-            if hands[0] == 0 || opponent.is_empty() {
+            if opponent.is_empty() {
+                continue;
+            }
+            let split = std::cell::RefCell::new(Vec::new());
+            for_each_step_split_with_hands(
+                &rules,
+                mover,
+                opponent,
+                hands,
+                |from, to| split.borrow_mut().push(quiet_step(from, to, mover, opponent)),
+                |s| split.borrow_mut().push(s),
+            );
+            prop_assert_eq!(split.into_inner(), steps, "{}", position);
+            if hands[0] == 0 {
                 continue;
             }
             let mut captures_seen = Vec::new();

@@ -15,7 +15,7 @@
 
 use egdb_games::morris::index::{Nearby, TableIndex, TakenClasses};
 use egdb_games::morris::moves::{
-    for_each_move_with_hands, for_each_step_with_hands, quiet_placements, PlacementCaptures,
+    for_each_move_with_hands, for_each_step_split_with_hands, quiet_placements, PlacementCaptures,
     Successor,
 };
 use egdb_games::morris::position::colours_of;
@@ -161,8 +161,9 @@ fn check_run<'a>(
         steps: targets[0][0].map(|t| Quiet::new(t, other, false)),
         placements: targets[1][0].map(|t| Quiet::new(t, other, true)),
         // Against an empty board a mill is no move where hands mix, which
-        // the split of the placements does not know: there the rules'
-        // generator gives them one by one.
+        // the splits of the moves do not know: there the rules' generator
+        // gives them one by one.
+        by_generator: other.is_empty(),
         placement_captures: (hands[0] > 0 && !other.is_empty())
             .then(|| PlacementCaptures::new(rules, other)),
         hands,
@@ -175,6 +176,7 @@ fn check_run<'a>(
         }),
         batch: Batch::default(),
         missing: None,
+        captures: Vec::new(),
     };
     for_each_own_cell(engine, id, table, |mover, opponent, own| {
         debug_assert_eq!(opponent, other, "an entry of another run");
@@ -205,6 +207,9 @@ struct HandWalk<'a, 'b> {
     /// Where steps and placements that capture nothing lead, by parity.
     steps: [Quiet<'a>; 2],
     placements: [Quiet<'a>; 2],
+    /// Whether the run's other side has nothing on the board: then every
+    /// move comes from the rules' generator.
+    by_generator: bool,
     /// The run's placements split into those that capture nothing and
     /// captures; `None` where the side to move has nothing in hand, or
     /// the run's other side nothing on the board.
@@ -220,6 +225,9 @@ struct Reads<'a> {
     taken: [TakenClasses; 2],
     batch: Batch<'a>,
     missing: Option<MorrisSlice>,
+    /// An entry's steps that capture, gathered while its other steps are
+    /// read.
+    captures: Vec<Successor>,
 }
 
 impl<'a> HandWalk<'a, '_> {
@@ -236,8 +244,7 @@ impl<'a> HandWalk<'a, '_> {
         // odd and an even point changes their parity.
         let parity = (mover.odd_count() + opponent.odd_count()) as usize % 2;
         let step_nearby = self.steps.each_ref().map(|q| q.nearby(mover));
-        let Some(captures) = &self.placement_captures else {
-            // Every move by the rules' generator.
+        if self.by_generator {
             let place_nearby = self.placements.each_ref().map(|q| q.nearby(mover));
             for_each_move_with_hands(self.rules, mover, opponent, self.hands, |s, placed| {
                 let (quiet, nearby) = if placed {
@@ -248,22 +255,46 @@ impl<'a> HandWalk<'a, '_> {
                 reads.read_move(self.targets, &s, placed, parity, quiet, nearby, &mut folded);
             });
             return folded;
-        };
-        let quiet_points = quiet_placements(mover, captures, |s| {
-            reads.read_capture(self.targets, &s, true, &mut folded);
-        });
-        for (points, odd) in [
-            (quiet_points.minus(PointSet::ODD), parity),
-            (quiet_points.intersection(PointSet::ODD), parity ^ 1),
-        ] {
-            if let Err(slice) = self.placements[odd].read_placements(mover, points, &mut folded) {
-                reads.missing = Some(slice);
+        }
+        if let Some(captures) = &self.placement_captures {
+            let quiet_points = quiet_placements(mover, captures, |s| {
+                reads.read_capture(self.targets, &s, true, &mut folded);
+            });
+            for (points, odd) in [
+                (quiet_points.minus(PointSet::ODD), parity),
+                (quiet_points.intersection(PointSet::ODD), parity ^ 1),
+            ] {
+                if let Err(slice) = self.placements[odd].read_placements(mover, points, &mut folded)
+                {
+                    reads.missing = Some(slice);
+                }
             }
         }
-        for_each_step_with_hands(self.rules, mover, opponent, self.hands, |s| {
-            let (quiet, nearby) = (&self.steps, &step_nearby);
-            reads.read_move(self.targets, &s, false, parity, quiet, nearby, &mut folded);
-        });
+        let captures = &mut reads.captures;
+        captures.clear();
+        let mut missing = None;
+        for_each_step_split_with_hands(
+            self.rules,
+            mover,
+            opponent,
+            self.hands,
+            |from, to| {
+                let odd = parity ^ usize::from(to.is_odd() != from.is_odd());
+                let near = step_nearby[odd].as_ref();
+                if let Err(slice) = self.steps[odd].fold_step(near, mover, (from, to), &mut folded)
+                {
+                    missing = Some(slice);
+                }
+            },
+            |s| captures.push(s),
+        );
+        for k in 0..reads.captures.len() {
+            let s = reads.captures[k];
+            reads.read_capture(self.targets, &s, false, &mut folded);
+        }
+        if missing.is_some() {
+            reads.missing = missing;
+        }
         folded
     }
 }

@@ -12,8 +12,8 @@ use egdb_games::morris::moves::for_each_step_split;
 use egdb_games::morris::rules::MAX_REMOVED;
 use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 
-use super::reads::{add_cell, Context, Pending, Target};
-use super::swapped::{capture_read, check_run, Quiet, RunWalk};
+use super::reads::{Context, Pending, Target};
+use super::swapped::{capture_read, check_run, RunWalk};
 use super::tables::CellTable;
 use crate::{Expectation, SliceCheck};
 
@@ -71,21 +71,9 @@ impl RunWalk<'_, '_> {
             opponent,
             |from, to| {
                 let odd = parity ^ usize::from(to.is_odd() != from.is_odd());
-                match &quiet[odd] {
-                    Quiet::Over(value) => folded.add(*value, 0),
-                    Quiet::Missing(slice) => missing = Some(*slice),
-                    Quiet::Table {
-                        cells,
-                        index,
-                        class,
-                        ..
-                    } => {
-                        let i = match &nearby[odd] {
-                            Some(near) => near.moved(from, to),
-                            None => index.index_in(class, mover.without(from).with(to)),
-                        };
-                        add_cell(folded, cells[i as usize]);
-                    }
+                let near = nearby[odd].as_ref();
+                if let Err(slice) = quiet[odd].fold_step(near, mover, (from, to), folded) {
+                    missing = Some(slice);
                 }
             },
             |s| captures.push(s),

@@ -18,16 +18,16 @@
 use egdb_games::morris::index::{Additions, MoverClass, Nearby, TableIndex, TakenClasses};
 use egdb_games::morris::moves::{PlacementCaptures, Successor};
 use egdb_games::morris::rules::MAX_REMOVED;
-use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
+use egdb_games::morris::{MorrisRules, MorrisSlice, Point, PointSet};
 use egdb_games::Value;
 
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::reads::{successor_read, Batch, Context, Read, Target, BATCH};
+use super::reads::{add_cell, successor_read, Batch, Context, Read, Target, BATCH};
 use super::tables::{CellTable, MorrisCheckError};
 use crate::memory::prefetch;
-use crate::SliceCheck;
+use crate::{Expectation, SliceCheck};
 
 /// The entries of representative `id`'s run that only repeat a class yet
 /// hold a value (the walks visit each class once, not these).
@@ -85,6 +85,39 @@ impl<'a> Quiet<'a> {
             Quiet::Table { index, class, .. } => index.nearby(class, mover),
             Quiet::Over(_) | Quiet::Missing(_) => None,
         }
+    }
+}
+
+impl Quiet<'_> {
+    /// Folds into `folded` the successor of `mover`'s step from `from` to
+    /// `to` that captures nothing (which leads here: its parity's target),
+    /// `near` the mover's set ranked in this run ([`Quiet::nearby`]);
+    /// `Err` names the slice it leads into when that was not given.
+    #[inline(always)]
+    pub(super) fn fold_step(
+        &self,
+        near: Option<&Nearby>,
+        mover: PointSet,
+        (from, to): (Point, Point),
+        folded: &mut Expectation,
+    ) -> Result<(), MorrisSlice> {
+        match self {
+            Quiet::Over(value) => folded.add(*value, 0),
+            Quiet::Missing(slice) => return Err(*slice),
+            Quiet::Table {
+                cells,
+                index,
+                class,
+                ..
+            } => {
+                let i = match near {
+                    Some(near) => near.moved(from, to),
+                    None => index.index_in(class, mover.without(from).with(to)),
+                };
+                add_cell(folded, cells[i as usize]);
+            }
+        }
+        Ok(())
     }
 }
 

@@ -273,6 +273,39 @@ pub fn for_each_step_split(
     rules: &MorrisRules,
     mover: PointSet,
     opponent: PointSet,
+    quiet: impl FnMut(Point, Point),
+    capture: impl FnMut(Successor),
+) {
+    let flies = rules.flies(mover.len());
+    steps_split_flying_at(rules, mover, opponent, flies, quiet, capture);
+}
+
+/// [`for_each_step_with_hands`]'s moves split as [`for_each_step_split`]
+/// splits them, and in the same order; against an opponent with pieces
+/// on the board (against an empty one a mill is no move where hands mix).
+#[inline]
+pub fn for_each_step_split_with_hands(
+    rules: &MorrisRules,
+    mover: PointSet,
+    opponent: PointSet,
+    hands: [u32; 2],
+    quiet: impl FnMut(Point, Point),
+    capture: impl FnMut(Successor),
+) {
+    debug_assert!(!opponent.is_empty() || !rules.mixes_hands());
+    if hands[0] == 0 || rules.moves_with_hand() {
+        let flies = rules.flies_with(mover.len(), hands[0]);
+        steps_split_flying_at(rules, mover, opponent, flies, quiet, capture);
+    }
+}
+
+/// The steps split, the side to move flying or not as `flies` says.
+#[inline(always)]
+fn steps_split_flying_at(
+    rules: &MorrisRules,
+    mover: PointSet,
+    opponent: PointSet,
+    flies: bool,
     mut quiet: impl FnMut(Point, Point),
     mut capture: impl FnMut(Successor),
 ) {
@@ -280,7 +313,7 @@ pub fn for_each_step_split(
     let optional = rules.capture == CaptureRule::Optional;
     for from in mover.iter() {
         let rest = mover.without(from);
-        for to in destinations(rules, from, mover.len(), empty).iter() {
+        for to in reach(rules, from, flies, empty).iter() {
             let after = rest.with(to);
             if !can_capture(rules, to, after, opponent) {
                 quiet(from, to);
