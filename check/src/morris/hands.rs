@@ -26,7 +26,7 @@ use egdb_games::Value;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::reads::{add_cell, target_in, Batch, Context, Pending, Target};
+use super::reads::{target_in, Batch, Context, Pending, Target};
 use super::swapped::{capture_read, for_each_own_cell, with_duplicates, Quiet};
 use super::tables::{CellTable, MorrisCheckError, MorrisTables};
 use crate::{Expectation, SliceCheck};
@@ -245,14 +245,14 @@ impl<'a> HandWalk<'a, '_> {
         let parity = (mover.odd_count() + opponent.odd_count()) as usize % 2;
         let step_nearby = self.steps.each_ref().map(|q| q.nearby(mover));
         if self.by_generator {
-            let place_nearby = self.placements.each_ref().map(|q| q.nearby(mover));
             for_each_move_with_hands(self.rules, mover, opponent, self.hands, |s, placed| {
-                let (quiet, nearby) = if placed {
-                    (&self.placements, &place_nearby)
+                let quiet = if placed {
+                    &self.placements
                 } else {
-                    (&self.steps, &step_nearby)
+                    &self.steps
                 };
-                reads.read_move(self.targets, &s, placed, parity, quiet, nearby, &mut folded);
+                let (targets, near) = (self.targets, &step_nearby);
+                reads.read_move(targets, (mover, &s), parity, quiet, near, &mut folded);
             });
             return folded;
         }
@@ -288,10 +288,12 @@ impl<'a> HandWalk<'a, '_> {
             },
             |s| captures.push(s),
         );
-        for k in 0..reads.captures.len() {
-            let s = reads.captures[k];
-            reads.read_capture(self.targets, &s, false, &mut folded);
+        // Taken out and put back, to keep its allocation.
+        let captures = std::mem::take(&mut reads.captures);
+        for s in &captures {
+            reads.read_capture(self.targets, s, false, &mut folded);
         }
+        reads.captures = captures;
         if missing.is_some() {
             reads.missing = missing;
         }
@@ -300,43 +302,34 @@ impl<'a> HandWalk<'a, '_> {
 }
 
 impl<'a> Reads<'a> {
-    /// Reads move `s`'s successor: a capture into the batch, else folded
-    /// at once from `quiet` (the move's targets by parity, `nearby` the
-    /// entry's set ranked in them).
+    /// Reads the successor of move `s` from `mover`: a capture into the
+    /// batch, else folded at once from `quiet` (the move's targets by
+    /// parity; `step_nearby` the mover's set ranked in a step's).
     #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
     fn read_move(
         &mut self,
         targets: &Targets<'a>,
-        s: &Successor,
-        placed: bool,
+        (mover, s): (PointSet, &Successor),
         parity: usize,
         quiet: &[Quiet; 2],
-        nearby: &[Option<Nearby>; 2],
+        step_nearby: &[Option<Nearby>; 2],
         folded: &mut Expectation,
     ) {
         if !s.mv.removed.is_empty() {
-            self.read_capture(targets, s, placed, folded);
+            // A placement is the move that comes from no point.
+            self.read_capture(targets, s, s.mv.from.is_none(), folded);
             return;
         }
         let from_odd = s.mv.from.is_some_and(|from| from.is_odd());
         let odd = parity ^ usize::from(s.mv.to.is_odd() != from_odd);
-        match &quiet[odd] {
-            Quiet::Over(value) => folded.add(*value, 0),
-            Quiet::Missing(slice) => self.missing = Some(*slice),
-            Quiet::Table {
-                cells,
-                index,
-                class,
-                ..
-            } => {
-                let i = match (&nearby[odd], s.mv.from) {
-                    (Some(near), Some(from)) => near.moved(from, s.mv.to),
-                    (Some(near), None) => near.with(s.mv.to),
-                    (None, _) => index.index_in(class, s.mover),
-                };
-                add_cell(folded, cells[i as usize]);
+        let read = match s.mv.from {
+            Some(from) => {
+                quiet[odd].fold_step(step_nearby[odd].as_ref(), mover, (from, s.mv.to), folded)
             }
+            None => quiet[odd].read_placements(mover, s.mv.to.set(), folded),
+        };
+        if let Err(slice) = read {
+            self.missing = Some(slice);
         }
     }
 

@@ -89,25 +89,8 @@ pub(super) fn initialise_with_hands(
                         // In the run that stays in the cache.
                         |to| {
                             let odd = parity ^ usize::from(to.is_odd());
-                            let located = match (&quiet[odd], &added[odd]) {
-                                (Quiet::Over(cell), _) => Located::Over(decode(*cell)),
-                                (Quiet::Table { cells, .. }, Some(added)) => {
-                                    Located::Cell(cells, added.with(to) as usize)
-                                }
-                                (
-                                    Quiet::Table {
-                                        cells,
-                                        index,
-                                        class,
-                                        ..
-                                    },
-                                    None,
-                                ) => Located::Cell(
-                                    cells,
-                                    index.index_in(class, mover.with(to)) as usize,
-                                ),
-                            };
-                            counting.placed.push(located);
+                            let cell = quiet[odd].placed_cell(added[odd].as_ref(), mover, to);
+                            counting.placed.push(Located::Over(decode(cell)));
                         },
                         |s| {
                             let located = successors.locate_capture(

@@ -18,7 +18,7 @@ use rayon::prelude::*;
 use egdb_db_format::encoding::{pack_value_depth16, ValueCode, MAX_DEPTH16};
 use egdb_games::morris::index::{Added, Additions, MoverClass, TableIndex, TakenClasses};
 use egdb_games::morris::placements::PlacementsAgainst;
-use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
+use egdb_games::morris::{MorrisRules, MorrisSlice, Point, PointSet};
 
 use crate::table::{prefetch, zeroed_table};
 
@@ -76,21 +76,7 @@ pub fn solve(
                     // In the run that stays in the cache: read at once.
                     |to| {
                         let odd = parity ^ usize::from(to.is_odd());
-                        let cell = match (&quiet[odd], &added[odd]) {
-                            (Quiet::Over(cell), _) => *cell,
-                            (Quiet::Table { cells, .. }, Some(added)) => {
-                                cells[added.with(to) as usize]
-                            }
-                            (
-                                Quiet::Table {
-                                    cells,
-                                    index,
-                                    class,
-                                    ..
-                                },
-                                None,
-                            ) => cells[index.index_in(class, mover.with(to)) as usize],
-                        };
+                        let cell = quiet[odd].placed_cell(added[odd].as_ref(), mover, to);
                         best = best.max(worth(cell));
                     },
                     |s| {
@@ -159,6 +145,25 @@ impl<'a> Quiet<'a> {
                 ..
             } => Some(additions.of(mover)),
             _ => None,
+        }
+    }
+
+    /// The cell of `mover`'s placement on `to` (which leads here: its
+    /// parity's target), `added` its placements ranked ([`Quiet::added`]).
+    #[inline(always)]
+    pub(super) fn placed_cell(&self, added: Option<&Added>, mover: PointSet, to: Point) -> u16 {
+        match (self, added) {
+            (Quiet::Over(cell), _) => *cell,
+            (Quiet::Table { cells, .. }, Some(added)) => cells[added.with(to) as usize],
+            (
+                Quiet::Table {
+                    cells,
+                    index,
+                    class,
+                    ..
+                },
+                None,
+            ) => cells[index.index_in(class, mover.with(to)) as usize],
         }
     }
 }
