@@ -101,6 +101,8 @@ pub struct Scheduler<Id> {
     avoid: HashMap<usize, String>,
     /// Which shards are read by whom, and what each worker holds.
     shards: shards::Shards,
+    /// Leases weigh solves and checks by the bytes they lack alone.
+    mixed_kinds: bool,
 }
 
 impl<Id: Clone + Eq + Hash> Scheduler<Id> {
@@ -158,6 +160,7 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
             halted: false,
             avoid: HashMap::new(),
             shards,
+            mixed_kinds: false,
         }
     }
 
@@ -265,7 +268,8 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
     }
 
     /// The next slice for `name`: a ready one that fits its memory, of
-    /// the [`JobKind`] it last took if one is ready; among the first
+    /// the [`JobKind`] it last took if one is ready (with
+    /// [`Scheduler::mix_kinds`], of either kind); among the first
     /// [`locality::WINDOW`] of those in plan order, the one whose shards
     /// it lacks the fewest bytes of ([`Scheduler::hold`]); without
     /// holdings, the first. A job that another worker between tasks holds
@@ -298,8 +302,13 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
             Some(kind) if takes.iter().any(|&i| self.jobs[i].kind == kind) => kind,
             _ => self.jobs[first].kind,
         };
-        let of_kind = takes.into_iter().filter(|&i| self.jobs[i].kind == kind);
-        let i = self.nearest(name, of_kind).unwrap_or(first);
+        let i = if self.mixed_kinds {
+            self.nearest_of_any_kind(name, takes, kind)
+        } else {
+            let of_kind = takes.into_iter().filter(|&i| self.jobs[i].kind == kind);
+            self.nearest(name, of_kind)
+        }
+        .unwrap_or(first);
         self.shards.leased(i);
         if let Some(record) = self.workers.get_mut(name) {
             record.last_kind = Some(self.jobs[i].kind);

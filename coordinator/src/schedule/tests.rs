@@ -579,6 +579,67 @@ fn the_shards_still_read_come_soonest_first_and_those_read_by_none_are_left_out(
     assert!(s.still_read("nobody").is_empty());
 }
 
+#[test]
+fn a_shard_read_only_by_a_check_kept_from_the_worker_is_not_still_read_there() {
+    let t = Instant::now();
+    let jobs = vec![
+        job("a", &[], 1),
+        job("b", &[], 1),
+        check("check a", &["a"]),
+        check("check b", &["b"]),
+    ];
+    let mut s = Scheduler::new(jobs, ["a", "b"], LEASE, false);
+    s.register("solver", 1, 1, 1000, t).unwrap();
+    s.register("other", 2, 1, 1000, t).unwrap();
+    // `solver` solved `a`: its check goes to the other worker.
+    s.avoid("check a", "solver");
+    for worker in ["solver", "other"] {
+        s.hold(worker, ["a", "b"]);
+    }
+    assert_eq!(s.still_read("solver"), vec!["b".to_string()]);
+    assert_eq!(
+        s.still_read("other"),
+        vec!["a".to_string(), "b".to_string()]
+    );
+}
+
+/// One worker that last solved and holds `held`; ready: the solve `next`,
+/// which reads `x` (100 bytes), and the check `check y`, which reads `y`
+/// (100 bytes).
+fn after_a_solve(held: &[&str], mixed: bool, t: Instant) -> Scheduler<String> {
+    let jobs = vec![
+        job("x", &[], 1),
+        job("y", &[], 1),
+        job("first", &[], 1),
+        job("next", &["x"], 1),
+        check("check y", &["y"]),
+    ];
+    let mut s = Scheduler::new(jobs, ["x", "y"], LEASE, false);
+    for shard in ["x", "y"] {
+        s.set_shard_bytes(shard, 100);
+    }
+    s.register("w", 1, 1, 1000, t).unwrap();
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("first"));
+    s.mix_kinds(mixed);
+    s.hold("w", held.iter().copied());
+    s
+}
+
+#[test]
+fn with_kinds_mixed_a_worker_turns_to_the_kind_whose_shards_it_holds() {
+    let t = Instant::now();
+    // It holds what the check reads: kinds kept together, it solves on.
+    let mut s = after_a_solve(&["y"], false, t);
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("next"));
+    let mut s = after_a_solve(&["y"], true, t);
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("check y"));
+    // Where both lack as much, the kind it last took.
+    let mut s = after_a_solve(&[], true, t);
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("next"));
+    let mut s = after_a_solve(&["x", "y"], true, t);
+    assert_eq!(leased(&mut s, "w", t).as_deref(), Some("next"));
+}
+
 /// `next` reads `solved` (100 bytes, done), which `w2` holds; `w1` and
 /// `w2` are alive.
 fn chain_end(t: Instant) -> Scheduler<String> {
