@@ -219,7 +219,7 @@ impl Coordinator for Build {
         }
         let worker_name = worker.to_string();
         let record = SliceRecord {
-            rank_pending: self.ranking.is_some(),
+            rank_pending: self.ranks_late(false),
             solved_by: Some(if self.options.deep_verify {
                 SolvedBy::Network {
                     worker: worker_name,

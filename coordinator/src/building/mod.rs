@@ -229,6 +229,8 @@ impl Build {
         };
         let jobs = jobs(&plan, &needs, checks.as_deref());
         let mut schedule = Scheduler::new(jobs, &done, lease_length(&options), false);
+        // Workers across a network keep shards of both kinds in their caches.
+        schedule.mix_kinds(options.deep_verify);
         shard_bytes_of(&mut schedule, &records);
         let ranking = (encoding == CellEncoding::ValueDepth16)
             .then(|| rank_queue::Ranking::new(&plan, options.verify_as_built));
@@ -348,6 +350,19 @@ impl Build {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// Whether a solve's blocks are written zstd only and ranked once no
+    /// job reads them (zstd decodes quicker for the jobs that do). Workers
+    /// across a network rank their own instead: the bytes a shard crosses
+    /// with are its stored bytes, about two thirds of zstd's, and shard
+    /// caches hold half as much again (the Taiwan P = 12 replay with 3 GiB
+    /// caches, `examples/shard_model.rs`: 4.20 × the store sent fell to
+    /// 1.76 ×). Ranking costs the worker about 9 CPU seconds per stored
+    /// GiB, and tabled blocks decode slower than zstd for the jobs that
+    /// read them.
+    fn ranks_late(&self, verify: bool) -> bool {
+        !verify && self.ranking.is_some() && !self.options.deep_verify
+    }
+
     fn task(&self, slice: &SliceInfo, verify: bool, memory: u64) -> Task {
         let identity = self.store.identity();
         Task {
@@ -357,7 +372,7 @@ impl Build {
             depth: self.store.identity().depth,
             dependencies: slice.dependencies.clone(),
             verify,
-            zstd_only: !verify && self.ranking.is_some(),
+            zstd_only: self.ranks_late(verify),
             memory,
         }
     }
