@@ -7,7 +7,10 @@
 //! (plan order; a task keeps only what the next one reads; caches drop the
 //! least recently used) or of now (workers say what they hold, keep what
 //! later tasks read within their memory, caches drop what no job reads
-//! first). Prints the bytes each sends, against the store's:
+//! there first; solves and checks weighed alike, `Scheduler::mix_kinds`),
+//! with shards crossing zstd only (as before) or at their stored size (as
+//! a network build's workers now send them, ranked). Prints the bytes each
+//! sends, against the store's:
 //!
 //! ```sh
 //! egdb plan morris:taiwan:12 --json >plan.json
@@ -17,10 +20,12 @@
 //!
 //! Options (after the files): `--cache BYTES` per worker (default 3 GiB),
 //! `--memory BYTES,BYTES` (default 8.5 and 9.75 GiB, as
-//! `deploy/long-build.sh`), `--wire-ratio R` (bytes sent per stored byte:
-//! blocks cross zstd-only, default 1.58 as measured on taiwan:6),
+//! `deploy/long-build.sh`), `--wire-ratio R` (bytes sent per stored byte
+//! where blocks cross zstd-only, default 1.58 as measured on taiwan:6),
 //! `--check-ratio R` (check seconds per solve second, default 1.11 as
-//! Taiwan P = 12's).
+//! Taiwan P = 12's), `--stored-scale S` (the records' stored bytes times
+//! S: 1.11 gives a format-4 store's from a format-3 one's, tabled blocks
+//! being 10-11 % larger than ranked; the zstd bytes stay as they were).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::process::ExitCode;
@@ -32,6 +37,7 @@ const GIB: f64 = (1u64 << 30) as f64;
 /// A worker between tasks asks again this soon (its poll).
 const POLL: f64 = 0.02;
 
+#[derive(Clone)]
 struct Slice {
     reads: Vec<usize>,
     /// Decoded bytes in memory.
@@ -43,7 +49,7 @@ struct Slice {
     wire: u64,
 }
 
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, PartialEq, Debug)]
 enum Policy {
     Before,
     Now,
@@ -136,6 +142,7 @@ fn run() -> Result<(), String> {
     let cache = number("--cache", 3.0 * GIB)? as u64;
     let wire_ratio = number("--wire-ratio", 1.58)?;
     let check_ratio = number("--check-ratio", 1.11)?;
+    let stored_scale = number("--stored-scale", 1.0)?;
     let memory: Vec<u64> = match option("--memory") {
         Some(list) => list
             .split(',')
@@ -143,22 +150,34 @@ fn run() -> Result<(), String> {
             .collect::<Result<_, _>>()?,
         None => vec![(8.5 * GIB) as u64, (9.75 * GIB) as u64],
     };
-    let slices = read_slices(plan, stats, wire_ratio)?;
+    let slices = read_slices(plan, stats, wire_ratio, stored_scale)?;
     let store: u64 = slices.iter().map(|s| s.stored).sum();
     println!(
-        "{} slices, {:.2} GiB stored; {} workers of {:?} GiB, caches of {:.2} GiB, {wire_ratio} bytes sent per stored byte, checks {check_ratio} x the solve",
+        "{} slices, {:.2} GiB stored; {} workers of {:?} GiB, caches of {:.2} GiB, zstd blocks {:.2} x the stored bytes, checks {check_ratio} x the solve",
         slices.len(),
         store as f64 / GIB,
         memory.len(),
         memory.iter().map(|&m| m as f64 / GIB).collect::<Vec<_>>(),
-        cache as f64 / GIB
+        cache as f64 / GIB,
+        wire_ratio / stored_scale
     );
-    for policy in [Policy::Before, Policy::Now] {
-        let sent = replay(&slices, &memory, cache, check_ratio, policy);
-        let name = match policy {
-            Policy::Before => "before locality",
-            Policy::Now => "with locality",
-        };
+    let at_stored: Vec<Slice> = slices
+        .iter()
+        .map(|s| Slice {
+            wire: s.stored,
+            ..s.clone()
+        })
+        .collect();
+    for (policy, slices, name) in [
+        (Policy::Before, &slices, "plan order, shards zstd only"),
+        (Policy::Now, &slices, "locality, shards zstd only"),
+        (
+            Policy::Now,
+            &at_stored,
+            "locality, shards at their stored size",
+        ),
+    ] {
+        let sent = replay(slices, &memory, cache, check_ratio, policy);
         println!(
             "{name}: {:.1} GiB sent, {:.2} x the store ({:.1} GiB of it to workers that had had them before); {:.1} h",
             sent.total as f64 / GIB,
@@ -171,7 +190,12 @@ fn run() -> Result<(), String> {
 }
 
 /// The plan's slices with their records' seconds and bytes.
-fn read_slices(plan: &str, stats: &str, wire_ratio: f64) -> Result<Vec<Slice>, String> {
+fn read_slices(
+    plan: &str,
+    stats: &str,
+    wire_ratio: f64,
+    stored_scale: f64,
+) -> Result<Vec<Slice>, String> {
     let json = |path: &str| -> Result<serde_json::Value, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
         serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))
@@ -198,7 +222,8 @@ fn read_slices(plan: &str, stats: &str, wire_ratio: f64) -> Result<Vec<Slice>, S
             let record = records
                 .get(id)
                 .ok_or_else(|| format!("{id}: not in the stats"))?;
-            let stored = record["stored_bytes"].as_u64().unwrap_or(0);
+            let recorded = record["stored_bytes"].as_u64().unwrap_or(0);
+            let stored = (recorded as f64 * stored_scale) as u64;
             Ok(Slice {
                 reads: s["reads"]
                     .as_array()
@@ -210,7 +235,7 @@ fn read_slices(plan: &str, stats: &str, wire_ratio: f64) -> Result<Vec<Slice>, S
                 need: s["memory_need"].as_u64().unwrap_or(0),
                 seconds: record["seconds"].as_f64().unwrap_or(0.0),
                 stored,
-                wire: (stored as f64 * wire_ratio) as u64,
+                wire: (recorded as f64 * wire_ratio) as u64,
             })
         })
         .collect()
@@ -250,6 +275,7 @@ fn replay(slices: &[Slice], memory: &[u64], cache: u64, check_ratio: f64, policy
     let start = Instant::now();
     let at = |t: f64| start + Duration::from_secs_f64(t);
     let mut schedule = Scheduler::new(jobs, None::<&usize>, Duration::from_secs(120), false);
+    schedule.mix_kinds(policy == Policy::Now);
     let mut workers: Vec<Worker> = memory
         .iter()
         .enumerate()
