@@ -49,7 +49,7 @@ struct Slice {
     wire: u64,
 }
 
-#[derive(Clone, Copy, PartialEq, Debug)]
+#[derive(Clone, Copy, PartialEq)]
 enum Policy {
     Before,
     Now,
