@@ -19,7 +19,8 @@ shift $(($# < 3 ? $# : 3))
 [ "${1:-}" = -- ] && shift
 [ -x "$EGDB_BIN" ] || cargo build --release --quiet --bin egdb
 scratch=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$scratch"' EXIT
+# Under set -e a kill with no jobs left would end the trap before the rm.
+trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$scratch"' EXIT
 
 checksums() { "$EGDB_BIN" stats --store "$1" --json | grep -o '"raw_crc32": *[0-9]*' | sort | md5sum; }
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
