@@ -297,7 +297,9 @@ if events:
     else:
         print("A model: the tasks the coordinator logged, replayed with each worker's")
         print("shard cache (`egdb worker --cache-limit`) at each size; a read the cache")
-        print("does not hold is sent. Set it beside the measured count above.\n")
+        print("does not hold is sent. Set it beside the measured count above. (The")
+        print("tasks keep the order they ran in; `coordinator/examples/shard_model.rs`")
+        print("replays the plan through today's scheduler instead.)\n")
         print("| cache limit per worker | sent to workers (model) |")
         print("|---|---:|")
         for label, limit in [("1 GiB", 2**30), ("3 GiB", 3 * 2**30), ("6 GiB", 6 * 2**30),
