@@ -14,9 +14,11 @@
 //! a worker uses it.
 //!
 //! A limit ([`ShardCache::with_limit`]) bounds the bytes kept of the build
-//! in use: past it, the shards used least recently go, so that a long build
-//! does not fill the disk with shards it no longer reads. Shards kept from
-//! an earlier run count as used before any of this run's.
+//! in use: past it go first the shards no job still reads, then those read
+//! latest ([`ShardCache::still_read`], as the coordinator says), then the
+//! least recently used, so that a long build does not fill the disk with
+//! shards it no longer reads. Shards kept from an earlier run count as used
+//! before any of this run's.
 //!
 //! The directory also names the worker process that last joined a build
 //! with it (`INSTANCE`). The next process to hold the lock knows that one
