@@ -27,7 +27,7 @@ use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::reads::{target_in, Batch, Context, Pending, Target};
-use super::swapped::{capture_read, for_each_own_cell, with_duplicates, Quiet};
+use super::swapped::{capture_read, fold_step, for_each_own_cell, with_duplicates, Quiet};
 use super::tables::{CellTable, MorrisCheckError, MorrisTables};
 use crate::{Expectation, SliceCheck};
 
@@ -279,9 +279,9 @@ impl<'a> HandWalk<'a, '_> {
             opponent,
             self.hands,
             |from, to| {
-                let odd = parity ^ usize::from(to.is_odd() != from.is_odd());
-                let near = step_nearby[odd].as_ref();
-                if let Err(slice) = self.steps[odd].fold_step(near, mover, (from, to), &mut folded)
+                let step = (from, to);
+                if let Err(slice) =
+                    fold_step(&self.steps, &step_nearby, parity, mover, step, &mut folded)
                 {
                     missing = Some(slice);
                 }
@@ -320,13 +320,14 @@ impl<'a> Reads<'a> {
             self.read_capture(targets, s, s.mv.from.is_none(), folded);
             return;
         }
-        let from_odd = s.mv.from.is_some_and(|from| from.is_odd());
-        let odd = parity ^ usize::from(s.mv.to.is_odd() != from_odd);
         let read = match s.mv.from {
-            Some(from) => {
-                quiet[odd].fold_step(step_nearby[odd].as_ref(), mover, (from, s.mv.to), folded)
-            }
-            None => quiet[odd].read_placements(mover, s.mv.to.set(), folded),
+            Some(from) => fold_step(quiet, step_nearby, parity, mover, (from, s.mv.to), folded),
+            // A piece placed on an odd point changes the parity.
+            None => quiet[parity ^ usize::from(s.mv.to.is_odd())].read_placements(
+                mover,
+                s.mv.to.set(),
+                folded,
+            ),
         };
         if let Err(slice) = read {
             self.missing = Some(slice);

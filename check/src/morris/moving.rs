@@ -13,7 +13,7 @@ use egdb_games::morris::rules::MAX_REMOVED;
 use egdb_games::morris::{MorrisRules, MorrisSlice, PointSet};
 
 use super::reads::{Context, Pending, Target};
-use super::swapped::{capture_read, check_run, RunWalk};
+use super::swapped::{capture_read, check_run, fold_step, RunWalk};
 use super::tables::CellTable;
 use crate::{Expectation, SliceCheck};
 
@@ -70,9 +70,7 @@ impl RunWalk<'_, '_> {
             mover,
             opponent,
             |from, to| {
-                let odd = parity ^ usize::from(to.is_odd() != from.is_odd());
-                let near = nearby[odd].as_ref();
-                if let Err(slice) = quiet[odd].fold_step(near, mover, (from, to), folded) {
+                if let Err(slice) = fold_step(quiet, &nearby, parity, mover, (from, to), folded) {
                     missing = Some(slice);
                 }
             },

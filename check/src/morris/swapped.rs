@@ -88,13 +88,30 @@ impl<'a> Quiet<'a> {
     }
 }
 
+/// Folds into `folded` the successor of `mover`'s step from `from` to `to`
+/// that captures nothing, from `quiet`, the targets of an entry whose
+/// pieces on odd points have parity `parity`, by the parity after the move
+/// (a piece moved between an odd and an even point changes it); `nearby`
+/// the mover's set ranked in each ([`Quiet::nearby`]). `Err` names the
+/// slice it leads into when that was not given.
+#[inline(always)]
+pub(super) fn fold_step(
+    quiet: &[Quiet; 2],
+    nearby: &[Option<Nearby>; 2],
+    parity: usize,
+    mover: PointSet,
+    (from, to): (Point, Point),
+    folded: &mut Expectation,
+) -> Result<(), MorrisSlice> {
+    let odd = parity ^ usize::from(to.is_odd() != from.is_odd());
+    quiet[odd].fold_step_here(nearby[odd].as_ref(), mover, (from, to), folded)
+}
+
 impl Quiet<'_> {
-    /// Folds into `folded` the successor of `mover`'s step from `from` to
-    /// `to` that captures nothing (which leads here: its parity's target),
-    /// `near` the mover's set ranked in this run ([`Quiet::nearby`]);
-    /// `Err` names the slice it leads into when that was not given.
+    /// [`fold_step`] for a step whose target this is, `near` the mover's
+    /// set ranked in it.
     #[inline(always)]
-    pub(super) fn fold_step(
+    fn fold_step_here(
         &self,
         near: Option<&Nearby>,
         mover: PointSet,

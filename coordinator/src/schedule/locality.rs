@@ -98,15 +98,19 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
     }
 
     /// How soon a job not done runs: leased or ready (false) before
-    /// waiting, then by its place in the plan (a check's, its slice's:
-    /// checks come after every solve in the job list).
+    /// waiting, then by [`Scheduler::plan_position`].
     fn urgency(&self, job: usize) -> (bool, usize) {
         let waiting = !self.ready.contains(&job) && !self.leases.contains_key(&job);
-        let at = match self.jobs[job].kind {
+        (waiting, self.plan_position(job))
+    }
+
+    /// Where a job runs in the plan: a solve at its place, a check at its
+    /// slice's (checks come after every solve in the job list).
+    fn plan_position(&self, job: usize) -> usize {
+        match self.jobs[job].kind {
             JobKind::Check => self.shards.reads[job].first().copied().unwrap_or(job),
             JobKind::Solve => job,
-        };
-        (waiting, at)
+        }
     }
 
     /// Whether ready job `i` waits, for [`RESERVE`] from when it was first
@@ -163,7 +167,7 @@ impl<Id: Clone + Eq + Hash> Scheduler<Id> {
         mut candidates: Vec<usize>,
         last: JobKind,
     ) -> Option<usize> {
-        candidates.sort_by_key(|&i| self.urgency(i));
+        candidates.sort_by_key(|&i| self.plan_position(i));
         if !self.shards.held.contains_key(worker) {
             return candidates.first().copied();
         }
