@@ -4,6 +4,10 @@
 //! the library crates in its own file of [`commands`]; beside them, what
 //! several commands share (arguments, failures, signals, files).
 
+// First: its macros (`outln!`, `out!`) serve the modules below.
+#[macro_use]
+mod printed;
+
 mod bench_hostile;
 mod bench_http;
 mod checked;
@@ -24,7 +28,7 @@ use commands::*;
 
 fn main() {
     require_processor();
-    let cli = Cli::parse();
+    let cli = parse_arguments();
     if !matches!(
         cli.command,
         Command::Serve(_) | Command::Coordinator(_) | Command::Worker(_)
@@ -57,6 +61,32 @@ fn main() {
         Err(failure) => {
             eprintln!("egdb: {}", failure.message);
             std::process::exit(failure.exit_code());
+        }
+    }
+}
+
+/// The command line, or exit: help and the version as clap prints them;
+/// a bad argument in one line, as every other bad input (status 2).
+fn parse_arguments() -> Cli {
+    use clap::error::ErrorKind;
+    match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e)
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) =>
+        {
+            e.exit()
+        }
+        Err(e) => {
+            let rendered = e.render().to_string();
+            let first = rendered.lines().next().unwrap_or_default();
+            let message = first.strip_prefix("error: ").unwrap_or(first);
+            eprintln!("egdb: {message} (try --help)");
+            std::process::exit(2);
         }
     }
 }

@@ -2,6 +2,8 @@
 //! under a temporary name and renamed there once complete, so that a
 //! command that fails (bad input found late, a damaged store, a full disk)
 //! leaves the file that was there before, not an empty or partial one.
+//! Through a link the file it names is replaced, not the link; a device
+//! or a pipe (`/dev/stdout`, a FIFO) is written in place, never replaced.
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -11,25 +13,50 @@ use crate::failure::Failure;
 
 pub struct WrittenFile {
     path: PathBuf,
-    temporary: PathBuf,
+    /// Where the bytes go until they are complete; none for a device or
+    /// a pipe, written directly.
+    temporary: Option<PathBuf>,
     file: Option<BufWriter<File>>,
 }
 
 impl WrittenFile {
     /// Starts writing what will become `path`.
     pub fn create(path: &Path) -> Result<WrittenFile, Failure> {
-        let name = path
+        let cannot =
+            |e: std::io::Error| Failure::failed(format!("cannot write {}: {e}", path.display()));
+        match std::fs::metadata(path) {
+            Ok(found) if found.is_dir() => {
+                return Err(Failure::bad_input(format!(
+                    "{} is a directory",
+                    path.display()
+                )));
+            }
+            Ok(found) if !found.is_file() => {
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(path)
+                    .map_err(cannot)?;
+                return Ok(WrittenFile {
+                    path: path.to_path_buf(),
+                    temporary: None,
+                    file: Some(BufWriter::new(file)),
+                });
+            }
+            _ => {}
+        }
+        // A link to a file: that file is the place.
+        let place = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let name = place
             .file_name()
             .ok_or_else(|| Failure::bad_input(format!("{} names no file", path.display())))?;
         let mut hidden = std::ffi::OsString::from(".");
         hidden.push(name);
         hidden.push(format!(".{}.partial", std::process::id()));
-        let temporary = path.with_file_name(hidden);
-        let file = File::create(&temporary)
-            .map_err(|e| Failure::failed(format!("cannot write {}: {e}", path.display())))?;
+        let temporary = place.with_file_name(hidden);
+        let file = File::create(&temporary).map_err(cannot)?;
         Ok(WrittenFile {
-            path: path.to_path_buf(),
-            temporary,
+            path: place,
+            temporary: Some(temporary),
             file: Some(BufWriter::new(file)),
         })
     }
@@ -41,8 +68,11 @@ impl WrittenFile {
         };
         let file = self.file.take().expect("a file is finished once");
         let file = file.into_inner().map_err(|e| failed(e.into_error()))?;
+        let Some(temporary) = &self.temporary else {
+            return Ok(());
+        };
         file.sync_all().map_err(failed)?;
-        std::fs::rename(&self.temporary, &self.path).map_err(failed)
+        std::fs::rename(temporary, &self.path).map_err(failed)
     }
 }
 
@@ -62,8 +92,8 @@ impl Write for WrittenFile {
 impl Drop for WrittenFile {
     /// Unfinished: the partial file goes, what was at `path` stays.
     fn drop(&mut self) {
-        if self.file.take().is_some() {
-            let _ = std::fs::remove_file(&self.temporary);
+        if let (Some(_), Some(temporary)) = (self.file.take(), &self.temporary) {
+            let _ = std::fs::remove_file(temporary);
         }
     }
 }

@@ -351,3 +351,74 @@ fn endless_tokens_pipes_and_escaping_names_are_refused() {
         "another family",
     );
 }
+
+/// An argument clap refuses is one line too, in egdb's own form.
+#[test]
+fn arguments_the_parser_refuses_are_one_line() {
+    assert_refused(
+        &["book", "--store", "s", "--plies", "1000"],
+        "egdb: invalid value '1000'",
+    );
+    assert_refused(&["frob"], "egdb: unrecognized subcommand 'frob'");
+    assert_refused(&["plan"], "egdb: the following required arguments");
+}
+
+/// Standard output that cannot be written (a full device) fails in one
+/// line with status 1, not a panic; a book written to a device or a pipe
+/// writes there and leaves it a device or a pipe.
+#[test]
+fn outputs_that_cannot_be_written_or_replaced_fail_cleanly() {
+    use std::io::Read;
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("n3");
+    common::build("nim:triangle:3:normal", &store, &[]);
+    let store = store.to_str().unwrap();
+    let full = std::fs::File::create("/dev/full");
+    if let Ok(full) = full {
+        for args in [
+            vec!["stats", "--store", store],
+            vec!["query", "--store", store, "start"],
+        ] {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_egdb"))
+                .args(&args)
+                .stdout(full.try_clone().unwrap())
+                .output()
+                .unwrap();
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+            assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+            assert!(err.contains("cannot write standard output"), "{err}");
+        }
+    }
+    let fifo = dir.path().join("book.fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    // Held open both ways and never blocking: the book fits the pipe's
+    // buffer, and a book that went elsewhere leaves it empty.
+    let mut pipe = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    let out = egdb(&[
+        "book",
+        "--store",
+        store,
+        "--plies",
+        "1",
+        "--out",
+        fifo.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let mut read = vec![0; 1 << 16];
+    let n = pipe.read(&mut read).unwrap_or(0);
+    let book = String::from_utf8_lossy(&read[..n]);
+    assert!(
+        book.lines().count() > 1,
+        "the book went through the pipe: {book}"
+    );
+    let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the pipe is still a pipe");
+}

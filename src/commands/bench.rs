@@ -45,48 +45,48 @@ pub fn run(args: BenchArgs) -> Exit {
         }
         Ok((median(&mut times), tables))
     };
-    println!(
+    outln!(
         "game: {spec} ({positions} positions, {} moves)",
         engine.game().moves().len()
-    );
-    println!(
+    )?;
+    outln!(
         "machine: {} cores available",
         std::thread::available_parallelism().map_or(1, |n| n.get())
-    );
+    )?;
     let (parallel, tables) = time_engine(threads, false)?;
     report(
         &format!("word engine, {threads} threads"),
         parallel,
         positions,
-    );
+    )?;
     let (single, _) = time_engine(1, false)?;
-    report("word engine, 1 thread", single, positions);
+    report("word engine, 1 thread", single, positions)?;
     if args.depth {
         let (with_depth, depths) = time_engine(threads, true)?;
         report(
             &format!("depth engine, {threads} threads"),
             with_depth,
             positions,
-        );
+        )?;
         let (depth_single, _) = time_engine(1, true)?;
-        report("depth engine, 1 thread", depth_single, positions);
+        report("depth engine, 1 thread", depth_single, positions)?;
         let differing = values_differ(&engine, &tables, &depths);
         if differing > 0 {
             return Err(Failure::failed(format!(
                 "{differing} positions differ between the depth and the value engine"
             )));
         }
-        println!("all {positions} values of the depth engine agree");
+        outln!("all {positions} values of the depth engine agree")?;
     }
     let start = value_in(&engine, &tables, engine.game().start()).0;
-    println!(
+    outln!(
         "start position: {}",
         if start == ValueCode::Win {
             "first player wins"
         } else {
             "first player loses"
         }
-    );
+    )?;
     if args.no_scan {
         return Ok(0);
     }
@@ -98,7 +98,7 @@ pub fn run(args: BenchArgs) -> Exit {
         times.push(started.elapsed().as_secs_f64());
     }
     let scanned = median(&mut times);
-    report("per-position scan, 1 thread", scanned, positions);
+    report("per-position scan, 1 thread", scanned, positions)?;
     let mismatches = (0..positions)
         .filter(|&p| {
             let scan_win = scan[(p >> 6) as usize] >> (p & 63) & 1 == 1;
@@ -110,12 +110,12 @@ pub fn run(args: BenchArgs) -> Exit {
             "{mismatches} positions differ between the scan and the engine"
         )));
     }
-    println!("all {positions} values agree");
-    println!(
+    outln!("all {positions} values agree")?;
+    outln!(
         "speed-up over the scan: {:.0}x ({threads} threads), {:.0}x (1 thread)",
         scanned / parallel,
         scanned / single
-    );
+    )?;
     Ok(0)
 }
 
@@ -140,12 +140,12 @@ fn values_differ(
         .fold(0u64, u64::saturating_add)
 }
 
-fn report(what: &str, seconds: f64, positions: u64) {
-    println!(
+fn report(what: &str, seconds: f64, positions: u64) -> Result<(), Failure> {
+    outln!(
         "{what:<32} median {:>9.4} s  {:>8.1} M positions/s",
         seconds,
         positions as f64 / seconds / 1e6
-    );
+    )
 }
 
 fn median(times: &mut [f64]) -> f64 {

@@ -96,7 +96,7 @@ pub fn run(args: BenchCacheArgs) -> Exit {
         .zip(io_before)
         .map(|(a, b)| (a.0.saturating_sub(b.0), a.1.saturating_sub(b.1)));
     let kept = stored as f64 * args.shards as f64;
-    println!(
+    outln!(
         "shard cache, {} shards of {:.0} MiB stored ({} blocks), limit {:.2} GiB, the last {} read back before each put, in {}",
         args.shards,
         stored as f64 / (1 << 20) as f64,
@@ -104,23 +104,23 @@ pub fn run(args: BenchCacheArgs) -> Exit {
         args.limit as f64 / GIB,
         args.reads,
         args.dir.display()
-    );
-    println!(
+    )?;
+    outln!(
         "put: median {:.2} s per GiB kept ({} puts); get: median {:.2} s per GiB read ({} hits); all in {:.1} s",
         median(&mut puts) * GIB / stored as f64,
         puts.len(),
         median(&mut gets) * GIB / stored as f64,
         gets.len(),
         total.as_secs_f64()
-    );
+    )?;
     match io {
-        Some((read, written)) => println!(
+        Some((read, written)) => outln!(
             "disk: {:.2} GiB written ({:.2} per GiB kept), {:.2} GiB read",
             written as f64 / GIB,
             written as f64 / kept,
             read as f64 / GIB
-        ),
-        None => println!("disk: /proc/self/io unreadable here"),
+        )?,
+        None => outln!("disk: /proc/self/io unreadable here")?,
     }
     Ok(0)
 }

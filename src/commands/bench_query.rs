@@ -56,34 +56,39 @@ pub fn run(args: BenchQueryArgs) -> Exit {
     let report = runtime.block_on(measure(&server.url, &positions, args.concurrency.max(1)));
     server.stop();
     let report = report?;
-    println!(
+    outln!(
         "{}: {} random positions, one client on loopback",
         args.store.display(),
         positions.len()
-    );
-    println!(
+    )?;
+    outln!(
         "  single probes, one at a time: {:.0} probes/s, latency p50 {:.0} µs, p99 {:.0} µs",
-        report.sequential_rate, report.p50_us, report.p99_us
-    );
-    println!(
+        report.sequential_rate,
+        report.p50_us,
+        report.p99_us
+    )?;
+    outln!(
         "  {} probes in flight: {:.0} probes/s",
-        args.concurrency, report.concurrent_rate
-    );
-    println!(
+        args.concurrency,
+        report.concurrent_rate
+    )?;
+    outln!(
         "  one stream of single probes: {:.0} probes/s",
         report.stream_rate
-    );
-    println!("  batches of {}: {:.0} probes/s", BATCH, report.batch_rate);
-    println!(
+    )?;
+    outln!("  batches of {}: {:.0} probes/s", BATCH, report.batch_rate)?;
+    outln!(
         "  JSON over HTTP, one at a time: {:.0} probes/s, latency p50 {:.0} µs, p99 {:.0} µs",
-        http_probes.rate, http_probes.p50_us, http_probes.p99_us
-    );
-    println!(
+        http_probes.rate,
+        http_probes.p50_us,
+        http_probes.p99_us
+    )?;
+    outln!(
         "  JSON moves of {} positions on a cold cache: p50 {:.0} µs, p99 {:.0} µs",
         cold.len(),
         cold_moves.p50_us,
         cold_moves.p99_us
-    );
+    )?;
     Ok(0)
 }
 
@@ -109,11 +114,11 @@ fn hostile(args: &BenchQueryArgs) -> Exit {
     server.stop();
     let outcome = outcome?;
     if args.json {
-        println!("{}", bench_hostile::outcome_json(&attack, &outcome));
+        outln!("{}", bench_hostile::outcome_json(&attack, &outcome))?;
         return Ok(0);
     }
     let ms = |us: f64| us / 1000.0;
-    println!(
+    outln!(
         "{}: {:.0} s of {} slow clients, {} line floods, {} malformed, {} dropping",
         args.store.display(),
         attack.seconds,
@@ -121,33 +126,33 @@ fn hostile(args: &BenchQueryArgs) -> Exit {
         attack.lines,
         attack.malformed,
         attack.drops
-    );
+    )?;
     for (name, l) in [("HTTP", &outcome.http), ("gRPC", &outcome.grpc)] {
-        println!(
+        outln!(
             "  honest {name} probes on fresh connections: {} asked, {} lost; p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
             l.asked,
             l.failed,
             ms(l.p50_us),
             ms(l.p99_us),
             ms(l.max_us)
-        );
+        )?;
         for why in &l.why {
-            println!("    lost: {why}");
+            outln!("    lost: {why}")?;
         }
     }
-    println!(
+    outln!(
         "  server peak RSS: {:.0} MiB",
         outcome.peak_rss as f64 / f64::from(1 << 20)
-    );
+    )?;
     let a = &outcome.attackers;
     use std::sync::atomic::Ordering::Relaxed;
-    println!(
+    outln!(
         "  attackers: {} connections, {} closed by the server; {} lines answered, {} told busy",
         a.connections.load(Relaxed),
         a.closed_by_server.load(Relaxed),
         a.lines_answered.load(Relaxed),
         a.busy.load(Relaxed)
-    );
+    )?;
     Ok(0)
 }
 

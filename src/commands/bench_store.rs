@@ -46,15 +46,21 @@ impl Written {
         self.parts += other.parts;
     }
 
-    fn line(&self, name: &str, per_class: impl Fn(u64) -> f64, raw: u64, blocks: u64) {
-        println!(
+    fn line(
+        &self,
+        name: &str,
+        per_class: impl Fn(u64) -> f64,
+        raw: u64,
+        blocks: u64,
+    ) -> Result<(), Failure> {
+        outln!(
             "{name}: {:.3} bytes per class, {:.1} MB/s, {:.1} us/block, {:.1} us per part of {} KiB",
             per_class(self.whole.bytes),
             raw as f64 / 1e6 / self.whole.compress.as_secs_f64().max(1e-9),
             self.whole.decode.as_secs_f64() * 1e6 / blocks as f64,
             self.part_decode.as_secs_f64() * 1e6 / f64::from(self.parts.max(1)),
             PART_BYTES >> 10,
-        );
+        )
     }
 }
 
@@ -177,24 +183,24 @@ pub fn run(args: BenchStoreArgs) -> Exit {
     // Sampled bytes scaled to the whole store, per symmetry class.
     let per_class =
         |bytes: u64| bytes as f64 * total_raw as f64 / sampled_raw as f64 / classes as f64;
-    println!(
+    outln!(
         "{}: {} slices, {classes} classes, {blocks} blocks sampled (every {}), {:.1} MiB raw; {crowded} blocks with more than 256 distinct cells stay two-byte",
         args.store.display(),
         records.len(),
         args.every,
         sampled_raw as f64 / f64::from(1 << 20),
-    );
-    println!("as stored: {:.3} bytes per class", per_class(stored));
-    println!("codec       level  bytes/class  compress MB/s  decode us/block");
+    )?;
+    outln!("as stored: {:.3} bytes per class", per_class(stored))?;
+    outln!("codec       level  bytes/class  compress MB/s  decode us/block")?;
     for (i, &level) in args.levels.iter().enumerate() {
         for (name, tally) in [("two-byte", &plain[i]), ("symbols", &symbols[i])] {
             let with_overhead = tally.bytes + RECORD_OVERHEAD * blocks;
-            println!(
+            outln!(
                 "{name:<10} {level:>6}  {:>11.3}  {:>13.1}  {:>15.1}",
                 per_class(with_overhead),
                 sampled_raw as f64 / 1e6 / tally.compress.as_secs_f64().max(1e-9),
                 tally.decode.as_secs_f64() * 1e6 / blocks as f64,
-            );
+            )?;
         }
     }
     written.line(
@@ -202,13 +208,13 @@ pub fn run(args: BenchStoreArgs) -> Exit {
         per_class,
         sampled_raw,
         blocks,
-    );
+    )?;
     format_3.line(
         "as format 3 wrote them (ranked where the cells allow)",
         per_class,
         sampled_raw,
         blocks,
-    );
+    )?;
     Ok(0)
 }
 

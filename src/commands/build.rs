@@ -97,10 +97,10 @@ pub fn run(args: BuildArgs) -> Exit {
     let total = build.plan().len();
     if build.is_complete()? {
         rank_the_rest(&build)?;
-        println!(
+        outln!(
             "{} already holds the complete tablebase of {spec} ({total} slices); nothing to do",
             store_path.display()
-        );
+        )?;
         return Ok(0);
     }
     let done_before = build.done();
@@ -181,7 +181,7 @@ pub fn run(args: BuildArgs) -> Exit {
     let failures = build.failures();
     if !failures.is_empty() {
         for check in &failures {
-            print!("{}", report(check));
+            out!("{}", report(check))?;
         }
         return Err(Failure::failed(format!(
             "a stored slice failed its check, so the build stopped at {done} of {total} slices; \
@@ -196,7 +196,7 @@ pub fn run(args: BuildArgs) -> Exit {
             );
             return Ok(INTERRUPTED);
         }
-        println!("stopped as asked: {done} of {total} slices done; run again to go on");
+        outln!("stopped as asked: {done} of {total} slices done; run again to go on")?;
         return Ok(0);
     }
     let stored: u64 = build.store().slices()?.iter().map(|r| r.stored_bytes).sum();
@@ -213,14 +213,14 @@ pub fn run(args: BuildArgs) -> Exit {
     let seconds = started.elapsed().as_secs_f64();
     let tablebase = Tablebase::open(&store_path)?;
     let start = tablebase.start()?;
-    println!(
+    outln!(
         "built {spec} in {}: {total} slices ({} new), {positions} positions, {seconds:.1} s, {:.1} MiB stored{verified}; start position: {}{}",
         store_path.display(),
         done - done_before,
         stored as f64 / (1 << 20) as f64,
         start.value,
         start.depth.map(|d| format!(" in {d} plies")).unwrap_or_default(),
-    );
+    )?;
     Ok(0)
 }
 

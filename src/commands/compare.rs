@@ -74,9 +74,9 @@ pub fn run(args: CompareArgs) -> Exit {
     let game = tablebase.game().spec().to_string();
     let against = args.crc.display();
     if args.json {
-        println!("{}", as_json(&comparison, &game));
+        outln!("{}", as_json(&comparison, &game))?;
     } else {
-        print!("{}", as_text(&comparison, &game, &against.to_string()));
+        out!("{}", as_text(&comparison, &game, &against.to_string()))?;
     }
     if args.listed_only && comparison.same.is_empty() && comparison.differ.is_empty() {
         return Err(Failure::failed(format!(

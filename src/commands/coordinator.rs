@@ -105,12 +105,12 @@ pub fn run(args: CoordinatorArgs) -> Exit {
     if build.is_complete()? {
         rank_the_rest(&build)?;
         if build.is_verifying() {
-            return Ok(verify_report(&build, &store));
+            return verify_report(&build, &store);
         }
-        println!(
+        outln!(
             "{} already holds the complete tablebase of {spec}; nothing to do",
             store.display()
-        );
+        )?;
         return Ok(0);
     }
     // Beside the service: stored slices are ranked once nothing reads them.
@@ -134,7 +134,7 @@ pub fn run(args: CoordinatorArgs) -> Exit {
             .await
             .map_err(|e| Failure::bad_input(format!("cannot listen on {}: {e}", listen)))?;
         warn_if_open(address, token.is_some(), tls.is_some());
-        println!("listening on {address}");
+        outln!("listening on {address}")?;
         let _ = std::io::stdout().flush();
         tracing::info!(%address, game = %spec, done = build.done(), total = build.plan().len(), "coordinator serving");
         let (finished_tx, finished_rx) = tokio::sync::oneshot::channel::<bool>();
@@ -215,12 +215,12 @@ pub fn run(args: CoordinatorArgs) -> Exit {
         return Ok(INTERRUPTED);
     }
     if build.is_verifying() {
-        return Ok(verify_report(&build, &store));
+        return verify_report(&build, &store);
     }
     let failures = build.failures();
     if !failures.is_empty() {
         for check in &failures {
-            print!("{}", report(check));
+            out!("{}", report(check))?;
         }
         return Err(Failure::failed(format!(
             "a stored slice failed its check, so the build stopped at {done} of {total} slices"
@@ -228,31 +228,31 @@ pub fn run(args: CoordinatorArgs) -> Exit {
     }
     if build.verifies_as_built() {
         build.finish_verify();
-        println!(
+        outln!(
             "built {spec} in {}: {total} slices; every slice verified as it was stored{}",
             store.display(),
             vouched_line(&build)?
-        );
+        )?;
         return Ok(0);
     }
-    println!("built {spec} in {}: {total} slices", store.display());
+    outln!("built {spec} in {}: {total} slices", store.display())?;
     Ok(0)
 }
 
 /// Prints what a verifying build found; the exit status (1: a slice failed).
-fn verify_report(build: &Build, store: &Path) -> i32 {
+fn verify_report(build: &Build, store: &Path) -> Exit {
     let failures = build.failures();
     for check in &failures {
-        print!("{}", report(check));
+        out!("{}", report(check))?;
     }
     let total = build.plan().len();
-    println!(
+    outln!(
         "{}: {} of {total} slices passed",
         store.display(),
         total - failures.len()
-    );
+    )?;
     build.finish_verify();
-    i32::from(!failures.is_empty())
+    Ok(i32::from(!failures.is_empty()))
 }
 
 /// Says loudly when a coordinator reachable from other machines lets

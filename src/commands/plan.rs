@@ -104,16 +104,22 @@ pub fn run(args: PlanArgs) -> Exit {
             "slices_left": left.map(|(n, _)| n),
             "projected_seconds_left": left.and_then(|(_, s)| s),
         });
-        println!("{out}");
+        outln!("{out}")?;
         return Ok(0);
     }
-    println!("{spec} ({}): {} slices", game.name(), rows.len());
-    println!(
+    outln!("{spec} ({}): {} slices", game.name(), rows.len())?;
+    outln!(
         "{:<15} {:>9} {:>16} {:>15} {:>10} {:>10} {:>10}",
-        "slice", "phase", "positions", "entries", "stored", "memory", "time"
-    );
+        "slice",
+        "phase",
+        "positions",
+        "entries",
+        "stored",
+        "memory",
+        "time"
+    )?;
     for r in &rows {
-        println!(
+        outln!(
             "{:<15} {:>9} {:>16} {:>15} {:>10} {:>10} {:>10}",
             r.slice,
             r.phase,
@@ -122,23 +128,23 @@ pub fn run(args: PlanArgs) -> Exit {
             gib(r.stored),
             gib(r.memory),
             r.seconds.map_or("-".to_string(), |s| format!("{s:.0} s")),
-        );
+        )?;
     }
-    println!(
+    outln!(
         "total: {} positions, {} entries, {} stored before compression",
         total(|r| r.positions),
         total(|r| r.entries),
         gib(total(|r| r.stored))
-    );
+    )?;
     if let Some(r) = largest {
-        println!("largest memory need: {} ({})", gib(r.memory), r.slice);
+        outln!("largest memory need: {} ({})", gib(r.memory), r.slice)?;
     }
     if let (Some(budget), Some(fits)) = (args.memory, fits) {
-        println!(
+        outln!(
             "every slice {} a budget of {}",
             if fits { "fits" } else { "does NOT fit" },
             gib(budget)
-        );
+        )?;
     }
     if let (Some(rates), Some(seconds)) = (&rates, projected) {
         let mut shown: Vec<String> = rates
@@ -154,17 +160,17 @@ pub fn run(args: PlanArgs) -> Exit {
                 rates.cores
             ));
         }
-        println!(
+        outln!(
             "projected: {:.1} h on one machine like the one that built {} ({})",
             seconds / 3600.0,
             args.rates_from
                 .as_ref()
                 .map_or(String::new(), |p| p.display().to_string()),
             shown.join(", ")
-        );
+        )?;
     }
     if let (Some(solve), Some(checks)) = (projected, projected_checks) {
-        println!(
+        outln!(
             "projected with a check of each slice as it is stored (--verify-as-built): {:.1} h ({:.1} h of checks at {})",
             (solve + checks) / 3600.0,
             checks / 3600.0,
@@ -174,24 +180,24 @@ pub fn run(args: PlanArgs) -> Exit {
                 .map(|(phase, rate)| format!("{phase} {:.3} µs/entry", rate * 1e6))
                 .collect::<Vec<_>>()
                 .join(", "))
-        );
+        )?;
     }
     if let (Some(rates), Some(bytes)) = (&rates, disk) {
-        println!(
+        outln!(
             "projected on disk: {} (compressed to {:.0} % of the stored bytes, as in that store)",
             gib(bytes),
             rates.compression.unwrap_or_default() * 100.0
-        );
+        )?;
     }
     if let Some((slices, seconds)) = left {
-        println!(
+        outln!(
             "left of this build: {slices} of {} slices{}",
             rows.len(),
             seconds.map_or(String::new(), |s| format!(
                 ", projected {:.1} h at these rates",
                 s / 3600.0
             ))
-        );
+        )?;
     }
     Ok(0)
 }

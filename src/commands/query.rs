@@ -54,7 +54,7 @@ pub fn run(args: QueryArgs) -> Exit {
             "depth": answer.probe.depth,
             "moves": moves,
         });
-        println!("{out}");
+        outln!("{out}")?;
         return Ok(0);
     }
     if !args.plain && std::io::stdout().is_terminal() {
@@ -63,17 +63,17 @@ pub fn run(args: QueryArgs) -> Exit {
             .ok()
             .and_then(|spec| picture(&spec, rules, &answer.position));
         if let Some(drawn) = drawn {
-            println!("{drawn}");
+            outln!("{drawn}")?;
         }
     }
     // A server's strings may hold anything: no control character reaches
     // the terminal.
-    println!("{}: {}", printable(&answer.position), answer.probe);
+    outln!("{}: {}", printable(&answer.position), answer.probe)?;
     for m in &answer.moves {
-        println!("  {:<10} -> {}", printable(&m.mv), m.probe);
+        outln!("  {:<10} -> {}", printable(&m.mv), m.probe)?;
     }
     if answer.moves.is_empty() {
-        println!("  (no moves: the game is over)");
+        outln!("  (no moves: the game is over)")?;
     }
     Ok(0)
 }

@@ -11,7 +11,7 @@ pub fn run(args: RestoreArgs) -> Exit {
     let mut backups = Backups::open_existing(&args.backup)?;
     let Some(store) = args.store else {
         for entry in backups.list() {
-            println!("{}", line(&entry));
+            outln!("{}", line(&entry))?;
         }
         return Ok(0);
     };
@@ -30,7 +30,7 @@ pub fn run(args: RestoreArgs) -> Exit {
     for (entry, why) in &passed_over {
         eprintln!("egdb: backup {} refused: {why}", entry.id);
     }
-    println!("restored {}: {}", store.display(), line(&restored));
+    outln!("restored {}: {}", store.display(), line(&restored))?;
     Ok(0)
 }
 

@@ -35,6 +35,6 @@ pub fn run(args: ResultsArgs) -> Exit {
         std::fs::write(path, checksum_list(&records))
             .map_err(|e| Failure::failed(format!("cannot write {}: {e}", path.display())))?;
     }
-    print!("{}", markdown(&tablebase, &game, &records)?);
+    out!("{}", markdown(&tablebase, &game, &records)?)?;
     Ok(0)
 }

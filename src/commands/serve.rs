@@ -43,13 +43,13 @@ pub fn run(args: ServeArgs) -> Exit {
         let (listener, address) = bind(&args.listen)
             .await
             .map_err(|e| Failure::bad_input(format!("cannot listen on {}: {e}", args.listen)))?;
-        println!("listening on {address}");
+        outln!("listening on {address}")?;
         let http = match &args.http {
             Some(asked) => {
                 let (listener, address) = bind(asked)
                     .await
                     .map_err(|e| Failure::bad_input(format!("cannot listen on {asked}: {e}")))?;
-                println!("http on {address}");
+                outln!("http on {address}")?;
                 Some(listener)
             }
             None => None,

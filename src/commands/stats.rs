@@ -27,10 +27,10 @@ pub fn run(args: StatsArgs) -> Exit {
     let complete = tablebase.is_complete();
     if args.json {
         let slices: Vec<Json> = records.iter().map(|r| slice_json(r)).collect();
-        println!("{}", Json::Array(slices));
+        outln!("{}", Json::Array(slices))?;
         return Ok(0);
     }
-    println!(
+    outln!(
         "{} ({}), {} of {} slices{}",
         game.spec(),
         game.name(),
@@ -41,12 +41,12 @@ pub fn run(args: StatsArgs) -> Exit {
         } else {
             ", incomplete"
         }
-    );
+    )?;
     let row = |cells: [String; 8]| {
         let [slice, positions, win, loss, draw, classes, depth, stored] = cells;
-        println!(
+        outln!(
             "{slice:<15} {positions:>14} {win:>14} {loss:>14} {draw:>14} {classes:>13} {depth:>6} {stored:>10}"
-        );
+        )
     };
     let text = |s: &str| s.to_string();
     row([
@@ -59,7 +59,7 @@ pub fn run(args: StatsArgs) -> Exit {
         "depth",
         "stored",
     ]
-    .map(text));
+    .map(text))?;
     let optional = |n: Option<u64>| n.map_or("-".to_string(), |n| n.to_string());
     for r in &records {
         let c = &r.counts;
@@ -73,7 +73,7 @@ pub fn run(args: StatsArgs) -> Exit {
             optional(c.canonical_positions),
             optional(c.max_depth.map(u64::from)),
             format!("{:.1}K", r.stored_bytes as f64 / 1024.0),
-        ]);
+        ])?;
     }
     // The store's counts are read, not trusted: summed without overflow.
     let sum = |f: fn(&SliceRecord) -> u64| {
@@ -92,7 +92,7 @@ pub fn run(args: StatsArgs) -> Exit {
             "{:.1}K",
             records.iter().map(|r| r.stored_bytes as f64).sum::<f64>() / 1024.0
         ),
-    ]);
+    ])?;
     Ok(0)
 }
 

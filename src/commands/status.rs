@@ -31,9 +31,9 @@ pub fn run(args: StatusArgs) -> Exit {
         }
     })?;
     if args.json {
-        println!("{:#}", as_json(&status));
+        outln!("{:#}", as_json(&status))?;
     } else {
-        print!("{}", as_text(&status));
+        out!("{}", as_text(&status))?;
     }
     Ok(0)
 }

@@ -49,7 +49,7 @@ fn init(args: &TlsInitArgs) -> Exit {
             dir.join(format!("{host}.key")),
         );
         if cert.exists() && key.exists() {
-            println!("kept {} (already there)", cert.display());
+            outln!("kept {} (already there)", cert.display())?;
             continue;
         }
         let key_pair = KeyPair::generate().map_err(tls_failure)?;
@@ -65,11 +65,11 @@ fn init(args: &TlsInitArgs) -> Exit {
         let certificate = params.signed_by(&key_pair, &issuer).map_err(tls_failure)?;
         write(&key, &key_pair.serialize_pem(), true)?;
         write(&cert, &certificate.pem(), false)?;
-        println!("made {} and {}", cert.display(), key.display());
+        outln!("made {} and {}", cert.display(), key.display())?;
     }
-    println!(
+    outln!(
         "give each host ca.pem, its HOST.pem and HOST.key (--tls-ca, --tls-cert, --tls-key); keep ca.key off the cluster"
-    );
+    )?;
     Ok(0)
 }
 
@@ -91,7 +91,7 @@ fn ca(dir: &Path) -> Result<Issuer<'static, KeyPair>, Failure> {
             .map_err(|e| Failure::bad_input(format!("{}: {e}", key.display())))?;
         let issuer = Issuer::from_ca_cert_pem(&read(&cert)?, key_pair)
             .map_err(|e| Failure::bad_input(format!("{}: {e}", cert.display())))?;
-        println!("kept {} (already there)", cert.display());
+        outln!("kept {} (already there)", cert.display())?;
         return Ok(issuer);
     }
     let key_pair = KeyPair::generate().map_err(tls_failure)?;
@@ -106,7 +106,7 @@ fn ca(dir: &Path) -> Result<Issuer<'static, KeyPair>, Failure> {
     let certificate = params.self_signed(&key_pair).map_err(tls_failure)?;
     write(&key, &key_pair.serialize_pem(), true)?;
     write(&cert, &certificate.pem(), false)?;
-    println!("made {} and {}", cert.display(), key.display());
+    outln!("made {} and {}", cert.display(), key.display())?;
     Ok(Issuer::new(params, key_pair))
 }
 

@@ -29,7 +29,7 @@ pub fn run(args: VerifyArgs) -> Exit {
         )));
     }
     let round = check_round(&args, &tablebase, args.fresh)?;
-    Ok(finish(&args, &round))
+    finish(&args, &round)
 }
 
 /// Checks a running build's slices as they are finished: each round opens
@@ -69,7 +69,7 @@ fn follow(args: &VerifyArgs) -> Exit {
             .map(|c| c.slice.clone())
             .collect();
         if failed.iter().any(|slice| suspects.contains(slice)) {
-            return Ok(finish(args, &round));
+            return finish(args, &round);
         }
         if !failed.is_empty() {
             tracing::warn!(
@@ -83,7 +83,7 @@ fn follow(args: &VerifyArgs) -> Exit {
         }
         suspects.clear();
         if round.complete {
-            return Ok(finish(args, &round));
+            return finish(args, &round);
         }
         tracing::info!(
             checked = round.checks.len(),
@@ -210,7 +210,7 @@ fn check_round(args: &VerifyArgs, tablebase: &Tablebase, fresh: bool) -> Result<
 }
 
 /// Prints a round's report; the exit status: 1 when a slice failed.
-fn finish(args: &VerifyArgs, round: &Round) -> i32 {
+fn finish(args: &VerifyArgs, round: &Round) -> Exit {
     let failed: Vec<&SliceCheck> = round.checks.iter().filter(|c| !c.passed()).collect();
     let checked = round
         .checks
@@ -218,10 +218,10 @@ fn finish(args: &VerifyArgs, round: &Round) -> i32 {
         .fold(0u64, |n, c| n.saturating_add(c.positions));
     if args.json {
         let slices: Vec<serde_json::Value> = round.checks.iter().map(as_json).collect();
-        println!("{:#}", serde_json::Value::Array(slices));
+        outln!("{:#}", serde_json::Value::Array(slices))?;
     } else {
         for check in &failed {
-            print!("{}", report(check));
+            out!("{}", report(check))?;
         }
         let resumed = if round.earlier > 0 {
             format!(
@@ -241,13 +241,13 @@ fn finish(args: &VerifyArgs, round: &Round) -> i32 {
                 format!("; {} of {} not built yet", round.not_built, round.planned),
             )
         };
-        println!(
+        outln!(
             "{}: {what} passed{resumed}{unbuilt}; {checked} stored positions checked against their moves in {:.1} s",
             args.store.display(),
             round.elapsed.as_secs_f64()
-        );
+        )?;
     }
-    i32::from(!failed.is_empty())
+    Ok(i32::from(!failed.is_empty()))
 }
 
 fn as_json(check: &SliceCheck) -> serde_json::Value {

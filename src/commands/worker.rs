@@ -90,10 +90,12 @@ pub fn run(args: WorkerArgs) -> Exit {
     let outcome = worker.run(&cancel);
     match outcome {
         Ok(report) => {
-            println!(
+            outln!(
                 "worker {name}: {} slices, {} positions, {:.1} s",
-                report.slices, report.positions, report.seconds
-            );
+                report.slices,
+                report.positions,
+                report.seconds
+            )?;
             Ok(if cancel.load(Ordering::SeqCst) {
                 INTERRUPTED
             } else {
