@@ -601,7 +601,7 @@ pub struct PlanArgs {
     #[arg(long)]
     pub depth: bool,
     /// Say whether every slice fits this memory budget, e.g. 20GiB.
-    #[arg(long, value_parser = parse_bytes)]
+    #[arg(long, value_parser = parse_memory)]
     pub memory: Option<u64>,
     /// Project the build's time from the seconds per entry of each phase
     /// in this finished store (of the same game family).
@@ -740,5 +740,10 @@ pub fn parse_bytes(text: &str) -> Result<u64, String> {
     if number.is_nan() || number < 0.0 {
         return Err(format!("`{text}` is not a size"));
     }
-    Ok((number * scale as f64) as u64)
+    let bytes = number * scale as f64;
+    // 2^64 itself would saturate: only sizes below it are exact.
+    if bytes >= u64::MAX as f64 {
+        return Err(format!("`{text}` is more bytes than a size can be"));
+    }
+    Ok(bytes as u64)
 }

@@ -65,6 +65,16 @@ fn hand_shapes_a_family_does_not_allow_are_refused() {
         &["build", &spec, "--store", s],
         "need a loss rule that counts them",
     );
+    std::fs::write(&rules, "pieces = [6.5, 5]\n").unwrap();
+    assert_refused(
+        &["build", &spec, "--store", s],
+        "pieces is a count for both sides (3 to 12) or [K, L]",
+    );
+    // A spec is repeated escaped and cut, whatever it holds.
+    assert_refused(
+        &["build", "morris:lasker:3\n\u{1b}[31m", "--store", s],
+        "unknown game `morris:lasker:3\\u{a}\\u{1b}[31m`",
+    );
     assert!(!store.exists());
 }
 
@@ -106,6 +116,28 @@ fn malformed_positions_and_foreign_stores_are_refused() {
     assert_refused(
         &["build", "nim:triangle:3:normal", "--store", s, "--depth"],
         "without --depth",
+    );
+    // The same game file, changed since its store was built.
+    let game = dir.path().join("strip.toml");
+    let strip = std::fs::read_to_string(test_data("strip.toml")).unwrap();
+    std::fs::write(&game, &strip).unwrap();
+    let spec = format!("nim:file:{}", game.display());
+    let file_store = dir.path().join("strip");
+    build(&spec, &file_store, &[]);
+    std::fs::write(&game, strip.replace("\"normal\"", "\"misere\"")).unwrap();
+    let file_store = file_store.to_str().unwrap();
+    assert_refused(
+        &["build", &spec, "--store", file_store],
+        "under other rules, not nim:file:",
+    );
+    assert_refused(
+        &[
+            "plan",
+            "nim:hexagram",
+            "--memory",
+            "99999999999999999999GiB",
+        ],
+        "more bytes than a size can be",
     );
     assert_refused(
         &[

@@ -103,6 +103,27 @@ pub fn without_directories(text: &str) -> String {
         .join(" ")
 }
 
+impl FormatError {
+    /// A store of another game than the one wanted. The same name under
+    /// other rules (a rules file changed since the build) says so, rather
+    /// than "holds X, not X".
+    pub fn other_game(path: String, found: &str, wanted: &str) -> FormatError {
+        let (found, wanted) = if found == wanted {
+            (
+                format!("{found} under other rules"),
+                format!("{wanted} as given now"),
+            )
+        } else {
+            (found.to_string(), wanted.to_string())
+        };
+        FormatError::OtherGame {
+            path,
+            found,
+            wanted,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{without_directories, FormatError};

@@ -340,11 +340,11 @@ impl Store {
                 opened => opened?,
             };
             if !store.identity.same_game(identity) {
-                return Err(FormatError::OtherGame {
-                    path: shown(path),
-                    found: store.identity.game.clone(),
-                    wanted: identity.game.clone(),
-                });
+                return Err(FormatError::other_game(
+                    shown(path),
+                    &store.identity.game,
+                    &identity.game,
+                ));
             }
             if store.identity.depth != identity.depth {
                 let with = |d: bool| if d { "with --depth" } else { "without --depth" };

@@ -8,7 +8,7 @@ use crate::shown::{shown, shown_within, REASON_CHARS};
 /// a move given by a user. Each variant hands back the offending text.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum GameError {
-    #[error("unknown game `{spec}`: {reason}")]
+    #[error("unknown game `{}`: {}", shown(.spec), shown_within(.reason, REASON_CHARS))]
     UnknownSpec { spec: String, reason: String },
     #[error("game file {path}: {reason}")]
     GameFile { path: String, reason: String },

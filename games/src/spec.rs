@@ -163,12 +163,10 @@ impl FromStr for GameSpec {
                 _ => Err(fail(format!("tokens must be 1 to {}", MAX_TOKENS))),
             },
             ["morris", ..] => Err(fail(MORRIS_SPECS.to_string())),
-            _ => Err(fail(
-                "expected nim:triangle:LAYERS:RULE, nim:hexagram, nim:file:PATH, \
-                 morris:taiwan:PIECES, morris:standard:PIECES, \
-                 morris:morabaraba:PIECES or morris:file:PATH"
-                    .to_string(),
-            )),
+            _ => Err(fail(format!(
+                "expected nim:triangle:LAYERS:RULE, nim:hexagram, nim:file:PATH or {}",
+                &MORRIS_SPECS["expected ".len()..]
+            ))),
         }
     }
 }

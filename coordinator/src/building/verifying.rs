@@ -40,11 +40,11 @@ impl Build {
         let store = Store::open_read_only(path)?;
         let stored = from_identity(store.identity())?;
         if stored.spec() != game.spec() || stored.fingerprint() != game.fingerprint() {
-            return Err(FormatError::OtherGame {
-                path: path.display().to_string(),
-                found: store.identity().game.clone(),
-                wanted: game.spec().to_string(),
-            }
+            return Err(FormatError::other_game(
+                path.display().to_string(),
+                &store.identity().game,
+                &game.spec().to_string(),
+            )
             .into());
         }
         if !store.is_complete()? {

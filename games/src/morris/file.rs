@@ -64,7 +64,10 @@ struct RulesFile {
 
 /// `pieces`: one count for both sides, or the first's and the second's.
 #[derive(Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "pieces is a count for both sides (3 to 12) or [K, L], the first's and the second's"
+)]
 enum Pieces {
     Each(u8),
     Start([u8; 2]),
