@@ -161,8 +161,12 @@ pub enum TlsCommand {
 #[derive(Debug, Args)]
 pub struct StatusArgs {
     /// The coordinator's URL, e.g. http://host:7070 (https:// with --tls-*).
+    #[arg(long, required_unless_present = "store", conflicts_with = "store")]
+    pub coordinator: Option<String>,
+    /// Instead: a store, finished or still being built (by any process):
+    /// its slices stored and checked against the game's plan.
     #[arg(long)]
-    pub coordinator: String,
+    pub store: Option<PathBuf>,
     /// A file holding the cluster token.
     #[arg(long)]
     pub token_file: Option<PathBuf>,

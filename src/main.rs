@@ -82,9 +82,16 @@ fn parse_arguments() -> Cli {
             e.exit()
         }
         Err(e) => {
+            // Its first paragraph (a list of missing arguments runs over
+            // several lines), joined.
             let rendered = e.render().to_string();
-            let first = rendered.lines().next().unwrap_or_default();
-            let message = first.strip_prefix("error: ").unwrap_or(first);
+            let paragraph: Vec<&str> = rendered
+                .lines()
+                .take_while(|line| !line.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            let message = paragraph.join(" ");
+            let message = message.strip_prefix("error: ").unwrap_or(&message);
             eprintln!("egdb: {message} (try --help)");
             std::process::exit(2);
         }

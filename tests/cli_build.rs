@@ -85,6 +85,21 @@ fn a_halted_build_resumes_without_redoing_slices() {
         stdout(&first)
     );
     assert_eq!(stats_json(&partial).len(), 4);
+    let status = |store: &std::path::Path| {
+        let out = egdb(&["status", "--store", store.to_str().unwrap(), "--json"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_str::<serde_json::Value>(&stdout(&out)).unwrap()
+    };
+    let halted = status(&partial);
+    assert_eq!(halted["complete"], false);
+    assert_eq!(halted["slices"]["stored"], 4);
+    assert_eq!(halted["slices"]["total"], 16);
+    let stored: u64 = stats_json(&partial)
+        .iter()
+        .map(|s| s["positions"].as_u64().unwrap())
+        .sum();
+    assert_eq!(halted["positions_done"], stored);
+    assert!(stored < halted["positions_total"].as_u64().unwrap());
     let kept = checksums(&partial);
     let second = build("nim:triangle:6:misere", &partial, &["-v"]);
     assert!(
@@ -113,6 +128,10 @@ fn a_halted_build_resumes_without_redoing_slices() {
     assert_eq!(resumed, checksums(&whole));
     assert_verified(&partial);
     assert!(kept.iter().all(|k| resumed.contains(k)));
+    let done = status(&partial);
+    assert_eq!(done["complete"], true);
+    assert_eq!(done["slices"]["stored"], 16);
+    assert_eq!(done["positions_done"], done["positions_total"]);
 }
 
 #[test]

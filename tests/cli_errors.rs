@@ -392,7 +392,10 @@ fn arguments_the_parser_refuses_are_one_line() {
         "egdb: invalid value '1000'",
     );
     assert_refused(&["frob"], "egdb: unrecognized subcommand 'frob'");
-    assert_refused(&["plan"], "egdb: the following required arguments");
+    assert_refused(
+        &["status"],
+        "egdb: the following required arguments were not provided: --coordinator <COORDINATOR>",
+    );
 }
 
 /// Standard output that cannot be written (a full device) fails in one

@@ -1,9 +1,17 @@
-//! `egdb status`: how far a running build is, asked of its coordinator.
+//! `egdb status`: how far a running build is, asked of its coordinator,
+//! or read from its store (any build's, while it runs or after it
+//! stopped).
 
 use egdb_proto::client::RemoteCoordinator;
 use egdb_proto::{BuildStatus, WorkerStatus};
 use egdb_proto::{Coordinator, LinkKind};
 use serde_json::json;
+use std::collections::HashSet;
+use std::path::Path;
+
+use egdb_db_format::SliceRecord;
+use egdb_games::SliceInfo;
+use egdb_tablebase::Tablebase;
 
 use crate::cli::StatusArgs;
 use crate::cluster_access::{plaintext_hint, read_token};
@@ -11,18 +19,17 @@ use crate::failure::Exit;
 use crate::failure::Failure;
 
 pub fn run(args: StatusArgs) -> Exit {
+    let coordinator = match (&args.coordinator, &args.store) {
+        (Some(url), _) => url,
+        (None, Some(store)) => return store_status(store, args.json),
+        (None, None) => unreachable!("clap requires --coordinator or --store"),
+    };
     let token = read_token(args.token_file.as_deref())?;
-    let link = RemoteCoordinator::new(
-        &args.coordinator,
-        token,
-        args.patience,
-        args.tls.files().as_ref(),
-    )
-    .map_err(|e| Failure::bad_input(e.to_string()))?;
+    let link = RemoteCoordinator::new(coordinator, token, args.patience, args.tls.files().as_ref())
+        .map_err(|e| Failure::bad_input(e.to_string()))?;
     let status = link.status().map_err(|e| {
         let message = format!(
-            "coordinator {}: {e}{}",
-            args.coordinator,
+            "coordinator {coordinator}: {e}{}",
             plaintext_hint(&e.to_string(), args.tls.files().is_some())
         );
         match e.kind {
@@ -34,6 +41,81 @@ pub fn run(args: StatusArgs) -> Exit {
         outln!("{:#}", as_json(&status))?;
     } else {
         out!("{}", as_text(&status))?;
+    }
+    Ok(0)
+}
+
+/// What a store holds of its game's plan: slices and positions stored,
+/// slices checked as they were stored, bytes and seconds so far.
+fn store_status(path: &Path, json: bool) -> Exit {
+    let tablebase = Tablebase::open(path)?;
+    let plan = tablebase.game().slices();
+    let records = tablebase.planned_records()?;
+    let stored: HashSet<&str> = records.iter().map(|r| r.slice.as_str()).collect();
+    let sum =
+        |f: &dyn Fn(&SliceRecord) -> u64| records.iter().fold(0u64, |n, r| n.saturating_add(f(r)));
+    let seconds = |f: &dyn Fn(&SliceRecord) -> f64| records.iter().map(|r| f(r)).sum::<f64>();
+    let of_plan = |f: &dyn Fn(&SliceInfo) -> u64, built: bool| {
+        plan.iter()
+            .filter(|s| !built || stored.contains(s.id.as_str()))
+            .fold(0u64, |n, s| n.saturating_add(f(s)))
+    };
+    let checked = records.iter().filter(|r| r.check_seconds > 0.0).count();
+    let game = tablebase.game().spec().to_string();
+    let (entries_done, entries_total) = (
+        of_plan(&|s| s.entries, true),
+        of_plan(&|s| s.entries, false),
+    );
+    let (positions_done, positions_total) = (
+        sum(&|r| r.counts.positions),
+        of_plan(&|s| s.positions, false),
+    );
+    let (solving, checking) = (seconds(&|r| r.seconds), seconds(&|r| r.check_seconds));
+    let stored_bytes = sum(&|r| r.stored_bytes);
+    if json {
+        outln!(
+            "{:#}",
+            json!({
+                "game": game,
+                "complete": tablebase.is_complete(),
+                "slices": {"total": plan.len(), "stored": records.len(), "checked_as_built": checked},
+                "positions_total": positions_total,
+                "positions_done": positions_done,
+                "entries_total": entries_total,
+                "entries_done": entries_done,
+                "stored_bytes": stored_bytes,
+                "solve_seconds": solving,
+                "check_seconds": checking,
+            })
+        )?;
+        return Ok(0);
+    }
+    let share = |done: u64, total: u64| 100.0 * done as f64 / total.max(1) as f64;
+    outln!(
+        "{game} in {}: {}\n\
+         slices: {} of {} stored, {checked} of them checked as they were stored\n\
+         positions: {positions_done} of {positions_total} ({:.1} %)\n\
+         class entries: {entries_done} of {entries_total} ({:.1} %)\n\
+         stored: {}; solving took {}, checking {} (worker time)",
+        path.display(),
+        if tablebase.is_complete() {
+            "complete"
+        } else {
+            "not complete"
+        },
+        records.len(),
+        plan.len(),
+        share(positions_done, positions_total),
+        share(entries_done, entries_total),
+        mib(stored_bytes),
+        clock(solving),
+        clock(checking),
+    )?;
+    if !tablebase.is_complete() {
+        outln!(
+            "the time left: egdb plan {game} --rates-from {}",
+            path.display()
+        )?;
     }
     Ok(0)
 }
