@@ -139,6 +139,15 @@ fn malformed_positions_and_foreign_stores_are_refused() {
         ],
         "more bytes than a size can be",
     );
+    // A port past 65535 is no port (the URL parser would drop it).
+    assert_refused(
+        &["query", "--server", "http://127.0.0.1:99999", "start"],
+        "port `99999` is not 1 to 65535",
+    );
+    assert_refused(
+        &["status", "--coordinator", "garbage"],
+        "use http://host:port, or https://host:port",
+    );
     assert_refused(
         &[
             "stats",

@@ -63,7 +63,7 @@ impl RemoteCoordinator {
             .enable_all()
             .build()
             .map_err(|e| LinkError::internal(format!("no async runtime: {e}")))?;
-        let endpoint = Endpoint::from_shared(url.to_string())
+        let endpoint = endpoint_of(url)
             .map_err(|e| LinkError::refused(format!("`{url}` is not a coordinator URL: {e}")))?
             .connect_timeout(Duration::from_secs(5))
             .tcp_nodelay(true);
@@ -80,9 +80,14 @@ impl RemoteCoordinator {
                     "`{url}`: with --tls-* the coordinator's URL is https://host:port"
                 )))
             }
-            (None, _) => {
+            (None, Some("https")) => {
                 return Err(LinkError::refused(format!(
                     "`{url}`: an https:// coordinator needs --tls-ca, --tls-cert and --tls-key; otherwise use http://host:port"
+                )))
+            }
+            (None, _) => {
+                return Err(LinkError::refused(format!(
+                    "`{url}`: use http://host:port, or https://host:port with --tls-ca, --tls-cert and --tls-key"
                 )))
             }
         };
@@ -396,6 +401,27 @@ impl Coordinator for RemoteCoordinator {
             async move { c.checked(request).await.map(|_| ()) }
         })
     }
+}
+
+/// An endpoint for `url`, whose port, if it names one, is a port: the
+/// URL parser drops one past 65535 and would connect to the scheme's
+/// default port instead.
+///
+/// # Errors
+/// Why `url` is no URL, or its port no port.
+pub fn endpoint_of(url: &str) -> Result<Endpoint, String> {
+    let endpoint = Endpoint::from_shared(url.to_string()).map_err(|e| e.to_string())?;
+    let authority = endpoint.uri().authority().map_or("", |a| a.as_str());
+    // `[::1]` has colons but no port; `[::1]:7070` ends in one.
+    if let Some((_, port)) = authority
+        .rsplit_once(':')
+        .filter(|(_, p)| !p.ends_with(']'))
+    {
+        if !matches!(port.parse::<u16>(), Ok(1..)) {
+            return Err(format!("port `{port}` is not 1 to 65535"));
+        }
+    }
+    Ok(endpoint)
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use egdb_games::{printable, Game, GameSpec};
 
-use egdb_proto::client::with_causes;
+use egdb_proto::client::{endpoint_of, with_causes};
 use egdb_proto::tls::{client_refusal, query_client_config};
 use egdb_proto::v1::query_client::QueryClient;
 use egdb_proto::v1::{InfoRequest, PositionRequest};
@@ -81,7 +81,7 @@ pub fn run(args: QueryArgs) -> Exit {
 /// Where an `egdb serve` listens: `http://` in clear, `https://` with the
 /// CA that signed its certificate.
 fn query_endpoint(url: &str, tls_ca: Option<&Path>) -> Result<Endpoint, Failure> {
-    let endpoint = Endpoint::from_shared(url.to_string())
+    let endpoint = endpoint_of(url)
         .map_err(|e| Failure::bad_input(format!("`{url}` is not a server URL: {e}")))?;
     match (endpoint.uri().scheme_str(), tls_ca) {
         (Some("https"), Some(ca)) => {
