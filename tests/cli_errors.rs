@@ -466,3 +466,31 @@ fn outputs_that_cannot_be_written_or_replaced_fail_cleanly() {
     let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
     assert!(kind.is_fifo(), "the pipe is still a pipe");
 }
+
+/// A store's place that cannot hold one is named in words: under a file,
+/// or on a file system of no disk.
+#[test]
+fn places_that_hold_no_store_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("file");
+    std::fs::write(&file, "x").unwrap();
+    let under = file.join("s");
+    assert_refused(
+        &[
+            "build",
+            "nim:triangle:3:normal",
+            "--store",
+            under.to_str().unwrap(),
+        ],
+        "file, not a directory",
+    );
+    assert_refused(
+        &[
+            "build",
+            "nim:triangle:3:normal",
+            "--store",
+            "/proc/egdb-store",
+        ],
+        "on no disk",
+    );
+}

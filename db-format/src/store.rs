@@ -223,9 +223,24 @@ const LEAST_FREE_TO_OPEN: u64 = 256 << 10;
 
 /// Refuses to open `path` for writing on a disk that is (nearly) full,
 /// before RocksDB touches a file in it.
+/// Also refuses, in words rather than RocksDB's, a place under a file or
+/// on a file system that holds no files (`/proc`).
 fn room_to_open(path: &Path) -> Result<(), FormatError> {
-    match free_bytes(path) {
-        Some(free) if free < LEAST_FREE_TO_OPEN => Err(FormatError::NoSpace {
+    let refused = |reason: String| FormatError::Open {
+        path: shown(path),
+        reason,
+    };
+    if let Some(file) = path.ancestors().skip(1).find(|p| p.is_file()) {
+        return Err(refused(format!(
+            "{} is a file, not a directory",
+            shown(file)
+        )));
+    }
+    match disk_bytes(path) {
+        Some((_, 0)) => Err(refused(
+            "its place is on no disk (a file system such as /proc holds no store)".to_string(),
+        )),
+        Some((free, _)) if free < LEAST_FREE_TO_OPEN => Err(FormatError::NoSpace {
             path: shown(path),
             free,
         }),
@@ -236,6 +251,12 @@ fn room_to_open(path: &Path) -> Result<(), FormatError> {
 /// Bytes free to an unprivileged writer on the disk of `path` (or of its
 /// nearest existing parent), if the system says.
 pub(crate) fn free_bytes(path: &Path) -> Option<u64> {
+    disk_bytes(path).map(|(free, _)| free)
+}
+
+/// Bytes free to an unprivileged writer and bytes in all on the disk of
+/// `path` (or of its nearest existing parent), if the system says.
+fn disk_bytes(path: &Path) -> Option<(u64, u64)> {
     let existing = path.ancestors().find(|p| p.exists())?;
     let name = std::ffi::CString::new(existing.as_os_str().as_encoded_bytes()).ok()?;
     let mut stats = std::mem::MaybeUninit::<libc::statvfs>::uninit();
@@ -249,8 +270,15 @@ pub(crate) fn free_bytes(path: &Path) -> Option<u64> {
     };
     // Both are u64 on x86-64 Linux; not everywhere.
     #[allow(clippy::useless_conversion)]
-    let (blocks, block_bytes) = (u64::from(stats.f_bavail), u64::from(stats.f_frsize));
-    Some(blocks.saturating_mul(block_bytes))
+    let (free, blocks, block_bytes) = (
+        u64::from(stats.f_bavail),
+        u64::from(stats.f_blocks),
+        u64::from(stats.f_frsize),
+    );
+    Some((
+        free.saturating_mul(block_bytes),
+        blocks.saturating_mul(block_bytes),
+    ))
 }
 
 /// Log files kept before the column families holding the oldest are

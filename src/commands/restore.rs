@@ -10,7 +10,12 @@ use crate::failure::Failure;
 pub fn run(args: RestoreArgs) -> Exit {
     let mut backups = Backups::open_existing(&args.backup)?;
     let Some(store) = args.store else {
-        for entry in backups.list() {
+        let entries = backups.list();
+        if entries.is_empty() {
+            // Said, so that a wrong directory is not taken for an empty list.
+            eprintln!("egdb: {} holds no backup", args.backup.display());
+        }
+        for entry in entries {
             outln!("{}", line(&entry))?;
         }
         return Ok(0);
