@@ -358,11 +358,14 @@ pub fn client_refusal(error: &(dyn std::error::Error + 'static)) -> Option<Strin
             ));
         }
         // A plaintext client reads the server's TLS alert as an HTTP/2
-        // frame header, whose length makes no sense.
+        // frame header, whose length makes no sense; an HTTP/1 answer
+        // (`egdb serve --http`'s port) reads the same.
         if text.contains("frame with invalid size") {
             return Some(
-                "the server speaks TLS (its TLS answer arrived where HTTP/2 was expected): \
-                 use https:// with --tls-* (a worker: --tls-cert, --tls-key, --tls-ca; a query: --tls-ca)"
+                "the server speaks TLS or is no gRPC server (its answer arrived where HTTP/2 was \
+                 expected): for TLS use https:// with --tls-* (a worker: --tls-cert, --tls-key, \
+                 --tls-ca; a query: --tls-ca); `egdb serve --http` is for browsers, its gRPC port \
+                 is --listen's"
                     .to_string(),
             );
         }
