@@ -130,5 +130,50 @@ start; each store's page and checksum list are `starts-FAMILY-{n}.md` and
                 ours = grids[family][p, p]
                 f.write(f"| `morris:{family}:{p}` | {cell(*ours)} | {theirs} "
                         f"([{family}-{p}.md]({family}-{p}.md)) |\n")
+    equal = {family: [grids[family][p, p] for p in range(3, n + 1)] for family in families}
+    f.write(f"""
+## Beside the publication
+
+Gévay and Danner (IEEE TCIAIG 2016, arXiv 1408.0032) solved every start
+K, L = 3…12 of the three families (their "extended strong solution"). Their
+table could not be read on the machine that made this page: only the
+paper's abstract and Malom's readme files were. The abstract says that in
+Morabaraba most starts with equal pieces, the standard 12:12 among them, are
+first-player wins, where in the other two games such starts are usually
+draws; the readme files give Nine Men's Morris (9:9) and Lasker Morris
+(10:10) as draws and Morabaraba (12:12) as a first-player win.
+
+| family | equal starts here, 3:3 to {n}:{n} | first-player wins here | the publication |
+|---|---|---|---|
+""")
+    said = {"standard": "usually draws; 9:9 a draw", "morabaraba": "most are first-player wins; 12:12 a win",
+            "lasker": "usually draws; 10:10 a draw"}
+    for family in families:
+        wins = sum(1 for value, _ in equal[family] if value == "win")
+        f.write(f"| {family} | {' '.join(cell(*c) for c in equal[family])} | {wins} of "
+                f"{len(equal[family])} | {said[family]} |\n")
+    f.write(f"""
+## What larger starts would take here
+
+`egdb plan morris:FAMILY:K:K --memory 20GiB --rates-from STORE` with the
+rates of the stores above (one store of K:K answers every start up to K a
+side), solved and checked as built, with the slice that needs the most
+memory:
+
+| K:K | {" | ".join(families)} | together | on disk |
+|---|---|---|---|---|---|
+""")
+    for k in range(n + 1, min(n + 3, 12) + 1):
+        plans = []
+        for family in families:
+            store = os.path.join(store_dir, f"{family}-{n}.egdb")
+            plans.append(json.loads(run(egdb, "plan", spec(family, k, k), "--memory", "20GiB",
+                                        "--rates-from", store, "--json").stdout))
+        hours = [p["projected_seconds_with_checks"] / 3600 for p in plans]
+        f.write(f"| {k}:{k} | " + " | ".join(
+            f"{h:.1f} h ({p['largest_memory_need'] / 2**30:.1f} GiB)" for h, p in zip(hours, plans))
+                + f" | **{sum(hours):.1f} h** | "
+                + " + ".join(f"{p['projected_disk_bytes'] / 1e9:.1f}" for p in plans) + " GB |\n")
+
 print(f"{len(starts)} starts written to {out}/starts.json and {out}/starts.md")
 PY
