@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use common::{egdb, repo_file, stderr, stdout};
 
 /// Each published list, by its file's name, with its game.
-const LISTS: [(&str, &str); 10] = [
+const LISTS: [(&str, &str); 11] = [
     ("taiwan-6", "morris:taiwan:6"),
     ("taiwan-9", "morris:taiwan:9"),
     ("taiwan-12", "morris:taiwan:12"),
@@ -24,7 +24,13 @@ const LISTS: [(&str, &str); 10] = [
     ("starts-standard-6", "morris:standard:6:6"),
     ("starts-morabaraba-6", "morris:morabaraba:6:6"),
     ("starts-lasker-6", "morris:lasker:6"),
+    ("starts-standard-7", "morris:standard:7:7"),
 ];
+
+/// Stores of starts, smaller inside larger: every slice of the smaller
+/// (hand slices are named by what they hold) is the larger's, with its
+/// table. The 7:7 store was built from nothing, not from the 6:6 one.
+const NESTED_STARTS: [(&str, &str); 1] = [("starts-standard-6", "starts-standard-7")];
 
 /// Lists whose movement slices of one name are one table: Lasker's
 /// movement phase is the standard rules', and how pieces in hand came
@@ -35,6 +41,7 @@ const FAMILIES: [&[&str]; 3] = [
         "standard-6",
         "standard-9",
         "starts-standard-6",
+        "starts-standard-7",
         "starts-lasker-6",
     ],
     &["morabaraba-6", "starts-morabaraba-6"],
@@ -105,6 +112,25 @@ fn movement_slices_shared_across_sizes_hold_one_table() {
                     assert_eq!(of_a[slice], of_b[slice], "{slice} in {a}.crc and {b}.crc");
                 }
             }
+        }
+    }
+}
+
+#[test]
+fn a_smaller_store_of_starts_is_inside_the_larger() {
+    for (smaller, larger) in NESTED_STARTS {
+        let larger_lines: BTreeMap<String, (u64, String)> = list(larger)
+            .into_iter()
+            .map(|(slice, positions, crc)| (slice, (positions, crc)))
+            .collect();
+        let smaller_lines = list(smaller);
+        assert!(smaller_lines.len() < larger_lines.len());
+        for (slice, positions, crc) in smaller_lines {
+            assert_eq!(
+                larger_lines.get(&slice),
+                Some(&(positions, crc)),
+                "{slice} of {smaller}.crc in {larger}.crc"
+            );
         }
     }
 }
