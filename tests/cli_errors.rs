@@ -97,6 +97,18 @@ fn broken_game_files_are_refused() {
         ],
         "/no/such/game.toml",
     );
+    // A definition that parses but does not hold names its file too.
+    let asymmetric = dir.path().join("asymmetric.toml");
+    std::fs::write(
+        &asymmetric,
+        "cells = 3\nrule = \"normal\"\nmoves = [[0], [1]]\nsymmetries = [[2, 1, 0]]\n",
+    )
+    .unwrap();
+    let spec = format!("nim:file:{}", asymmetric.display());
+    assert_refused(
+        &["plan", &spec],
+        &format!("game file {}: symmetry 0", asymmetric.display()),
+    );
     assert!(!store.exists());
 }
 

@@ -85,8 +85,20 @@ impl NimGame {
 
     /// # Errors
     /// [`GameError::Definition`] when a symmetry does not preserve the moves
-    /// or the game has too many cells.
+    /// or the game has too many cells; for a `nim:file:` game,
+    /// [`GameError::GameFile`] naming the file.
     pub fn from_definition(spec: GameSpec, def: NimDefinition) -> Result<NimGame, GameError> {
+        let file = match &spec {
+            GameSpec::NimFile { path } => Some(path.display().to_string()),
+            _ => None,
+        };
+        NimGame::checked(spec, def).map_err(|e| match (e, file) {
+            (GameError::Definition { reason }, Some(path)) => GameError::GameFile { path, reason },
+            (e, _) => e,
+        })
+    }
+
+    fn checked(spec: GameSpec, def: NimDefinition) -> Result<NimGame, GameError> {
         if !(1..=MAX_CELLS).contains(&def.cells) {
             return Err(GameError::Definition {
                 reason: format!("a game has 1 to {MAX_CELLS} cells, not {}", def.cells),
