@@ -13,6 +13,16 @@ fn assert_refused(args: &[&str], needle: &str) {
     assert!(err.contains(needle), "{args:?}: {err}");
 }
 
+/// Writes the Nim game file `name` holding `text` in `dir`; planning it is
+/// refused with `needle` (where `{path}` stands for the file's path).
+fn assert_nim_file_refused(dir: &std::path::Path, name: &str, text: &str, needle: &str) {
+    let file = dir.join(name);
+    std::fs::write(&file, text).unwrap();
+    let spec = format!("nim:file:{}", file.display());
+    let needle = needle.replace("{path}", &file.display().to_string());
+    assert_refused(&["plan", &spec], &needle);
+}
+
 #[test]
 fn unknown_games_are_refused_and_nothing_is_written() {
     let dir = tempfile::tempdir().unwrap();
@@ -98,16 +108,11 @@ fn broken_game_files_are_refused() {
         "/no/such/game.toml",
     );
     // A definition that parses but does not hold names its file too.
-    let asymmetric = dir.path().join("asymmetric.toml");
-    std::fs::write(
-        &asymmetric,
+    assert_nim_file_refused(
+        dir.path(),
+        "asymmetric.toml",
         "cells = 3\nrule = \"normal\"\nmoves = [[0], [1]]\nsymmetries = [[2, 1, 0]]\n",
-    )
-    .unwrap();
-    let spec = format!("nim:file:{}", asymmetric.display());
-    assert_refused(
-        &["plan", &spec],
-        &format!("game file {}: symmetry 0", asymmetric.display()),
+        "game file {path}: symmetry 0",
     );
     assert!(!store.exists());
 }
@@ -382,14 +387,12 @@ fn endless_tokens_pipes_and_escaping_names_are_refused() {
     let spec = format!("nim:file:{}", fifo.display());
     assert_refused(&["plan", &spec], "not a regular file (a pipe)");
 
-    let named = dir.path().join("named.toml");
-    std::fs::write(
-        &named,
+    assert_nim_file_refused(
+        dir.path(),
+        "named.toml",
         "name = \"\\u001b]0;pwned\\u0007\"\ncells = 3\nrule = \"normal\"\nmoves = [[0]]\n",
-    )
-    .unwrap();
-    let spec = format!("nim:file:{}", named.display());
-    assert_refused(&["plan", &spec], "without control characters");
+        "without control characters",
+    );
 
     // Rates of another family project nothing.
     let nim = dir.path().join("nim");
