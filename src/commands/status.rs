@@ -52,8 +52,6 @@ fn store_status(path: &Path, json: bool) -> Exit {
     let plan = tablebase.game().slices();
     let records = tablebase.planned_records()?;
     let stored: HashSet<&str> = records.iter().map(|r| r.slice.as_str()).collect();
-    let sum =
-        |f: &dyn Fn(&SliceRecord) -> u64| records.iter().fold(0u64, |n, r| n.saturating_add(f(r)));
     let seconds = |f: &dyn Fn(&SliceRecord) -> f64| records.iter().map(|r| f(r)).sum::<f64>();
     let of_plan = |f: &dyn Fn(&SliceInfo) -> u64, built: bool| {
         plan.iter()
@@ -67,11 +65,13 @@ fn store_status(path: &Path, json: bool) -> Exit {
         of_plan(&|s| s.entries, false),
     );
     let (positions_done, positions_total) = (
-        sum(&|r| r.counts.positions),
+        of_plan(&|s| s.positions, true),
         of_plan(&|s| s.positions, false),
     );
     let (solving, checking) = (seconds(&|r| r.seconds), seconds(&|r| r.check_seconds));
-    let stored_bytes = sum(&|r| r.stored_bytes);
+    let stored_bytes = records
+        .iter()
+        .fold(0u64, |n, r| n.saturating_add(r.stored_bytes));
     if json {
         outln!(
             "{:#}",
