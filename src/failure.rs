@@ -67,7 +67,10 @@ impl From<CoordinatorError> for Failure {
         match e {
             CoordinatorError::Game(e) => e.into(),
             CoordinatorError::Format(e) => e.into(),
-            e @ CoordinatorError::Unreusable { .. } => Failure::bad_input(e.to_string()),
+            // The budget is the command's own --memory: nothing was written.
+            e @ (CoordinatorError::Unreusable { .. } | CoordinatorError::OverBudget { .. }) => {
+                Failure::bad_input(e.to_string())
+            }
             other => Failure::failed(other.to_string()),
         }
     }

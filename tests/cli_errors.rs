@@ -80,6 +80,10 @@ fn hand_shapes_a_family_does_not_allow_are_refused() {
         &["build", &spec, "--store", s],
         "pieces is a count for both sides (3 to 12) or [K, L]",
     );
+    assert_refused(
+        &["build", "morris:lasker:+3", "--store", s],
+        "pieces must be a whole number, not `+3`",
+    );
     // A spec is repeated escaped and cut, whatever it holds.
     assert_refused(
         &["build", "morris:lasker:3\n\u{1b}[31m", "--store", s],
@@ -333,6 +337,26 @@ fn zero_threads_and_zero_workers_are_refused() {
         );
     }
     assert!(!dir.path().join("s").exists());
+}
+
+/// The budget is the command's own argument: a budget that some slice
+/// does not fit is refused before the store is made.
+#[test]
+fn a_memory_budget_a_slice_does_not_fit_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("s");
+    assert_refused(
+        &[
+            "build",
+            "morris:standard:3",
+            "--store",
+            store.to_str().unwrap(),
+            "--memory",
+            "1B",
+        ],
+        "the budget (--memory) is 1 bytes",
+    );
+    assert!(!store.exists());
 }
 
 #[test]

@@ -8,7 +8,7 @@ pub enum CoordinatorError {
     Game(#[from] egdb_games::GameError),
     #[error(transparent)]
     Format(#[from] egdb_db_format::FormatError),
-    #[error("slice {slice} needs {need} bytes of memory; the budget is {budget} bytes")]
+    #[error("slice {slice} needs {need} bytes of memory; the budget (--memory) is {budget} bytes")]
     OverBudget {
         slice: String,
         need: u64,

@@ -99,9 +99,9 @@ impl FromStr for GameSpec {
         let parts: Vec<&str> = spec.split(':').collect();
         match parts.as_slice() {
             ["nim", "triangle", layers, rule] => {
-                let layers: u32 = layers
-                    .parse()
-                    .map_err(|_| fail(format!("layers must be a whole number, not `{layers}`")))?;
+                let layers: u32 = whole_number(layers).ok_or_else(|| {
+                    fail(format!("layers must be a whole number, not `{layers}`"))
+                })?;
                 if !(1..=MAX_TRIANGLE_LAYERS).contains(&layers) {
                     return Err(fail(format!(
                         "layers must be 1 to {MAX_TRIANGLE_LAYERS}, not {layers}"
@@ -158,8 +158,8 @@ impl FromStr for GameSpec {
                 })
             }
             #[cfg(feature = "toy")]
-            ["toy", "rotor", tokens] => match tokens.parse::<u32>() {
-                Ok(tokens @ 1..=MAX_TOKENS) => Ok(GameSpec::Rotor { tokens }),
+            ["toy", "rotor", tokens] => match whole_number::<u32>(tokens) {
+                Some(tokens @ 1..=MAX_TOKENS) => Ok(GameSpec::Rotor { tokens }),
                 _ => Err(fail(format!("tokens must be 1 to {}", MAX_TOKENS))),
             },
             ["morris", ..] => Err(fail(MORRIS_SPECS.to_string())),
@@ -171,11 +171,19 @@ impl FromStr for GameSpec {
     }
 }
 
+/// A count written in decimal digits only: `parse` would take `+3` too,
+/// so that two spellings named one game.
+pub(crate) fn whole_number<T: FromStr>(text: &str) -> Option<T> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
 /// A Morris spec's count of pieces: 3 to 12.
 fn morris_pieces(text: &str) -> Result<u8, String> {
-    let pieces: u8 = text
-        .parse()
-        .map_err(|_| format!("pieces must be a whole number, not `{text}`"))?;
+    let pieces: u8 =
+        whole_number(text).ok_or_else(|| format!("pieces must be a whole number, not `{text}`"))?;
     if !(MIN_PIECES..=MAX_PIECES).contains(&pieces) {
         return Err(format!(
             "pieces must be {MIN_PIECES} to {MAX_PIECES}, not {pieces}"
@@ -251,6 +259,11 @@ mod tests {
             ("nim:file:", "expected nim:file"),
             ("morris:taiwan:13", "pieces must be 3 to 12"),
             ("morris:standard:two", "whole number"),
+            // `str::parse` alone would take these as 3 and 4.
+            ("morris:lasker:+3", "whole number"),
+            ("morris:standard:4:+4", "whole number"),
+            ("nim:triangle:+4:normal", "whole number"),
+            ("morris:standard: 3", "whole number"),
             ("morris:tw:6", "expected morris:taiwan"),
             ("morris:morabaraba:2", "pieces must be 3 to 12"),
             ("morris:file:", "expected morris:file"),

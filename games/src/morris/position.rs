@@ -162,7 +162,7 @@ impl Position {
             other => return Err(fail(format!("side to move must be b or w, not `{other}`"))),
         };
         let hand_of = |field: &str, name: &str| {
-            field.parse::<u8>().map_err(|_| {
+            crate::spec::whole_number::<u8>(field).ok_or_else(|| {
                 fail(format!(
                     "{name}'s pieces in hand must be a number, not `{field}`"
                 ))
