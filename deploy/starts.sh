@@ -54,7 +54,9 @@ for family in families:
     reuse = ["--reuse", smaller] if os.path.isdir(smaller) else []
     built = run("nice", "-n", niceness, egdb, "build", spec(family, n, n),
                 "--store", store, "--verify-as-built", *reuse)
-    last = [l for l in built.stdout.splitlines() if l.startswith("built ")][-1]
+    # `built …`, or a store finished before: `… already holds …`.
+    last = [l for l in built.stdout.splitlines()
+            if l.startswith("built ") or "already holds the complete" in l][-1]
     if "every slice verified as it was stored" not in last:
         sys.exit(f"{store}: not every slice was checked as it was stored: {last}")
     page = run(egdb, "results", "--store", store, "--crc", f"{out}/{name}.crc").stdout

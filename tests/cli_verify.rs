@@ -665,6 +665,25 @@ fn build_verify_as_built_checks_every_slice_and_stops_at_a_bad_one() {
         stdout(&checked)
     );
     assert_eq!(checksums(&store), checksums(&reference));
+    // The same command again checks nothing: the passes are kept, as a
+    // build's, which `egdb verify` does not take (it checks all, and
+    // removes its journal); then the records' check times say the same
+    // (all that a binary that removed its journal at the end left).
+    let again = || {
+        let again = build("morris:taiwan:4", &store, &["--verify-as-built"]);
+        let said = stdout(&again);
+        let nothing = "(74 slices, every slice verified as it was stored); nothing to do";
+        assert!(said.contains(nothing), "{said}");
+    };
+    again();
+    let checked = verify(&store);
+    assert!(
+        stdout(&checked).contains("74 of 74 slices passed;"),
+        "{}",
+        stdout(&checked)
+    );
+    assert!(!store.join("verify.journal").exists());
+    again();
 
     // A slice changed behind good checksums in a build half done: going on
     // with --verify-as-built checks it first and stops there.

@@ -97,8 +97,14 @@ pub fn run(args: BuildArgs) -> Exit {
     let total = build.plan().len();
     if build.is_complete()? {
         rank_the_rest(&build)?;
+        // A build that verifies as it goes is complete once every check passed.
+        let verified = if build.verifies_as_built() {
+            ", every slice verified as it was stored"
+        } else {
+            ""
+        };
         outln!(
-            "{} already holds the complete tablebase of {spec} ({total} slices); nothing to do",
+            "{} already holds the complete tablebase of {spec} ({total} slices{verified}); nothing to do",
             store_path.display()
         )?;
         return Ok(0);

@@ -10,6 +10,11 @@
 //! slice's bytes again before they count it as passed (a damaged block
 //! leaves the record's checksum as it was); failures are never recorded,
 //! so they are found again.
+//!
+//! A build that checked every slice as it stored it keeps its passes
+//! under another header (`egdb-built`): the same build command run again
+//! finds nothing left to check, while `egdb verify` takes none of them and
+//! checks a finished store whole.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -30,6 +35,8 @@ pub struct Journal {
     path: PathBuf,
     passed: HashMap<SliceId, u32>,
     file: Option<File>,
+    /// Its header: the game and store it is of.
+    header: String,
 }
 
 impl Journal {
@@ -44,6 +51,17 @@ impl Journal {
     /// wrote (of the same game, in its own store): a build under way keeps
     /// its checks across a change of binary.
     pub fn open_of_build(store: &Path, game: &Game) -> Journal {
+        let built = header_of(BUILT, store, game);
+        if let Some(passed) = read(&store.join(NAME), &built) {
+            // A finished build's passes stay a build's only.
+            let journal = Journal {
+                path: store.join(NAME),
+                passed,
+                file: None,
+                header: header(store, game),
+            };
+            return journal.start(&built);
+        }
         let before = format!("egdb-verify 1 {} {:016x}", game.spec(), game.fingerprint());
         Journal::open_with(store, &header(store, game), &[&before], false)
     }
@@ -62,6 +80,7 @@ impl Journal {
             path,
             passed,
             file: None,
+            header: header.to_string(),
         }
         .start(header)
     }
@@ -121,12 +140,32 @@ impl Journal {
         drop(self.file);
         let _ = std::fs::remove_file(&self.path);
     }
+
+    /// Keeps the passes of a build that checked every slice it stored,
+    /// under the header only a build takes ([`Journal::open_of_build`]).
+    pub fn keep_as_built(mut self) {
+        let Some(names) = self.header.strip_prefix(VERIFY) else {
+            return;
+        };
+        let built = format!("{BUILT}{names}");
+        self.file = None;
+        drop(self.start(&built));
+    }
 }
+
+/// The first word of a journal's header: a verify's (or a build's under
+/// way), and a finished build's.
+const VERIFY: &str = "egdb-verify";
+const BUILT: &str = "egdb-built";
 
 /// The header of the journal of `game` in the store at `store`.
 fn header(store: &Path, game: &Game) -> String {
+    header_of(VERIFY, store, game)
+}
+
+fn header_of(kind: &str, store: &Path, game: &Game) -> String {
     format!(
-        "egdb-verify 2 {} {:016x} {}",
+        "{kind} 2 {} {:016x} {}",
         game.spec(),
         game.fingerprint(),
         store_identity(store)
@@ -258,6 +297,26 @@ mod tests {
         assert!(Journal::open_of_build(b.path(), &game).passed(&slice, 9));
         std::fs::write(b.path().join(NAME), &before).unwrap();
         assert!(!Journal::open(b.path(), &game, false).passed(&slice, 9));
+    }
+
+    #[test]
+    fn a_finished_builds_passes_are_a_builds_only() {
+        let game = Game::from_spec(&"nim:triangle:3:normal".parse().unwrap()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let slice = SliceId::new("stones-03");
+        let mut journal = Journal::open_of_build(dir.path(), &game);
+        journal.record(&slice, 9);
+        journal.keep_as_built();
+        for _ in 0..2 {
+            // Opened by the build run again (which may end without
+            // finishing: it had nothing to do), they stay a build's.
+            let again = Journal::open_of_build(dir.path(), &game);
+            assert!(
+                again.passed(&slice, 9),
+                "the build run again checks nothing"
+            );
+        }
+        assert!(!Journal::open(dir.path(), &game, false).passed(&slice, 9));
     }
 
     #[test]

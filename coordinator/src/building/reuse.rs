@@ -175,6 +175,9 @@ impl Build {
                 solved_by: Some(SolvedBy::Reused {
                     from: path.display().to_string(),
                 }),
+                // Checked in the other store; in this one, its check (and
+                // so its time) is still to come.
+                check_seconds: 0.0,
                 ..record
             };
             self.store.put_slice(&record, &blocks)?;

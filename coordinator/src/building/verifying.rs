@@ -139,12 +139,18 @@ impl Build {
             .unwrap_or_default()
     }
 
-    /// Removes the journal once every slice passed.
+    /// Once every slice passed: a verify removes its journal; a build
+    /// keeps its passes for the same command run again (which then checks
+    /// nothing), where `egdb verify` does not take them.
     pub fn finish_verify(&self) {
         if let Some(v) = &self.verifying {
             if lock(&v.failures).is_empty() {
                 if let Some(journal) = lock(&v.journal).take() {
-                    journal.finish();
+                    if self.solving {
+                        journal.keep_as_built();
+                    } else {
+                        journal.finish();
+                    }
                 }
             }
         }
