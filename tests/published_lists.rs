@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use common::{egdb, repo_file, stderr, stdout};
 
 /// Each published list, by its file's name, with its game.
-const LISTS: [(&str, &str); 11] = [
+const LISTS: [(&str, &str); 12] = [
     ("taiwan-6", "morris:taiwan:6"),
     ("taiwan-9", "morris:taiwan:9"),
     ("taiwan-12", "morris:taiwan:12"),
@@ -25,12 +25,16 @@ const LISTS: [(&str, &str); 11] = [
     ("starts-morabaraba-6", "morris:morabaraba:6:6"),
     ("starts-lasker-6", "morris:lasker:6"),
     ("starts-standard-7", "morris:standard:7:7"),
+    ("starts-morabaraba-7", "morris:morabaraba:7:7"),
 ];
 
 /// Stores of starts, smaller inside larger: every slice of the smaller
 /// (hand slices are named by what they hold) is the larger's, with its
-/// table. The 7:7 store was built from nothing, not from the 6:6 one.
-const NESTED_STARTS: [(&str, &str); 1] = [("starts-standard-6", "starts-standard-7")];
+/// table. The 7:7 stores were built from nothing, not from the 6:6 ones.
+const NESTED_STARTS: [(&str, &str); 2] = [
+    ("starts-standard-6", "starts-standard-7"),
+    ("starts-morabaraba-6", "starts-morabaraba-7"),
+];
 
 /// Lists whose movement slices of one name are one table: Lasker's
 /// movement phase is the standard rules', and how pieces in hand came
@@ -44,7 +48,7 @@ const FAMILIES: [&[&str]; 3] = [
         "starts-standard-7",
         "starts-lasker-6",
     ],
-    &["morabaraba-6", "starts-morabaraba-6"],
+    &["morabaraba-6", "starts-morabaraba-6", "starts-morabaraba-7"],
 ];
 
 /// A list's movement lines by slice: positions and CRC-32.
