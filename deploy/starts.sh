@@ -17,6 +17,9 @@
 #   the larger store's too). NICE (default 10) is the builds' niceness: a
 #   long build may run beside them.
 set -euo pipefail
+# Read whole before it runs: bash reads a file as it goes, and a run takes
+# hours in which the checkout may change.
+{
 cd "$(dirname "$0")/.."
 [ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: $0 N [DIR]" >&2; exit 2; }
 n=$1
@@ -46,6 +49,8 @@ def spec(family, k, l):
     return f"morris:lasker:{k}" if family == "lasker" and k == l else f"morris:{family}:{k}:{l}"
 
 
+cpu = [l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")]
+machine = f"{len(cpu)} × {cpu[0] if cpu else 'an unnamed CPU'}"
 starts, grids = [], {}
 for family in families:
     name = f"starts-{family}-{n}"
@@ -160,7 +165,9 @@ draws; the readme files give Nine Men's Morris (9:9) and Lasker Morris
 `egdb plan morris:FAMILY:K:K --memory 20GiB --rates-from STORE` with the
 rates of the stores above (one store of K:K answers every start up to K a
 side), solved and checked as built, with the slice that needs the most
-memory:
+memory. The rates are what the builds took on {machine}, beside whatever
+else ran there (a long build at nice 19 at least): a machine of its own
+does better.
 
 | K:K | {" | ".join(families)} | together | on disk |
 |---|---|---|---|---|---|
@@ -179,3 +186,5 @@ memory:
 
 print(f"{len(starts)} starts written to {out}/starts.json and {out}/starts.md")
 PY
+exit
+}

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use common::{egdb, repo_file, stderr, stdout};
 
 /// Each published list, by its file's name, with its game.
-const LISTS: [(&str, &str); 12] = [
+const LISTS: [(&str, &str); 13] = [
     ("taiwan-6", "morris:taiwan:6"),
     ("taiwan-9", "morris:taiwan:9"),
     ("taiwan-12", "morris:taiwan:12"),
@@ -26,14 +26,16 @@ const LISTS: [(&str, &str); 12] = [
     ("starts-lasker-6", "morris:lasker:6"),
     ("starts-standard-7", "morris:standard:7:7"),
     ("starts-morabaraba-7", "morris:morabaraba:7:7"),
+    ("starts-lasker-7", "morris:lasker:7"),
 ];
 
 /// Stores of starts, smaller inside larger: every slice of the smaller
 /// (hand slices are named by what they hold) is the larger's, with its
 /// table. The 7:7 stores were built from nothing, not from the 6:6 ones.
-const NESTED_STARTS: [(&str, &str); 2] = [
+const NESTED_STARTS: [(&str, &str); 3] = [
     ("starts-standard-6", "starts-standard-7"),
     ("starts-morabaraba-6", "starts-morabaraba-7"),
+    ("starts-lasker-6", "starts-lasker-7"),
 ];
 
 /// Lists whose movement slices of one name are one table: Lasker's
@@ -47,6 +49,7 @@ const FAMILIES: [&[&str]; 3] = [
         "starts-standard-6",
         "starts-standard-7",
         "starts-lasker-6",
+        "starts-lasker-7",
     ],
     &["morabaraba-6", "starts-morabaraba-6", "starts-morabaraba-7"],
 ];
