@@ -35,7 +35,7 @@ pub struct Journal {
     path: PathBuf,
     passed: HashMap<SliceId, u32>,
     file: Option<File>,
-    /// Its header: the game and store it is of.
+    /// The header it is written with: the game and store it is of.
     header: String,
 }
 
@@ -52,18 +52,14 @@ impl Journal {
     /// its checks across a change of binary.
     pub fn open_of_build(store: &Path, game: &Game) -> Journal {
         let built = header_of(BUILT, store, game);
-        if let Some(passed) = read(&store.join(NAME), &built) {
+        match read(&store.join(NAME), &built) {
             // A finished build's passes stay a build's only.
-            let journal = Journal {
-                path: store.join(NAME),
-                passed,
-                file: None,
-                header: header(store, game),
-            };
-            return journal.start(&built);
+            Some(passed) => Journal::written(store.join(NAME), passed, built),
+            None => {
+                let before = format!("egdb-verify 1 {} {:016x}", game.spec(), game.fingerprint());
+                Journal::open_with(store, &header(store, game), &[&before], false)
+            }
         }
-        let before = format!("egdb-verify 1 {} {:016x}", game.spec(), game.fingerprint());
-        Journal::open_with(store, &header(store, game), &[&before], false)
     }
 
     fn open_with(store: &Path, header: &str, also: &[&str], fresh: bool) -> Journal {
@@ -75,20 +71,24 @@ impl Journal {
                 .chain(also.iter().copied())
                 .find_map(|h| read(&path, h))
         };
-        let passed = passed.unwrap_or_default();
+        Journal::written(path, passed.unwrap_or_default(), header.to_string())
+    }
+
+    /// A journal of `passed` at `path`, its file written anew under `header`.
+    fn written(path: PathBuf, passed: HashMap<SliceId, u32>, header: String) -> Journal {
         Journal {
             path,
             passed,
             file: None,
-            header: header.to_string(),
+            header,
         }
-        .start(header)
+        .start()
     }
 
     /// Rewrites the file with the header and the passes kept; without a
     /// writable directory the verify runs on, unrecorded. The new file
     /// replaces the old one whole, so a kill meanwhile loses no passes.
-    fn start(mut self, header: &str) -> Journal {
+    fn start(mut self) -> Journal {
         let written = (|| -> std::io::Result<File> {
             let new_path = self.path.with_extension("journal.new");
             // Made anew, never opened through whatever stands at the name
@@ -101,7 +101,7 @@ impl Journal {
                 .write(true)
                 .create_new(true)
                 .open(&new_path)?;
-            writeln!(file, "{header}")?;
+            writeln!(file, "{}", self.header)?;
             for (slice, crc) in &self.passed {
                 writeln!(file, "{slice} {crc:08x}")?;
             }
@@ -144,12 +144,13 @@ impl Journal {
     /// Keeps the passes of a build that checked every slice it stored,
     /// under the header only a build takes ([`Journal::open_of_build`]).
     pub fn keep_as_built(mut self) {
+        // Already a build's: its file is up to date.
         let Some(names) = self.header.strip_prefix(VERIFY) else {
             return;
         };
-        let built = format!("{BUILT}{names}");
+        self.header = format!("{BUILT}{names}");
         self.file = None;
-        drop(self.start(&built));
+        drop(self.start());
     }
 }
 
