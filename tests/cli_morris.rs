@@ -369,6 +369,7 @@ fn a_plan_with_the_rates_of_its_own_build_in_progress_projects_what_is_left() {
     assert!(other["slices_left"].is_null() && other["projected_seconds_left"].is_null());
     // Built without checks: no check is projected.
     assert!(own["projected_check_seconds"].is_null());
+    assert!(own["projected_seconds_left_with_checks"].is_null());
     assert!(stats_json(&store)
         .iter()
         .all(|s| s["check_seconds"].is_null()));

@@ -46,10 +46,18 @@ pub fn run(args: PlanArgs) -> Exit {
     };
     // Rates from a store of this very game, still being built: what is
     // left of its build.
-    let built: Option<HashSet<&str>> = source
+    let own = source
         .as_ref()
-        .filter(|s| s.game().spec() == game.spec() && s.game().fingerprint() == game.fingerprint())
-        .map(|s| s.records().into_iter().map(|r| r.slice.as_str()).collect());
+        .filter(|s| s.game().spec() == game.spec() && s.game().fingerprint() == game.fingerprint());
+    let built: Option<HashSet<&str>> =
+        own.map(|s| s.records().into_iter().map(|r| r.slice.as_str()).collect());
+    let checked: HashSet<&str> = own.map_or_else(HashSet::new, |s| {
+        s.records()
+            .into_iter()
+            .filter(|r| r.check_seconds > 0.0)
+            .map(|r| r.slice.as_str())
+            .collect()
+    });
     let rows: Vec<Row> = plan
         .iter()
         .map(|s| Row {
@@ -73,11 +81,7 @@ pub fn run(args: PlanArgs) -> Exit {
         .as_ref()
         .and_then(|r| r.compression)
         .map(|ratio| (ratio * total(|r| r.stored) as f64).round() as u64);
-    let left: Option<(usize, Option<f64>)> = built.as_ref().map(|built| {
-        let rows = rows.iter().filter(|r| !built.contains(r.slice.as_str()));
-        let seconds = rows.clone().map(|r| r.seconds).sum();
-        (rows.count(), seconds)
-    });
+    let left = built.as_ref().map(|built| Left::of(&rows, built, &checked));
     let fits = args
         .memory
         .map(|budget| largest.is_none_or(|r| r.memory <= budget));
@@ -101,8 +105,9 @@ pub fn run(args: PlanArgs) -> Exit {
             "projected_check_seconds": projected_checks,
             "projected_seconds_with_checks": projected.zip(projected_checks).map(|(a, b)| a + b),
             "projected_disk_bytes": disk,
-            "slices_left": left.map(|(n, _)| n),
-            "projected_seconds_left": left.and_then(|(_, s)| s),
+            "slices_left": left.as_ref().map(|l| l.slices),
+            "projected_seconds_left": left.as_ref().and_then(|l| l.seconds),
+            "projected_seconds_left_with_checks": left.as_ref().and_then(|l| l.with_checks),
         });
         outln!("{out}")?;
         return Ok(0);
@@ -189,15 +194,22 @@ pub fn run(args: PlanArgs) -> Exit {
             rates.compression.unwrap_or_default() * 100.0
         )?;
     }
-    if let Some((slices, seconds)) = left {
+    if let Some(left) = left {
         outln!(
-            "left of this build: {slices} of {} slices{}",
+            "left of this build: {} of {} slices{}",
+            left.slices,
             rows.len(),
-            seconds.map_or(String::new(), |s| format!(
+            left.seconds.map_or(String::new(), |s| format!(
                 ", projected {:.1} h at these rates",
                 s / 3600.0
             ))
         )?;
+        if let Some(s) = left.with_checks {
+            outln!(
+                "left with the checks still to do (the stored slices' included): {:.1} h",
+                s / 3600.0
+            )?;
+        }
     }
     Ok(0)
 }
@@ -232,17 +244,51 @@ impl Row {
     }
 }
 
+/// What is left of a build whose own store lent the rates.
+struct Left {
+    slices: usize,
+    /// The solves of the slices not stored yet.
+    seconds: Option<f64>,
+    /// Those solves and their checks, and the checks of the stored slices
+    /// without a recorded one (stored, their check still to come).
+    with_checks: Option<f64>,
+}
+
+impl Left {
+    fn of(rows: &[Row], built: &HashSet<&str>, checked: &HashSet<&str>) -> Left {
+        let unbuilt = rows.iter().filter(|r| !built.contains(r.slice.as_str()));
+        let with_checks = rows
+            .iter()
+            .map(|r| {
+                let done = |set: &HashSet<&str>| set.contains(r.slice.as_str());
+                let solve = if done(built) { Some(0.0) } else { r.seconds };
+                let check = if done(checked) {
+                    Some(0.0)
+                } else {
+                    r.check_seconds
+                };
+                solve.zip(check).map(|(a, b)| a + b)
+            })
+            .sum();
+        Left {
+            slices: unbuilt.clone().count(),
+            seconds: unbuilt.map(|r| r.seconds).sum(),
+            with_checks,
+        }
+    }
+}
+
 fn gib(bytes: u64) -> String {
     format!("{:.2}G", bytes as f64 / (1u64 << 30) as f64)
 }
 
-/// Seconds per table entry of each phase, from the largest slice of that
+/// Seconds per table entry of each phase, from the largest slices of that
 /// phase in a store: the big slices dominate a build, and their rate grows
 /// with the pieces on the board, so smaller ones would flatter it.
 struct Rates {
     per_entry: BTreeMap<&'static str, f64>,
     /// Seconds per entry of the checks of each phase, from the largest
-    /// slice whose check was recorded (empty: none was).
+    /// slices whose check was recorded (empty: none was).
     check_per_entry: BTreeMap<&'static str, f64>,
     /// CPU seconds of ranking late per raw byte, where the store's slices
     /// were ranked after their solve.
@@ -302,27 +348,110 @@ impl Rates {
     }
 }
 
-/// Seconds per entry of each phase, as `seconds` says of the largest slice
-/// of that phase with a positive, finite time.
+/// How many of a phase's largest slices its rate is the median of: one
+/// slice solved beside other work, at a fraction of the machine, would
+/// otherwise set the projection of the whole build.
+const RATE_SAMPLES: usize = 3;
+
+/// Seconds per entry of each phase, as `seconds` says of the slices of that
+/// phase with a positive, finite time: the median over its `RATE_SAMPLES`
+/// largest.
 fn largest_rates(
     records: &[&SliceRecord],
     seconds: fn(&SliceRecord) -> f64,
 ) -> BTreeMap<&'static str, f64> {
-    let mut largest: BTreeMap<&'static str, &SliceRecord> = BTreeMap::new();
-    let timed = |r: &SliceRecord| seconds(r).is_finite() && seconds(r) > 0.0;
-    for &record in records.iter().filter(|r| timed(r)) {
-        let kept = largest.entry(phase_of(&record.slice)).or_insert(record);
-        if entries(record) > entries(kept) {
-            *kept = record;
-        }
+    median_of_largest(records.iter().filter_map(|r| {
+        let (time, entries) = (seconds(r), entries(r));
+        (time.is_finite() && time > 0.0 && entries > 0).then(|| (phase_of(&r.slice), entries, time))
+    }))
+}
+
+/// For each phase of the `(phase, entries, seconds)` of timed slices, the
+/// median seconds per entry of its largest slices.
+fn median_of_largest(
+    timed: impl Iterator<Item = (&'static str, u64, f64)>,
+) -> BTreeMap<&'static str, f64> {
+    let mut by_phase: BTreeMap<&'static str, Vec<(u64, f64)>> = BTreeMap::new();
+    for (phase, entries, seconds) in timed {
+        by_phase.entry(phase).or_default().push((entries, seconds));
     }
-    largest
+    by_phase
         .into_iter()
-        .filter(|(_, r)| entries(r) > 0)
-        .map(|(phase, r)| (phase, seconds(r) / entries(r) as f64))
+        .map(|(phase, mut slices)| {
+            slices.sort_by_key(|&(entries, _)| std::cmp::Reverse(entries));
+            let mut rates: Vec<f64> = slices
+                .iter()
+                .take(RATE_SAMPLES)
+                .map(|&(entries, seconds)| seconds / entries as f64)
+                .collect();
+            rates.sort_by(f64::total_cmp);
+            let middle = rates.len() / 2;
+            let median = if rates.len() % 2 == 1 {
+                rates[middle]
+            } else {
+                (rates[middle - 1] + rates[middle]) / 2.0
+            };
+            (phase, median)
+        })
         .collect()
 }
 
 fn entries(record: &SliceRecord) -> u64 {
     record.encoding.entries_in(record.raw_len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_phase_rate_is_the_median_of_its_largest_slices() {
+        let timed = [
+            ("move", 1_000, 5_000.0), // solved beside other work
+            ("move", 900, 900.0),
+            ("move", 800, 960.0),
+            ("move", 10, 1.0), // small: left out
+            ("place", 100, 50.0),
+            ("place", 50, 50.0),
+        ];
+        let rates = median_of_largest(timed.into_iter());
+        assert_eq!(rates["move"], 1.2, "the median of 5.0, 1.0 and 1.2");
+        assert_eq!(rates["place"], 0.75, "two slices: the mean of both");
+        let one = median_of_largest([("move", 4, 2.0)].into_iter());
+        assert_eq!(one["move"], 0.5);
+        assert!(median_of_largest(std::iter::empty()).is_empty());
+    }
+
+    fn row(slice: &str, seconds: Option<f64>, check_seconds: Option<f64>) -> Row {
+        Row {
+            slice: slice.to_string(),
+            phase: phase_of(slice),
+            positions: 0,
+            entries: 0,
+            stored: 0,
+            memory: 0,
+            seconds,
+            check_seconds,
+            reads: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn what_is_left_counts_the_checks_of_stored_slices_not_checked_yet() {
+        let rows = [
+            row("move-03-03", Some(1.0), Some(0.5)), // stored and checked
+            row("place-05-00-00", Some(2.0), Some(1.0)), // stored, check to come
+            row("place-04-00-00", Some(4.0), Some(3.0)), // to solve and check
+        ];
+        let built = HashSet::from(["move-03-03", "place-05-00-00"]);
+        let checked = HashSet::from(["move-03-03"]);
+        let left = Left::of(&rows, &built, &checked);
+        assert_eq!(left.slices, 1);
+        assert_eq!(left.seconds, Some(4.0));
+        assert_eq!(left.with_checks, Some(8.0));
+        // A phase without a check rate: no figure rather than a low one.
+        let rows = [row("place-04-00-00", Some(4.0), None)];
+        let left = Left::of(&rows, &HashSet::new(), &HashSet::new());
+        assert_eq!((left.seconds, left.with_checks), (Some(4.0), None));
+    }
 }
