@@ -208,6 +208,11 @@ fn errors_have_http_statuses_and_finished_answers_may_be_cached() {
         ("/api/v1/moves?position=start", 503, "not built yet"),
         ("/api/v1/line?position=start&max_plies=x", 400, "max_plies"),
         (
+            "/api/v1/line?position=start&max_plies=%2B5",
+            400,
+            "max_plies",
+        ),
+        (
             "/api/v1/line?position=start&max_plies=99999",
             400,
             "at most 10000",

@@ -172,8 +172,8 @@ impl FromStr for GameSpec {
 }
 
 /// A count written in decimal digits only: `parse` would take `+3` too,
-/// so that two spellings named one game.
-pub(crate) fn whole_number<T: FromStr>(text: &str) -> Option<T> {
+/// so that two spellings named one game (or one request).
+pub fn whole_number<T: FromStr>(text: &str) -> Option<T> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }

@@ -27,6 +27,7 @@ use tonic::{Code, Request, Status};
 use super::board::board_json;
 use super::http1::HARDENING;
 use super::{Limits, QueryService};
+use egdb_games::spec::whole_number;
 use egdb_games::Value;
 use egdb_tablebase::{Answer, Probe};
 
@@ -152,7 +153,7 @@ async fn line(State(service): State<Arc<QueryService>>, params: Params) -> Respo
     let asked = position(&params).and_then(|position| {
         let plies = match params.as_ref().ok().and_then(|q| q.get("max_plies")) {
             None => 0,
-            Some(text) => text.parse::<u32>().map_err(|_| {
+            Some(text) => whole_number::<u32>(text).ok_or_else(|| {
                 Status::invalid_argument(format!("max_plies is a number of plies, not {text:?}"))
             })?,
         };
