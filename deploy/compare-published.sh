@@ -9,7 +9,8 @@
 #   STATS_JSON     `egdb stats --store STORE --json` of a Morris store
 #   PUBLISHED_TSV  default docs/results/published/ninemm-movement.tsv:
 #                  mover, other, wins, losses, draws, max_win, max_loss
-#                  per ordered subspace ('#' lines are comments)
+#                  per ordered subspace ('#' lines are comments); also
+#                  docs/results/peer/malom-morabaraba-movement.tsv
 # Pairs the store does not hold (or the table does not give) are left out.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -40,6 +40,24 @@ timed() {
   /usr/bin/time -f "%e %M" -o "$work/$label.time" "$@"
 }
 
+# A section setting the movement slices beside another solve's table
+# (deploy/compare-published.sh): WHOSE, whose table in words, the table
+# under docs/results, where its source is said.
+movement_beside() {
+  local whose=$1 what=$2 table=$3 source=$4
+  echo
+  echo "## Movement beside $whose"
+  echo
+  echo "Each pair of piece counts of the movement phase, both sides to move summed,"
+  echo "against $what"
+  echo "([\`$table\`]($table), $source);"
+  echo "canonical positions, values for the side to move, the longest win or loss"
+  echo "in plies (\`bash deploy/compare-published.sh docs/results/$name.stats.json"
+  echo "docs/results/$table\`):"
+  echo
+  bash deploy/compare-published.sh "$out/$name.stats.json" "docs/results/$table" || true
+}
+
 timed build "$EGDB_BIN" build "$game" --store "$store" "$@" >"$work/build.out"
 if [ -n "${EQUAL_TO:-}" ]; then
   "$EGDB_BIN" compare --store "$store" --crc "$EQUAL_TO" >"$work/compare.out" ||
@@ -93,18 +111,16 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
   echo "Per-slice counts as \`egdb stats --json\` prints them: [\`$name.stats.json\`]($name.stats.json)."
   echo
   sed '1{/^# /d}' "$work/results.md"
-  if [[ $game == morris:standard:* ]]; then
-    echo
-    echo "## Movement beside the published record"
-    echo
-    echo "Each pair of piece counts of the movement phase, both sides to move summed,"
-    echo "against the per-subspace table the ninemm re-solve published"
-    echo "([\`published/ninemm-movement.tsv\`](published/ninemm-movement.tsv), its source"
-    echo "named there); canonical positions, values for the side to move, the longest"
-    echo "win or loss in plies (\`bash deploy/compare-published.sh docs/results/$name.stats.json\`):"
-    echo
-    bash deploy/compare-published.sh "$out/$name.stats.json" || true
-  fi
+  case $game in
+    morris:standard:*)
+      movement_beside "the published record" \
+        "the per-subspace table the ninemm re-solve published" \
+        published/ninemm-movement.tsv "its source named there" ;;
+    morris:morabaraba:*)
+      movement_beside "Malom" \
+        "Gévay and Danner's Malom, run here on its Morabaraba sectors" \
+        peer/malom-morabaraba-movement.tsv "how in its header" ;;
+  esac
   if [ -d "$(realpath -m "$store").cluster" ]; then
     echo
     echo "## The cluster build"

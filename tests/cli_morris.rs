@@ -755,3 +755,50 @@ fn a_fresh_standard_build_equals_the_published_movement_table() {
         stdout(&differed)
     );
 }
+
+/// Morabaraba's movement slices beside Malom's sectors, solved here by
+/// Gévay and Danner's solver (`docs/results/peer/`): a fresh P = 5 build
+/// and the published P = 6 store agree on every pair they hold, counts
+/// and longest lines; one loss moved to a win is reported.
+#[test]
+fn morabaraba_movement_equals_malom_sectors() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("m5");
+    build("morris:morabaraba:5", &store, &[]);
+    let fresh = dir.path().join("stats.json");
+    std::fs::write(&fresh, serde_json::to_vec(&stats_json(&store)).unwrap()).unwrap();
+    let compare = |stats: &std::path::Path, table: &std::path::Path| {
+        std::process::Command::new("bash")
+            .arg(repo_file("deploy/compare-published.sh"))
+            .arg(stats)
+            .arg(table)
+            .output()
+            .expect("bash runs")
+    };
+    let malom = repo_file("docs/results/peer/malom-morabaraba-movement.tsv");
+    let published = repo_file("docs/results/morabaraba-6.stats.json");
+    for (stats, pairs) in [(fresh.as_path(), 6), (published.as_path(), 10)] {
+        let out = compare(stats, &malom);
+        let said = format!("{pairs} pairs compared, {pairs} equal, 0 differ.");
+        assert!(
+            out.status.success() && stdout(&out).contains(&said),
+            "{}{}",
+            stdout(&out),
+            stderr(&out)
+        );
+    }
+    // 5 v 5 as Malom has it: 2,748,918 wins, 592,174 losses.
+    let text = std::fs::read_to_string(&malom).unwrap();
+    let edited = text.replace("5\t5\t2748918\t592174\t", "5\t5\t2748919\t592173\t");
+    assert_ne!(edited, text, "the table lists 5 v 5 as above");
+    let off = dir.path().join("off.tsv");
+    std::fs::write(&off, edited).unwrap();
+    let differed = compare(&fresh, &off);
+    assert!(!differed.status.success());
+    assert!(
+        stdout(&differed)
+            .contains("| 5 v 5 | 30,914,424 | **2,748,918 / 2,748,919** | **592,174 / 592,173** |"),
+        "{}",
+        stdout(&differed)
+    );
+}
