@@ -3,6 +3,9 @@
 
 mod common;
 
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
 use common::*;
 use egdb_games::morris::oracle::Oracle;
 use egdb_games::morris::{MorrisGame, Variant};
@@ -709,6 +712,50 @@ fn a_verified_stores_checksums_stand_for_the_checks_of_the_slices_taken_from_it(
     refused("t4-unchecked", &list, &[]);
 }
 
+/// A fresh build of `game`'s `egdb stats --json`, written in `dir`.
+fn fresh_stats(game: &str, dir: &Path) -> PathBuf {
+    let store = dir.join("store");
+    build(game, &store, &[]);
+    let stats = dir.join("stats.json");
+    std::fs::write(&stats, serde_json::to_vec(&stats_json(&store)).unwrap()).unwrap();
+    stats
+}
+
+/// `deploy/compare-published.sh STATS TABLE`.
+fn compare_movement(stats: &Path, table: &Path) -> Output {
+    std::process::Command::new("bash")
+        .arg(repo_file("deploy/compare-published.sh"))
+        .arg(stats)
+        .arg(table)
+        .output()
+        .expect("bash runs")
+}
+
+/// Asserts that the comparison passed with every one of `pairs` equal.
+fn assert_all_pairs_equal(out: &Output, pairs: usize) {
+    let said = format!("{pairs} pairs compared, {pairs} equal, 0 differ.");
+    assert!(
+        out.status.success() && stdout(out).contains(&said),
+        "{}{}",
+        stdout(out),
+        stderr(out)
+    );
+}
+
+/// `stats` beside `table` with `from` replaced by `to`: it must fail and
+/// show `shown`.
+fn assert_edit_reported(stats: &Path, table: &Path, edit: [&str; 3]) {
+    let [from, to, shown] = edit;
+    let text = std::fs::read_to_string(table).unwrap();
+    let edited = text.replace(from, to);
+    assert_ne!(edited, text, "the table holds {from:?}");
+    let off = stats.with_file_name("off.tsv");
+    std::fs::write(&off, edited).unwrap();
+    let differed = compare_movement(stats, &off);
+    assert!(!differed.status.success());
+    assert!(stdout(&differed).contains(shown), "{}", stdout(&differed));
+}
+
 /// The script that sets a store beside the published movement table,
 /// run on a fresh standard P = 5 build: every pair it holds (3 v 3 to
 /// 5 v 5) agrees with the ninemm re-solve's counts and longest lines;
@@ -716,44 +763,16 @@ fn a_verified_stores_checksums_stand_for_the_checks_of_the_slices_taken_from_it(
 #[test]
 fn a_fresh_standard_build_equals_the_published_movement_table() {
     let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("s5");
-    build("morris:standard:5", &store, &[]);
-    let stats = dir.path().join("stats.json");
-    std::fs::write(&stats, serde_json::to_vec(&stats_json(&store)).unwrap()).unwrap();
-    let compare = |table: &std::path::Path| {
-        std::process::Command::new("bash")
-            .arg(repo_file("deploy/compare-published.sh"))
-            .arg(&stats)
-            .arg(table)
-            .output()
-            .expect("bash runs")
-    };
+    let stats = fresh_stats("morris:standard:5", dir.path());
     let published = repo_file("docs/results/published/ninemm-movement.tsv");
-    let agreed = compare(&published);
-    assert!(
-        agreed.status.success(),
-        "{}{}",
-        stdout(&agreed),
-        stderr(&agreed)
-    );
-    assert!(
-        stdout(&agreed).contains("6 pairs compared, 6 equal, 0 differ."),
-        "{}",
-        stdout(&agreed)
-    );
+    assert_all_pairs_equal(&compare_movement(&stats, &published), 6);
     // 4 v 4 as published: 159 wins.
-    let text = std::fs::read_to_string(&published).unwrap();
-    let edited = text.replace("4\t4\t159\t", "4\t4\t160\t");
-    assert_ne!(edited, text, "the table lists 4 v 4 with 159 wins");
-    let off = dir.path().join("off.tsv");
-    std::fs::write(&off, edited).unwrap();
-    let differed = compare(&off);
-    assert!(!differed.status.success());
-    assert!(
-        stdout(&differed).contains("| 4 v 4 | 3,225,597 | **159 / 160** |"),
-        "{}",
-        stdout(&differed)
-    );
+    let edit = [
+        "4\t4\t159\t",
+        "4\t4\t160\t",
+        "| 4 v 4 | 3,225,597 | **159 / 160** |",
+    ];
+    assert_edit_reported(&stats, &published, edit);
 }
 
 /// Morabaraba's movement slices beside Malom's sectors, solved here by
@@ -763,42 +782,16 @@ fn a_fresh_standard_build_equals_the_published_movement_table() {
 #[test]
 fn morabaraba_movement_equals_malom_sectors() {
     let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("m5");
-    build("morris:morabaraba:5", &store, &[]);
-    let fresh = dir.path().join("stats.json");
-    std::fs::write(&fresh, serde_json::to_vec(&stats_json(&store)).unwrap()).unwrap();
-    let compare = |stats: &std::path::Path, table: &std::path::Path| {
-        std::process::Command::new("bash")
-            .arg(repo_file("deploy/compare-published.sh"))
-            .arg(stats)
-            .arg(table)
-            .output()
-            .expect("bash runs")
-    };
+    let fresh = fresh_stats("morris:morabaraba:5", dir.path());
     let malom = repo_file("docs/results/peer/malom-morabaraba-movement.tsv");
     let published = repo_file("docs/results/morabaraba-6.stats.json");
-    for (stats, pairs) in [(fresh.as_path(), 6), (published.as_path(), 10)] {
-        let out = compare(stats, &malom);
-        let said = format!("{pairs} pairs compared, {pairs} equal, 0 differ.");
-        assert!(
-            out.status.success() && stdout(&out).contains(&said),
-            "{}{}",
-            stdout(&out),
-            stderr(&out)
-        );
-    }
+    assert_all_pairs_equal(&compare_movement(&fresh, &malom), 6);
+    assert_all_pairs_equal(&compare_movement(&published, &malom), 10);
     // 5 v 5 as Malom has it: 2,748,918 wins, 592,174 losses.
-    let text = std::fs::read_to_string(&malom).unwrap();
-    let edited = text.replace("5\t5\t2748918\t592174\t", "5\t5\t2748919\t592173\t");
-    assert_ne!(edited, text, "the table lists 5 v 5 as above");
-    let off = dir.path().join("off.tsv");
-    std::fs::write(&off, edited).unwrap();
-    let differed = compare(&fresh, &off);
-    assert!(!differed.status.success());
-    assert!(
-        stdout(&differed)
-            .contains("| 5 v 5 | 30,914,424 | **2,748,918 / 2,748,919** | **592,174 / 592,173** |"),
-        "{}",
-        stdout(&differed)
-    );
+    let edit = [
+        "5\t5\t2748918\t592174\t",
+        "5\t5\t2748919\t592173\t",
+        "| 5 v 5 | 30,914,424 | **2,748,918 / 2,748,919** | **592,174 / 592,173** |",
+    ];
+    assert_edit_reported(&fresh, &malom, edit);
 }
