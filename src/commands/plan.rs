@@ -49,15 +49,16 @@ pub fn run(args: PlanArgs) -> Exit {
     let own = source
         .as_ref()
         .filter(|s| s.game().spec() == game.spec() && s.game().fingerprint() == game.fingerprint());
-    let built: Option<HashSet<&str>> =
-        own.map(|s| s.records().into_iter().map(|r| r.slice.as_str()).collect());
-    let checked: HashSet<&str> = own.map_or_else(HashSet::new, |s| {
-        s.records()
-            .into_iter()
-            .filter(|r| r.check_seconds > 0.0)
-            .map(|r| r.slice.as_str())
-            .collect()
-    });
+    let records = own.map(Tablebase::records);
+    let built: Option<HashSet<&str>> = records
+        .as_ref()
+        .map(|rs| rs.iter().map(|r| r.slice.as_str()).collect());
+    let checked: HashSet<&str> = records
+        .iter()
+        .flatten()
+        .filter(|r| r.check_seconds > 0.0)
+        .map(|r| r.slice.as_str())
+        .collect();
     let rows: Vec<Row> = plan
         .iter()
         .map(|s| Row {
