@@ -44,6 +44,14 @@ def run(*args):
     return done
 
 
+def compared(script, *args):
+    # Exits 1 when something differs: the page shows what.
+    done = subprocess.run(["bash", f"deploy/{script}", *args], capture_output=True, text=True)
+    if done.returncode not in (0, 1):
+        sys.exit(f"{script}: {done.stderr.strip()}")
+    return done.stdout
+
+
 def spec(family, k, l):
     # Lasker with equal hands is the preset's name.
     return f"morris:lasker:{k}" if family == "lasker" and k == l else f"morris:{family}:{k}:{l}"
@@ -159,6 +167,31 @@ draws; the readme files give Nine Men's Morris (9:9) and Lasker Morris
         wins = sum(1 for value, _ in equal[family] if value == "win")
         f.write(f"| {family} | {' '.join(cell(*c) for c in equal[family])} | {wins} of "
                 f"{len(equal[family])} | {said[family]} |\n")
+    malom = "docs/results/peer/malom-starts.tsv"
+    if os.path.exists(malom):
+        beside = compared("compare-starts.sh", f"{out}/starts.json", malom)
+        slices = []
+        for family in families:
+            stats = os.path.join(store_dir, f"{family}-{n}.stats.json")
+            with open(stats, "w") as file:
+                file.write(run(egdb, "stats", "--store", os.path.join(store_dir, f"{family}-{n}.egdb"),
+                               "--json").stdout)
+            slices.append(compared("compare-slices.sh", stats, family).strip())
+        f.write(f"""
+### Beside Malom, solved here
+
+Their program is public: Malom's solver, built on this project's machine
+from its source, solved the starts of [`peer/malom-starts.tsv`](peer/malom-starts.tsv)
+(how, in its header), each family's own variant, one sector after another.
+Its value and depth of each start beside this table's:
+
+{beside}
+The sectors it solved for them are slices of the stores above: their
+classes' wins, losses and draws and their longest lines
+([`peer/malom-starts-slices.tsv`](peer/malom-starts-slices.tsv)) beside
+each store's (`deploy/compare-slices.sh`):
+
+""" + "\n".join(f"* {line}" for line in slices) + "\n")
     f.write(f"""
 ## What larger starts would take here
 
