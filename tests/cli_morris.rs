@@ -717,8 +717,13 @@ fn fresh_stats(game: &str, dir: &Path) -> PathBuf {
     let store = dir.join("store");
     build(game, &store, &[]);
     let stats = dir.join("stats.json");
-    std::fs::write(&stats, serde_json::to_vec(&stats_json(&store)).unwrap()).unwrap();
+    write_stats(&store, &stats);
     stats
+}
+
+/// `store`'s `egdb stats --json`, written to `path`.
+fn write_stats(store: &Path, path: &Path) {
+    std::fs::write(path, serde_json::to_vec(&stats_json(store)).unwrap()).unwrap();
 }
 
 /// `deploy/compare-published.sh STATS TABLE`.
@@ -728,9 +733,16 @@ fn compare_movement(stats: &Path, table: &Path) -> Output {
 
 /// Asserts that the comparison passed with every one of `pairs` equal.
 fn assert_all_pairs_equal(out: &Output, pairs: usize) {
-    let said = format!("{pairs} pairs compared, {pairs} equal, 0 differ.");
+    assert_passed_saying(
+        out,
+        &format!("{pairs} pairs compared, {pairs} equal, 0 differ."),
+    );
+}
+
+/// Asserts that a comparison script passed and said `said`.
+fn assert_passed_saying(out: &Output, said: &str) {
     assert!(
-        out.status.success() && stdout(out).contains(&said),
+        out.status.success() && stdout(out).contains(said),
         "{}{}",
         stdout(out),
         stderr(out)
@@ -821,27 +833,16 @@ fn starts_and_their_slices_equal_malom_re_solve() {
             }));
         }
         let stats = dir.path().join(format!("{family}.json"));
-        std::fs::write(&stats, serde_json::to_vec(&stats_json(&store)).unwrap()).unwrap();
+        write_stats(&store, &stats);
         let beside = script("deploy/compare-slices.sh", &[&stats, Path::new(family)]);
         let said = format!("{family}: {slices} slices compared, {slices} equal, 0 differ.");
-        assert!(
-            beside.status.success() && stdout(&beside).contains(&said),
-            "{}{}",
-            stdout(&beside),
-            stderr(&beside)
-        );
+        assert_passed_saying(&beside, &said);
     }
     let fresh = dir.path().join("starts.json");
     std::fs::write(&fresh, serde_json::to_vec(&starts).unwrap()).unwrap();
     let malom = repo_file("docs/results/peer/malom-starts.tsv");
     let all_equal = |out: &Output, n: usize| {
-        let said = format!("{n} starts compared, {n} equal, 0 differ.");
-        assert!(
-            out.status.success() && stdout(out).contains(&said),
-            "{}{}",
-            stdout(out),
-            stderr(out)
-        );
+        assert_passed_saying(out, &format!("{n} starts compared, {n} equal, 0 differ."));
     };
     let compare_starts =
         |ours: &Path, table: &Path| script("deploy/compare-starts.sh", &[ours, table]);
