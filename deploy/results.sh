@@ -121,6 +121,22 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
         "Gévay and Danner's Malom, run here on its Morabaraba sectors" \
         peer/malom-morabaraba-movement.tsv "how in its header" ;;
   esac
+  case $game in
+    morris:standard:* | morris:morabaraba:* | morris:lasker:*)
+      echo
+      echo "## States beside Malom's"
+      echo
+      echo "Gévay and Danner's Malom stores a sector of W and B pieces on the board"
+      echo "in f(W) × C(24 − W, B) entries (the side to move's pieces up to the 16"
+      echo "symmetries, the other's ranked among the free points); each slice here is"
+      echo "one or two such tables. The plan's tables beside the sectors Malom"
+      echo "reaches from the start (\`egdb plan $game --json |"
+      echo "python3 deploy/malom-states.py $game\`):"
+      echo
+      echo '```'
+      "$EGDB_BIN" plan "$game" --json | python3 deploy/malom-states.py "$game" || true
+      echo '```' ;;
+  esac
   if [ -d "$(realpath -m "$store").cluster" ]; then
     echo
     echo "## The cluster build"

@@ -873,3 +873,46 @@ fn script(path: &str, args: &[&Path]) -> Output {
         .output()
         .expect("bash runs")
 }
+
+/// `deploy/malom-states.py` on `egdb plan GAME --json`.
+fn malom_states(game: &str, plan: &[u8]) -> Output {
+    use std::io::Write;
+    let mut child = std::process::Command::new("python3")
+        .arg(repo_file("deploy/malom-states.py"))
+        .arg(game)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 runs");
+    child.stdin.take().unwrap().write_all(plan).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn every_table_malom_stores_is_planned_at_its_size() {
+    // Malom's sizes of Morabaraba P = 12 add up to its published 324 GB at
+    // 3 bytes an entry; ours hold 99 more tables, where the side that has
+    // just placed has nothing on the board.
+    let plan = egdb(&["plan", "morris:morabaraba:12", "--json"]);
+    assert!(plan.status.success(), "{}", stderr(&plan));
+    let beside = malom_states("morris:morabaraba:12", &plan.stdout);
+    assert_passed_saying(&beside, "in both: 1216 tables, 116,034,726,289 entries");
+    assert_passed_saying(&beside, "egdb only: 99 tables, 432,262 entries");
+    assert_passed_saying(&beside, "Malom only: 0 sectors");
+    for game in ["morris:lasker:10", "morris:standard:5:4"] {
+        let plan = egdb(&["plan", game, "--json"]);
+        let beside = malom_states(game, &plan.stdout);
+        assert_passed_saying(&beside, "Malom only: 0 sectors");
+    }
+    // One table's size off is named, and the script fails.
+    let json = String::from_utf8(plan.stdout).unwrap();
+    let edited = json.replacen("\"entries\":210140,", "\"entries\":210141,", 1);
+    assert_ne!(edited, json, "move-03-03 has 210,140 entries");
+    let off = malom_states("morris:morabaraba:12", edited.as_bytes());
+    assert_eq!(off.status.code(), Some(1), "{}", stdout(&off));
+    assert!(stdout(&off).contains("egdb 210,141 entries, Malom 210,140"));
+    let wrong = malom_states("morris:taiwan:12", &[]);
+    assert_eq!(wrong.status.code(), Some(2));
+    assert!(stderr(&wrong).contains("Malom plays standard, morabaraba and lasker"));
+}
