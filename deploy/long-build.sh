@@ -14,8 +14,9 @@
 #     >>~/morabaraba-12/run.out 2>&1 </dev/null &
 #
 # MODE=local (default): one `egdb build` process, one worker of THREADS
-# engine threads (default 2) and MEMORY (default 14GiB) reading the store
-# in place; MODE=cluster: a
+# engine threads (default 2) and MEMORY (default 14GiB, or the plan's
+# largest slice and a GiB where that is more) reading the store in place;
+# MODE=cluster: a
 # coordinator and two workers on hosts of network namespaces with mutual
 # TLS (netns-cluster.sh, its settings: THREADS, MEMORY, MEMORY_WS1,
 # CACHE_LIMIT), every shard over gRPC. Which is faster here, measured on
@@ -30,7 +31,7 @@ set -euo pipefail
 # and this one may be edited during a run of days).
 main() {
   cd "$(dirname "$0")/.."
-  local game dir name store mode build log status commit script
+  local game dir name store mode build log status commit script need
   game=${1:?usage: long-build.sh GAME [DIR] [-- BUILD OPTIONS…]}
   shift
   name=$(echo "${game#morris:}" | tr ':/' '--')
@@ -64,8 +65,14 @@ main() {
     cp "deploy/$script" "$dir/deploy/$script.new"
     mv "$dir/deploy/$script.new" "$dir/deploy/$script"
   done
-  echo "$(date -u +%FT%TZ) long-build.sh: start $game ($mode), binary $(readlink -f "$dir/bin/egdb")" >>"$dir/pauses.log"
   export EGDB_BIN="$dir/bin/egdb"
+  if [ "$mode" = local ] && [ -z "${MEMORY:-}" ]; then
+    # 14 GiB leaves the foreground its share; a game whose largest slice
+    # needs more (Lasker P = 10: 15.4 GiB) gets what it needs and a GiB.
+    need=$("$EGDB_BIN" plan "$game" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["largest_memory_need"])')
+    MEMORY=$((need >= 13 << 30 ? (need >> 30) + 2 : 14))GiB
+  fi
+  echo "$(date -u +%FT%TZ) long-build.sh: start $game ($mode), binary $(readlink -f "$dir/bin/egdb")${MEMORY:+, memory $MEMORY}" >>"$dir/pauses.log"
   export NICE="${NICE:-19}" THREADS="${THREADS:-2}"
   # Run with setsid, the build has an autogroup of its own, and the kernel
   # shares the cores between autogroups before it looks at any nice value:
@@ -84,7 +91,7 @@ main() {
     # foreground (a test suite) needs the rest. The largest 12-piece
     # slice needs 7.4 GiB (Morabaraba) to 9.7 GiB (Taiwan).
     build=(nice -n "$NICE" "$EGDB_BIN" -v build "$game" --store "$store" --workers 1
-      --threads "$THREADS" --memory "${MEMORY:-14GiB}" --verify-as-built "$@")
+      --threads "$THREADS" --memory "$MEMORY" --verify-as-built "$@")
     log="$dir/build.out"
   fi
   # The build's standard output (its last line, `built …`) goes to the log
