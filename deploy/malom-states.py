@@ -10,14 +10,15 @@ side's ranked among the free points. Those are facts read from its source
 (github.com/ggevay/malom, hash.cpp); the counting below is ours. Each
 egdb slice is one or two such tables (both orientations), so its plan's
 entries can be set beside Malom's table sizes one by one, and the tables
-beside Malom's sector graph from the start.
+beside the sectors Malom's graph reaches from the start (where hands mix,
+from every start within the game's, as its extended solution does).
 
     egdb plan GAME --json | python3 deploy/malom-states.py GAME
 
 GAME is morris:standard:P, morris:morabaraba:P, morris:lasker:P or
 morris:FAMILY:K:L; the start is K:L (or P:P). Prints the tables both
-have, those only one has, and the totals. Exits 1 if a table both have
-differs in size, 2 on bad input.
+have, those only one has, and the totals. Exits 1 if a slice's entries
+are not the sizes of its tables, 2 on bad input.
 """
 
 import json
