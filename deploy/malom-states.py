@@ -73,6 +73,10 @@ def table_entries(w, b):
     return ORBITS[w] * comb(POINTS - w, b)
 
 
+def entries(tables):
+    return sum(table_entries(w, b) for w, b, _, _ in tables)
+
+
 def children(sector, lasker):
     """Malom's sector graph: a placement or a move, with a capture or not,
     then the other side to move; a side left below 3 pieces ends the game."""
@@ -87,8 +91,8 @@ def children(sector, lasker):
             yield (b2, w2, bf2, wf2)
 
 
-def sector_graph(start, lasker):
-    seen, todo = {start}, [start]
+def sector_graph(starts, lasker):
+    seen, todo = set(starts), list(starts)
     while todo:
         for child in children(todo.pop(), lasker):
             if child not in seen:
@@ -102,9 +106,9 @@ def starts(hands, first, second):
     every start with as many pieces or fewer, in both orders, as Malom's
     extended solution seeds them."""
     if not hands:
-        return [(0, 0, first, second)]
-    return [(0, 0, k, l) for k in range(3, first + 1) for l in range(3, second + 1)] + \
-        [(0, 0, l, k) for k in range(3, first + 1) for l in range(3, second + 1)]
+        return {(0, 0, first, second)}
+    return {start for k in range(3, first + 1) for l in range(3, second + 1)
+            for start in ((0, 0, k, l), (0, 0, l, k))}
 
 
 def slice_tables(name, first, second):
@@ -154,29 +158,25 @@ def main():
             plan = json.load(sys.stdin)
         except json.JSONDecodeError as e:
             raise ValueError(f"standard input is not `egdb plan --json`: {e}") from e
+        slices, total = plan["slices"], plan["entries"]
+        # Parity splits of one pair of counts hold the same tables.
         groups = {}
-        for s in plan["slices"]:
+        for s in slices:
             tables = frozenset(slice_tables(s["slice"], first, second))
-            group = groups.setdefault(tables, [0, 0])
-            group[0] += s["entries"]
-            group[1] += 1
-    except (ValueError, KeyError, TypeError) as e:
+            groups[tables] = groups.get(tables, 0) + s["entries"]
+        hands = any(s["slice"].startswith("hand-") for s in slices)
+    except KeyError as e:
+        print(f"malom-states: not `egdb plan --json`: no field {e}", file=sys.stderr)
+        return 2
+    except (ValueError, TypeError) as e:
         print(f"malom-states: {e}", file=sys.stderr)
         return 2
     ours = set().union(*groups)
-    theirs = set()
-    hands = any(s["slice"].startswith("hand-") for s in plan["slices"])
-    for start in starts(hands, first, second):
-        theirs |= sector_graph(start, lasker)
-    differ = [(sorted(t), e) for t, (e, _) in groups.items()
-              if e != sum(table_entries(w, b) for w, b, _, _ in t)]
+    theirs = sector_graph(starts(hands, first, second), lasker)
+    differ = [(sorted(t), e) for t, e in groups.items() if e != entries(t)]
     both = ours & theirs
-
-    def entries(tables):
-        return sum(table_entries(w, b) for w, b, _, _ in tables)
-
-    print(f"{sys.argv[1]}: {len(ours)} egdb tables in {len(plan['slices'])} slices, "
-          f"{plan['entries']:,} entries")
+    print(f"{sys.argv[1]}: {len(ours)} egdb tables in {len(slices)} slices, "
+          f"{total:,} entries")
     print(f"Malom's sector graph from the start{'s' if hands else ''}: {len(theirs)} sectors, "
           f"{entries(theirs):,} entries")
     print(f"in both: {len(both)} tables, {entries(both):,} entries")
