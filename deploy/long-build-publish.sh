@@ -2,8 +2,9 @@
 # What follows a long build (deploy/long-build.sh) at once, while the
 # machine that holds the store still runs: its results page, checksum list
 # and stats (deploy/results.sh, the build's checks standing for a verify),
-# the 4-ply opening book, and its movement slices set beside each published
-# checksum list of the same rules with fewer pieces (docs/results/FAMILY-P.crc).
+# the 4-ply opening book, and its slices set beside those of each published
+# checksum list of the same rules (docs/results/FAMILY-P.crc and
+# starts-FAMILY-K.crc) that do not depend on the start.
 # Everything goes to DIR/results, for a session to read and commit;
 # nothing here writes the checkout.
 #
@@ -35,17 +36,29 @@ say "opening book, 4 plies"
 "$EGDB_BIN" book --store "$store" --plies 4 \
   --out "$results/$name-book-4.jsonl" --summary "$results/$name-book-4.md"
 zstd -q -19 -f --rm "$results/$name-book-4.jsonl"
-# Movement slices do not depend on the pieces a side starts with: those a
-# smaller published store of the same rules lists must be equal here.
-family=${name%-*}
-for list in "$checkout"/docs/results/"$family"-[0-9]*.crc; do
+# Movement slices do not depend on the pieces a side starts with, nor hand
+# slices (RULES.md §3a), named by what they hold, on the start: those a
+# published list of the same rules holds (a smaller game's, a store of
+# starts') must be equal here. Placement ids count rounds of one start.
+family=$(echo "$game" | cut -d: -f2)
+"$EGDB_BIN" plan "$game" --json >"$results/plan.json"
+for list in "$checkout"/docs/results/"$family"-[0-9]*.crc "$checkout"/docs/results/starts-"$family"-[0-9]*.crc; do
   [ -f "$list" ] || continue
   other=$(basename "$list" .crc)
   [ "$other" = "$name" ] && continue
-  grep '^move-' "$list" >"$results/$other-move.crc" || { say "$other lists no movement slice"; continue; }
-  say "movement slices beside $other's published checksums"
-  "$EGDB_BIN" compare --store "$store" --crc "$results/$other-move.crc" --listed-only \
+  python3 - "$results/plan.json" "$list" >"$results/$other-shared.crc" <<'PY'
+import json, sys
+planned = {s["slice"] for s in json.load(open(sys.argv[1]))["slices"]}
+for line in open(sys.argv[2]):
+    words = line.split()
+    if words and words[0].startswith(("move-", "hand-")) and words[0] in planned:
+        sys.stdout.write(line)
+PY
+  [ -s "$results/$other-shared.crc" ] || { say "$other lists no slice of $game"; continue; }
+  say "$(wc -l <"$results/$other-shared.crc") slices beside $other's published checksums"
+  "$EGDB_BIN" compare --store "$store" --crc "$results/$other-shared.crc" --listed-only \
     >"$results/compare-$other.txt" 2>&1 || say "compare: see $results/compare-$other.txt"
 done
+rm -f "$results/plan.json"
 "$EGDB_BIN" query --store "$store" --plain start >"$results/start.txt"
 say "done: $(head -n 1 "$results/start.txt")"
