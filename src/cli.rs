@@ -211,8 +211,8 @@ pub struct CoordinatorArgs {
     #[arg(long, conflicts_with = "verify")]
     pub verify_as_built: bool,
     /// With `--verify-as-built`: the checksum list (as `egdb results --crc`
-    /// writes it) of a store of the same movement rules that `egdb verify`
-    /// checked in full; a movement slice taken with `--reuse` (in this run
+    /// writes it) of a store of the same rules that `egdb verify` checked
+    /// in full; a movement or hand slice taken with `--reuse` (in this run
     /// or an earlier one) with the positions and CRC it lists counts as
     /// passed, its check done once already on those very bytes.
     #[arg(long, requires = "verify_as_built")]
@@ -299,8 +299,8 @@ pub struct BuildArgs {
     #[arg(long)]
     pub verify_as_built: bool,
     /// With `--verify-as-built`: the checksum list (as `egdb results --crc`
-    /// writes it) of a store of the same movement rules that `egdb verify`
-    /// checked in full; a movement slice taken with `--reuse` (in this run
+    /// writes it) of a store of the same rules that `egdb verify` checked
+    /// in full; a movement or hand slice taken with `--reuse` (in this run
     /// or an earlier one) with the positions and CRC it lists counts as
     /// passed, its check done once already on those very bytes.
     #[arg(long, requires = "verify_as_built")]

@@ -104,24 +104,38 @@ fn lasker_and_unequal_start_stores_agree_with_the_plain_solver() {
 
 /// Hand slices are named by what they hold: a build of a larger start
 /// takes every slice of a smaller one's store of the same rules, and its
-/// tables are those of a build from nothing.
+/// tables are those of a build from nothing. The smaller store's checksum
+/// list vouches for every slice taken, hand slices as movement ones.
 #[test]
 fn a_larger_start_takes_every_slice_of_a_smaller_ones_store() {
     let dir = tempfile::tempdir().unwrap();
     let small = dir.path().join("l3");
     build("morris:lasker:3", &small, &[]);
     let taken = checksums(&small).len();
+    let list = dir.path().join("l3.crc");
+    write_crc_list(&small, &list);
     let reusing = dir.path().join("l43");
     let out = build(
         "morris:lasker:4:3",
         &reusing,
-        &["--reuse", small.to_str().unwrap(), "--verify-as-built"],
+        &[
+            "--reuse",
+            small.to_str().unwrap(),
+            "--verify-as-built",
+            "--verified-crc",
+            list.to_str().unwrap(),
+        ],
     );
     assert!(
         stderr(&out).contains(&format!("took {taken} slices")),
         "{}",
         stderr(&out)
     );
+    let vouched = format!(
+        "every slice verified as it was stored ({taken} of them by their checksums in {}",
+        list.display()
+    );
+    assert!(stdout(&out).contains(&vouched), "{}", stdout(&out));
     let fresh = dir.path().join("l43-fresh");
     build("morris:lasker:4:3", &fresh, &[]);
     let (mut same, mut built) = (checksums(&reusing), checksums(&fresh));

@@ -1,14 +1,15 @@
 //! Checks a published checksum list stands for. The list of slice
 //! checksums (`slice positions raw_crc32`, as `egdb results --crc` writes
-//! it) of a store that `egdb verify` checked in full vouches for a movement
-//! slice taken from a store of the same movement rules (`--reuse`) with
-//! the positions and CRC it lists: equal bytes under the same rules are
+//! it) of a store that `egdb verify` checked in full vouches for a slice
+//! taken from a store of the same rules (`--reuse`): a movement slice, or
+//! a hand slice (RULES.md §3a), named by what it holds, taken only from a
+//! store of the same rules of mixing. Equal bytes under the same rules are
 //! the very tables that passed, so a build that verifies as it goes counts
 //! the slice as passed instead of checking it again (Taiwan P = 12 takes
-//! P = 9's movement slices, hours of checks already done once). Slices
-//! solved here are checked whatever the list says: equal bytes in another
-//! game's placement round (the same board, other pieces in hand) are not
-//! the same claim.
+//! P = 9's movement slices, Lasker P = 10 a store of starts' hand slices:
+//! hours of checks already done once). Slices solved here are checked
+//! whatever the list says: equal bytes in another game's placement round
+//! (the same board, other pieces in hand) are not the same claim.
 
 use std::collections::HashMap;
 
@@ -17,8 +18,8 @@ use egdb_games::morris::MorrisSlice;
 
 use super::{Build, BuildOptions};
 
-/// The slices of a fully verified store of the same movement rules, each
-/// with its positions and the CRC-32 of its raw bytes.
+/// The slices of a fully verified store of the same rules, each with its
+/// positions and the CRC-32 of its raw bytes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct VerifiedList {
     /// Where the list came from (a file's path), to say so.
@@ -58,13 +59,13 @@ impl VerifiedList {
         &self.source
     }
 
-    /// Whether `record` is of a movement slice taken from another store
-    /// with the bytes the list gives it.
+    /// Whether `record` is of a movement or hand slice taken from another
+    /// store with the bytes the list gives it.
     pub fn vouches_for(&self, record: &SliceRecord) -> bool {
         matches!(record.solved_by, Some(SolvedBy::Reused { .. }))
             && matches!(
                 MorrisSlice::parse(&record.slice),
-                Some(MorrisSlice::Movement { .. })
+                Some(MorrisSlice::Movement { .. } | MorrisSlice::Hand { .. })
             )
             && self.slices.get(&record.slice) == Some(&(record.counts.positions, record.raw_crc32))
     }
