@@ -72,6 +72,15 @@ for family in families:
             if l.startswith("built ") or "already holds the complete" in l][-1]
     if "every slice verified as it was stored" not in last:
         sys.exit(f"{store}: not every slice was checked as it was stored: {last}")
+    if not last.startswith("built "):
+        # A store finished before: its page keeps the line of the build
+        # that made it (slices, positions, time, bytes).
+        try:
+            made = re.search(r"^Made by .*?(built .*)$", open(f"{out}/{name}.md").read(), re.M)
+        except FileNotFoundError:
+            made = None
+        if made and f" in {store}: " in made.group(1):
+            last = made.group(1)
     page = run(egdb, "results", "--store", store, "--crc", f"{out}/{name}.crc").stdout
     with open(f"{out}/{name}.md", "w") as f:
         f.write(f"# Results: `{spec(family, n, n)}`, every start up to {n} pieces a side\n\n")
