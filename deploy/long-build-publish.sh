@@ -24,6 +24,34 @@ results="$dir/results"
 export EGDB_BIN="$dir/bin/egdb"
 say() { echo "$(date -u +%FT%TZ) long-build-publish: $*"; }
 
+# The page's account of a local long build: its runs (DIR/pauses.log),
+# the interruptions sessions noted (DIR/interruptions.note), the worker
+# time of the solves and checks (`egdb status`), and the peak memory
+# long-build.sh sampled (DIR/memory.log; runs before it sampled have none).
+long_build_section() {
+  local runs binaries peak sampled
+  runs=$(grep -c ' long-build.sh: start ' "$dir/pauses.log" || true)
+  binaries=$(grep ' long-build.sh: start ' "$dir/pauses.log" | sed 's/.*binary [^ ]*\/\([^/ ,]*\).*/\1/' | uniq | paste -sd ' ' - || true)
+  echo
+  echo "## The long build"
+  echo
+  echo "Built by \`bash deploy/long-build.sh $game\` in $runs runs, every slice"
+  echo "checked as it was stored; binaries, in order: $binaries."
+  echo "$("$EGDB_BIN" status --store "$store" | grep '^stored: ')."
+  if [ -s "$dir/memory.log" ]; then
+    peak=$(awk '$5 > max { max = $5 } END { printf "%.2f", max / 1048576 }' "$dir/memory.log")
+    sampled=$(awk '{ print $3 }' "$dir/memory.log" | uniq | wc -l)
+    echo "Peak memory (resident, sampled every 30 s): $peak GiB, in the $sampled runs"
+    echo "sampled (from $(head -n 1 "$dir/memory.log" | cut -d' ' -f1))."
+  fi
+  if [ -s "$dir/interruptions.note" ]; then
+    echo
+    echo "Interruptions, as each session noted them when it resumed the build:"
+    echo
+    sed 's/^\([^ ]*\)  */* \1: /' "$dir/interruptions.note"
+  fi
+}
+
 if ! grep '^built ' "$log" 2>/dev/null | tail -n 1 | grep -q 'every slice verified as it was stored'; then
   say "$log has no finished, verified build; nothing published"
   exit 1
@@ -32,6 +60,12 @@ mkdir -p "$results"
 say "results page, checksums and stats (every block is read)"
 RESULTS_DIR="$results" BUILD_LOG="$log" \
   bash "$checkout/deploy/results.sh" "$game" "$name" "$store"
+if [ ! -d "$store.cluster" ]; then
+  # A cluster build's page has its report; a local one's gets its runs,
+  # interruptions, worker time and peak memory from DIR.
+  say "the long build's runs"
+  long_build_section >>"$results/$name.md"
+fi
 say "opening book, 4 plies"
 "$EGDB_BIN" book --store "$store" --plies 4 \
   --out "$results/$name-book-4.jsonl" --summary "$results/$name-book-4.md"

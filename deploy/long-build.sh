@@ -25,13 +25,29 @@
 # At its first start on a machine it pins the binary of the build cache in
 # DIR/bin/ (a build that runs for days keeps one binary while the checkout
 # changes), and at each start it takes copies of the scripts it runs into
-# DIR/deploy/. Every start and end goes to DIR/pauses.log.
+# DIR/deploy/. Every start and end goes to DIR/pauses.log, a local build's
+# peak memory to DIR/memory.log.
 set -euo pipefail
+# The peak resident memory (VmHWM, KiB) of the build, the `egdb` child of
+# process `parent`, a line each time it grows, looked at every 30 s: a run
+# that a session's end kills leaves its peak (MODE=cluster has its own).
+peak_memory() {
+  local parent=$1 out=$2 pid="" kib last=0
+  while kill -0 "$parent" 2>/dev/null; do
+    [ -n "$pid" ] || pid=$(pgrep -n -x -P "$parent" egdb || true)
+    kib=$(awk '/^VmHWM:/ {print $2}' "/proc/${pid:-0}/status" 2>/dev/null || true)
+    if [ -n "$kib" ] && [ "$kib" -gt "$last" ]; then
+      echo "$(date -u +%FT%TZ) pid $pid peak_rss_kib $kib" >>"$out"
+      last=$kib
+    fi
+    sleep 30
+  done
+}
 # The whole script is read before it runs (bash reads a file as it goes,
 # and this one may be edited during a run of days).
 main() {
   cd "$(dirname "$0")/.."
-  local game dir name store mode build log status commit script need
+  local game dir name store mode build log status commit script need sampler
   game=${1:?usage: long-build.sh GAME [DIR] [-- BUILD OPTIONS…]}
   shift
   name=$(echo "${game#morris:}" | tr ':/' '--')
@@ -100,7 +116,11 @@ main() {
   if [ "$mode" = cluster ]; then
     "${build[@]}" || status=$?
   else
+    # In the foreground, so that a Ctrl-C of the script reaches it.
+    peak_memory $$ "$dir/memory.log" &
+    sampler=$!
     "${build[@]}" >>"$log" 2>>"$dir/build.log" || status=$?
+    kill "$sampler" 2>/dev/null || true
   fi
   echo "$(date -u +%FT%TZ) long-build.sh: end $game, exit $status" >>"$dir/pauses.log"
   [ "$status" = 0 ] || exit "$status"
