@@ -43,6 +43,51 @@ peak_memory() {
     sleep 30
   done
 }
+# A local run whose start has no end after it in DIR/pauses.log was
+# killed (a session's end, the machine): noted in DIR/interruptions.note
+# with what its log says was done last, before the next run starts. (The
+# cluster's own report finds such runs in its runs.log.)
+note_interruption() {
+  local dir=$1
+  tail -n 1 "$dir/pauses.log" 2>/dev/null | grep -q ' long-build.sh: start ' || return 0
+  python3 - "$dir/build.log" >>"$dir/interruptions.note" <<'PY'
+import datetime, json, sys
+
+last = stored = checked = None
+try:
+    lines = open(sys.argv[1], errors="replace")
+except FileNotFoundError:
+    lines = []
+for line in lines:
+    try:
+        entry = json.loads(line)
+        message = entry["fields"].get("message")
+    except (ValueError, KeyError, TypeError, AttributeError):
+        continue
+    last = entry
+    if message == "slice done":
+        stored = entry
+    elif message == "slice verified":
+        checked = entry
+
+
+def at(entry):
+    return entry["timestamp"][11:19] + "Z" if entry else "none"
+
+
+def slice_at(entry):
+    return f"{entry['fields'].get('slice')} {at(entry)}" if entry else "none"
+
+
+fields = stored["fields"] if stored else {}
+count = f"{fields['done']}/{fields['of']} stored" if "done" in fields else "none stored"
+now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+print(f"{now}  the run stopped without an end (killed: a session's end or the machine); "
+      f"last log line {at(last)} (last stored {slice_at(stored)}, last checked "
+      f"{slice_at(checked)}; {count}); the slice in flight, if any, is lost; "
+      f"resumed with the same command (noted by long-build.sh)")
+PY
+}
 # The whole script is read before it runs (bash reads a file as it goes,
 # and this one may be edited during a run of days).
 main() {
@@ -88,6 +133,7 @@ main() {
     need=$("$EGDB_BIN" plan "$game" --json | python3 -c 'import json, sys; print(json.load(sys.stdin)["largest_memory_need"])')
     MEMORY=$((need >= 13 << 30 ? (need >> 30) + 2 : 14))GiB
   fi
+  [ "$mode" = local ] && note_interruption "$dir"
   echo "$(date -u +%FT%TZ) long-build.sh: start $game ($mode), binary $(readlink -f "$dir/bin/egdb")${MEMORY:+, memory $MEMORY}" >>"$dir/pauses.log"
   export NICE="${NICE:-19}" THREADS="${THREADS:-2}"
   # Run with setsid, the build has an autogroup of its own, and the kernel
