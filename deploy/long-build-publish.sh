@@ -35,18 +35,19 @@ long_build_section() {
   echo
   echo "## The long build"
   echo
-  echo "Built by \`bash deploy/long-build.sh $game\` in $runs runs, every slice"
-  echo "checked as it was stored; binaries, in order: $binaries."
-  echo "$("$EGDB_BIN" status --store "$store" | grep '^stored: ')."
+  echo "Built by \`bash deploy/long-build.sh $game\`, every slice checked as"
+  echo "it was stored. Runs: $runs; binaries, in order: $binaries."
+  echo "$("$EGDB_BIN" status --store "$store" | sed -n 's/^stored: /Stored: /p')."
   if [ -s "$dir/memory.log" ]; then
     peak=$(awk '$5 > max { max = $5 } END { printf "%.2f", max / 1048576 }' "$dir/memory.log")
     sampled=$(awk '{ print $3 }' "$dir/memory.log" | uniq | wc -l)
-    echo "Peak memory (resident, sampled every 30 s): $peak GiB, in the $sampled runs"
-    echo "sampled (from $(head -n 1 "$dir/memory.log" | cut -d' ' -f1))."
+    echo "Peak memory (resident, sampled every 30 s): $peak GiB; runs sampled:"
+    echo "$sampled of $runs, from $(head -n 1 "$dir/memory.log" | cut -d' ' -f1)."
   fi
   if [ -s "$dir/interruptions.note" ]; then
     echo
-    echo "Interruptions, as each session noted them when it resumed the build:"
+    echo "Interruptions, as noted when the build resumed (by the session, or by"
+    echo "long-build.sh from the log):"
     echo
     sed 's/^\([^ ]*\)  */* \1: /' "$dir/interruptions.note"
   fi
@@ -89,7 +90,7 @@ for line in open(sys.argv[2]):
         sys.stdout.write(line)
 PY
   [ -s "$results/$other-shared.crc" ] || { say "$other lists no slice of $game"; continue; }
-  say "$(wc -l <"$results/$other-shared.crc") slices beside $other's published checksums"
+  say "$(wc -l <"$results/$other-shared.crc") of its slices listed in $other.crc"
   "$EGDB_BIN" compare --store "$store" --crc "$results/$other-shared.crc" --listed-only \
     >"$results/compare-$other.txt" 2>&1 || say "compare: see $results/compare-$other.txt"
 done
