@@ -55,13 +55,18 @@ import datetime, json, sys
 
 last = stored = checked = None
 try:
-    lines = open(sys.argv[1], errors="replace")
+    with open(sys.argv[1], errors="replace") as log:
+        lines = log.readlines()
 except FileNotFoundError:
     lines = []
 for line in lines:
+    # A line that is not one of the build's own (a panic's text, a cut
+    # last line) is passed over: nothing here may stop a start.
     try:
         entry = json.loads(line)
         message = entry["fields"].get("message")
+        if not isinstance(entry["timestamp"], str):
+            continue
     except (ValueError, KeyError, TypeError, AttributeError):
         continue
     last = entry
